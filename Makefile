@@ -1,0 +1,35 @@
+PY ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: setup generate check-generated test demo bench lint clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(VPY) || $(PY) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+generate: setup
+	$(VPY) -m codegen
+
+check-generated: setup
+	$(VPY) -m codegen --check
+
+test: setup check-generated
+	$(VPY) -m pytest tests
+
+demo: setup
+	$(VPY) examples/demo.py
+
+bench: setup
+	$(VPY) benchmarks/overhead.py
+
+lint: setup
+	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,185 @@
+"""Naming conventions and Python signatures: the one place that decides how a schema
+looks from Python. Emitters (templates) only print what these functions return.
+
+    >>> py_params(add_tensor_fn, method=False, out_fn=add_out_fn)
+    'input, other, *, alpha=1, out=None'
+"""
+from __future__ import annotations
+
+import keyword
+from collections import defaultdict
+
+from .model import FunctionSchema, default_to_python
+from .native import NativeFunction
+
+# Tensor dunders: (overload, *argument expressions over the dunder's self/other).
+# Trailing schema arguments take their defaults; `_wrap(other, self)` turns a Python
+# number into a 0-dim tensor so reflected ops (`2 - t`) keep torch's type promotion.
+DUNDERS = {
+    "__add__": ("add.Tensor", "self", "other"), "__radd__": ("add.Tensor", "self", "other"),
+    "__iadd__": ("add_.Tensor", "self", "other"),
+    "__sub__": ("sub.Tensor", "self", "other"), "__isub__": ("sub_.Tensor", "self", "other"),
+    "__rsub__": ("sub.Tensor", "_wrap(other, self)", "self"),
+    "__mul__": ("mul.Tensor", "self", "other"), "__rmul__": ("mul.Tensor", "self", "other"),
+    "__imul__": ("mul_.Tensor", "self", "other"),
+    "__truediv__": ("div.Tensor", "self", "other"), "__itruediv__": ("div_.Tensor", "self", "other"),
+    "__rtruediv__": ("div.Tensor", "_wrap(other, self)", "self"),
+    "__floordiv__": ("floor_divide.default", "self", "other"),
+    "__rfloordiv__": ("floor_divide.default", "_wrap(other, self)", "self"),
+    "__mod__": ("remainder.Tensor", "self", "other"),
+    "__rmod__": ("remainder.Tensor", "_wrap(other, self)", "self"),
+    "__pow__": ("pow.Tensor_Tensor", "self", "other"), "__ipow__": ("pow_.Tensor", "self", "other"),
+    "__rpow__": ("pow.Tensor_Tensor", "_wrap(other, self)", "self"),
+    "__matmul__": ("matmul.default", "self", "other"),
+    "__rmatmul__": ("matmul.default", "other", "self"),
+    "__neg__": ("neg.default", "self"), "__pos__": ("positive.default", "self"),
+    "__abs__": ("abs.default", "self"), "__invert__": ("bitwise_not.default", "self"),
+    "__eq__": ("eq.Tensor", "self", "other"), "__ne__": ("ne.Tensor", "self", "other"),
+    "__lt__": ("lt.Tensor", "self", "other"), "__le__": ("le.Tensor", "self", "other"),
+    "__gt__": ("gt.Tensor", "self", "other"), "__ge__": ("ge.Tensor", "self", "other"),
+    "__and__": ("bitwise_and.Tensor", "self", "other"),
+    "__or__": ("bitwise_or.Tensor", "self", "other"),
+    "__xor__": ("bitwise_xor.Tensor", "self", "other"),
+}
+
+
+def qualified_key(fn: NativeFunction) -> str:
+    """'add.Tensor', 'neg.default' (the keys DUNDERS uses)."""
+    return f"{fn.op_name}.{fn.overload}"
+
+
+def py_name(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def accepts_numbers(fn: NativeFunction, index: int) -> bool:
+    """Non-first Tensor arguments of pointwise ops also take Python numbers (wrapped numbers)."""
+    return index > 0 and "pointwise" in fn.tags
+
+
+def ks_expr(fn: NativeFunction) -> str:
+    """The expression OR-ing the keysets of all tensor arguments."""
+    parts = []
+    for i, a in enumerate(fn.schema.arguments.flat()):
+        t, n = str(a.type), py_name(a.name)
+        if t == "Tensor":
+            parts.append(f"({n}._ks if {n}.__class__ is _Tensor else _ks_num({n}))"
+                         if accepts_numbers(fn, i) else f"{n}._ks")
+        elif t == "Tensor?":
+            parts.append(f"({n}._ks if {n} is not None else 0)")
+        elif t == "Tensor[]":
+            parts.append(f"_ks_list({n})")
+        elif t == "Tensor?[]":
+            parts.append(f"_ks_optlist({n})")
+    return " | ".join(parts) if parts else "_BACKEND_SELECT"
+
+
+def device_arg_index(fn: NativeFunction) -> int | None:
+    for i, a in enumerate(fn.schema.arguments.flat()):
+        if a.name == "device" and str(a.type).startswith("Device"):
+            return i
+    return None
+
+
+def is_factory(fn: NativeFunction) -> bool:
+    return ks_expr(fn) == "_BACKEND_SELECT"
+
+
+def _param(a, rename_self: bool) -> str:
+    name = "input" if (rename_self and a.name == "self") else py_name(a.name)
+    return name if a.default is None else f"{name}={default_to_python(a)}"
+
+
+def schema_params(schema: FunctionSchema) -> str:
+    """The schema's own parameter list (used by OpOverload binding)."""
+    args = schema.arguments
+    parts = [_param(a, False) for a in args.positional]
+    kw = [_param(a, False) for a in args.kwarg_only + args.out]
+    if kw:
+        parts += ["*"] + kw
+    return ", ".join(parts)
+
+
+def call_args(schema: FunctionSchema, rename_self=False) -> list[str]:
+    out = []
+    for a in schema.arguments.flat():
+        out.append("input" if rename_self and a.name == "self" else py_name(a.name))
+    return out
+
+
+def varargs_param(fn: NativeFunction, method: bool):
+    """torch lets an int list be given as varargs when it is the only positional parameter:
+    `x.view(2, 3)`, `ember.zeros(2, 3)`. Returns that argument or None."""
+    pos = list(fn.schema.arguments.positional)
+    if method:
+        pos = [a for a in pos if a.name != "self"]
+    if len(pos) == 1 and str(pos[0].type).split("[")[0] in ("int", "SymInt") and "[" in str(pos[0].type) \
+            and not str(pos[0].type).endswith("?"):
+        return pos[0]
+    return None
+
+
+def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -> str:
+    """The Python binding's parameters: `self` is `input` for functions; out= added."""
+    args = fn.schema.arguments
+    pos = [a for a in args.positional if not (method and a.name == "self")]
+    va = varargs_param(fn, method)
+    parts = ["self"] if method else []
+    for a in pos:
+        parts.append(f"*{py_name(a.name)}" if a is va else _param(a, not method))
+    kw = [_param(a, not method) for a in args.kwarg_only]
+    if out_fn is not None and not method:
+        kw.append("out=None")
+    if kw:
+        if va is None:
+            parts.append("*")
+        parts += kw
+    return ", ".join(parts)
+
+
+def hidden_from_python(fn: NativeFunction, siblings: dict[str, NativeFunction]) -> bool:
+    """Like torch's bindings: a `*Scalar` overload is hidden when a `*Tensor` overload with the
+    same argument names exists (Tensor arguments of pointwise ops take numbers anyway)."""
+    ov = fn.schema.name.overload
+    if not ov.endswith("Scalar"):
+        return False
+    twin = siblings.get(ov[: -len("Scalar")] + "Tensor")
+    if twin is None:
+        return False
+    names = lambda f: [a.name for a in f.schema.arguments.flat()]  # noqa: E731
+    return names(twin) == names(fn)
+
+
+class Binding:
+    """One Python-visible overload of a public name, with its out= twin if any."""
+
+    def __init__(self, fn: NativeFunction, out_fn: NativeFunction | None):
+        self.fn = fn
+        self.out_fn = out_fn
+
+
+def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Binding]]:
+    """Public name -> the overloads a Python call can reach, in declaration order."""
+    by_op: dict[str, dict[str, NativeFunction]] = defaultdict(dict)
+    for fn in fns:
+        by_op[fn.op_name][fn.schema.name.overload] = fn
+    functional_key = {}
+    for fn in fns:
+        if fn.schema.kind() != "out":
+            functional_key[(fn.op_name, fn.schema.signature_key())] = fn
+    outs = {}
+    for fn in fns:
+        if fn.schema.kind() == "out":
+            twin = functional_key.get((fn.op_name, fn.schema.signature_key()))
+            if twin is not None:
+                outs[twin.qualified] = fn
+    groups: dict[str, list[Binding]] = {}
+    for fn in fns:
+        if variant not in fn.variants or fn.schema.kind() == "out":
+            continue
+        if hidden_from_python(fn, by_op[fn.op_name]):
+            continue
+        if variant == "method" and not any(a.name == "self" for a in fn.schema.arguments.positional):
+            continue
+        groups.setdefault(fn.op_name, []).append(Binding(fn, outs.get(fn.qualified)))
+    return dict(sorted(groups.items()))

@@ -1,0 +1,213 @@
+"""Data types and PyTorch's type promotion.
+
+    >>> import ember
+    >>> ember.promote_types(ember.uint8, ember.int8)
+    ember.int16
+    >>> ember.result_type(ember.ones(2, dtype=ember.int32), 2.5)
+    ember.float32
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+# Categories, lowest to highest: a Python scalar or a 0-dim tensor only wins
+# when its category is higher than the dimensioned operands' category.
+BOOL, INT, FLOAT = 0, 1, 2
+
+
+class dtype:
+    """An element type. One instance per type: compare with `is` or `==`."""
+
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "category", "np",
+                 "_rank")
+    is_complex = False
+
+    def __init__(self, name, np_dtype, category, rank):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_floating_point = category == FLOAT
+        self.is_signed = name not in ("bool", "uint8")
+        self._rank = rank
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+    def __reduce__(self):
+        return (_dtype_by_name, (self.name,))
+
+    def to_real(self):
+        return self
+
+    def to_complex(self):
+        raise TypeError(f"ember has no complex counterpart of {self!r}")
+
+
+bool_ = dtype("bool", np.bool_, BOOL, 0)
+uint8 = dtype("uint8", np.uint8, INT, 1)
+int8 = dtype("int8", np.int8, INT, 2)
+int16 = dtype("int16", np.int16, INT, 3)
+int32 = dtype("int32", np.int32, INT, 4)
+int64 = dtype("int64", np.int64, INT, 5)
+float16 = dtype("float16", np.float16, FLOAT, 6)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOAT, 7)
+float32 = dtype("float32", np.float32, FLOAT, 8)
+float64 = dtype("float64", np.float64, FLOAT, 9)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALIASES = {"bool": bool_, "half": float16, "float": float32, "double": float64,
+           "short": int16, "int": int32, "long": int64}
+_BY_NAME = {d.name: d for d in ALL_DTYPES} | ALIASES
+_BY_NP = {d.np: d for d in ALL_DTYPES}
+
+
+def _dtype_by_name(name):
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The ember dtype of a NumPy dtype; TypeError for types ember lacks."""
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported "
+                        "types are: float64, float32, float16, bfloat16, int64, int32, int16, "
+                        "int8, uint8, and bool.") from None
+
+
+_default = [float32]
+
+
+def get_default_dtype() -> dtype:
+    return _default[0]
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Sets the dtype of float factories and Python floats; floating types only."""
+    if not isinstance(d, dtype) or d.category != FLOAT:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default[0] = d
+
+
+def _promote_same_category(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if {a, b} == {uint8, int8}:
+        return int16
+    if {a, b} == {float16, bfloat16}:
+        return float32
+    if a is uint8 or b is uint8:  # uint8 with a wider signed int: the signed one
+        return a if b is uint8 else b
+    return a if a._rank > b._rank else b
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both `a` and `b` can be cast to without losing category.
+
+    >>> promote_types(int64, float16)
+    ember.float16
+    """
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    return _promote_same_category(a, b)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether a same-kind cast is allowed (torch.can_cast: no float->int, no int->bool)."""
+    return from_.category <= to.category
+
+
+def scalar_category(x) -> int:
+    t = type(x)
+    if t is bool:
+        return BOOL
+    if t is int:
+        return INT
+    if t is float:
+        return FLOAT
+    if isinstance(x, (bool, np.bool_)):
+        return BOOL
+    if isinstance(x, (int, np.integer)):
+        return INT
+    if isinstance(x, (float, np.floating)):
+        return FLOAT
+    raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
+
+
+def scalar_default_dtype(x) -> dtype:
+    """The dtype ember.tensor(x) would have for a Python scalar x."""
+    c = scalar_category(x)
+    return bool_ if c == BOOL else int64 if c == INT else _default[0]
+
+
+class _State:
+    """Three promotion tiers, as in torch's ResultTypeState."""
+    __slots__ = ("dim", "zero", "wrapped")
+
+    def __init__(self):
+        self.dim = self.zero = self.wrapped = None
+
+
+def _add(current, d):
+    return d if current is None else promote_types(current, d)
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an elementwise op over `operands` (tensors, Python scalars, dtypes).
+
+    Dimensioned tensors decide first; 0-dim tensors and then Python scalars only
+    count when their category is higher.
+    >>> result_type(ember.tensor([1, 2], dtype=ember.uint8), 1000)
+    ember.uint8
+    """
+    s = _State()
+    for x in operands:
+        if isinstance(x, dtype):
+            s.dim = _add(s.dim, x)
+        elif hasattr(x, "_dtype"):
+            if x.dim() > 0:
+                s.dim = _add(s.dim, x._dtype)
+            else:
+                s.zero = _add(s.zero, x._dtype)
+        else:
+            c = scalar_category(x)
+            d = bool_ if c == BOOL else int64 if c == INT else _default[0]
+            s.wrapped = _add(s.wrapped, d)
+    return _combine(s)
+
+
+def _combine_categories(higher, lower):
+    """torch's rule: a lower tier only matters when it brings a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or higher.category == FLOAT:
+        return higher
+    if higher is bool_ or lower.category == FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def _combine(s: _State) -> dtype:
+    return _combine_categories(s.dim, _combine_categories(s.zero, s.wrapped))
+
+
+def binary_result_dtype(a, b) -> dtype:
+    """Fast path of result_type for (Tensor, Tensor-or-scalar)."""
+    da = a._dtype
+    if hasattr(b, "_dtype"):
+        db = b._dtype
+        if da is db:
+            return da
+        return result_type(a, b)
+    tb = type(b)
+    if tb is float:
+        return da if da.category == FLOAT else _default[0]
+    if tb is int:
+        return da if da.category != BOOL else int64
+    if tb is bool:
+        return da
+    return result_type(a, b)

@@ -1,0 +1,46 @@
+"""Writing results into `out=` tensors, with torch's checks."""
+from __future__ import annotations
+
+import warnings
+
+from .dtype import can_cast
+
+
+def copy_to_out(result, out):
+    """Resizes `out` if it is empty (warns if it had another non-empty shape), checks the
+    dtype can hold the result, and copies. Returns `out`."""
+    if result.device != out.device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
+                           f"{out.device} instead")
+    if not can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {_torch_name(result.dtype)} can't be cast to the desired "
+                           f"output type {_torch_name(out.dtype)}")
+    if out.shape != result.shape:
+        if out.numel() != 0:
+            warnings.warn(f"An output with one or more elements was resized since it had shape "
+                          f"{list(out.shape)}, which does not match the required output shape "
+                          f"{list(result.shape)}. This behavior is deprecated.", UserWarning,
+                          stacklevel=3)
+        resize_(out, result.shape)
+    out.copy_(result)
+    return out
+
+
+def resize_(t, shape):
+    """Gives `t` fresh contiguous storage of `shape` (used for out= resizing)."""
+    from .alloc import empty_strided_on
+    from .tensor import contiguous_strides
+    fresh = empty_strided_on(t.device, shape, contiguous_strides(tuple(shape)), t.dtype)
+    t._np, t._shape, t._stride, t._offset = fresh._np, fresh._shape, fresh._stride, 0
+    t._storage = fresh.untyped_storage()
+    return t
+
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool"}
+
+
+def _torch_name(dt) -> str:
+    """torch's C++ name of a dtype, used in its error messages ('Float', 'Long')."""
+    return _NAMES[dt.name]

@@ -1,0 +1,103 @@
+"""Shape and stride rules shared by the CPU, Meta and CUDA kernels.
+
+    >>> broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    >>> wrap_dims([-1, 0], 3)
+    (2, 0)
+"""
+from __future__ import annotations
+
+from .tensor import _wrap_dim, contiguous_strides  # noqa: F401  (re-exported)
+
+wrap_dim = _wrap_dim
+
+
+def wrap_dims(dims, ndim: int) -> tuple:
+    """Normalises an `int[]` dim argument (int or sequence); rejects repeats like torch."""
+    if isinstance(dims, int):
+        dims = (dims,)
+    out = tuple(_wrap_dim(int(d), ndim) for d in dims)
+    if len(set(out)) != len(out):
+        for d in out:
+            if out.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """NumPy/torch broadcasting, with torch's error message on a mismatch."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        off = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[off + i]
+            if cur == 1:
+                out[off + i] = n
+            elif n != 1 and n != cur:
+                raise RuntimeError(f"The size of tensor a ({cur}) must match the size of tensor "
+                                   f"b ({n}) at non-singleton dimension {off + i}")
+    return tuple(out)
+
+
+def strides_for_order(shape, order) -> tuple:
+    """Dense strides that lay dims out in `order` (outermost first)."""
+    strides = [0] * len(shape)
+    acc = 1
+    for d in reversed(order):
+        strides[d] = acc
+        acc *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def dim_order(shape, stride) -> list:
+    """Dims from outermost to innermost by decreasing stride; size-1 and broadcast
+    (stride-0) dims stay where they are."""
+    fixed = [shape[d] == 1 or stride[d] == 0 for d in range(len(shape))]
+    movable = sorted((d for d in range(len(shape)) if not fixed[d]), key=lambda d: (-stride[d], d))
+    it = iter(movable)
+    return [d if fixed[d] else next(it) for d in range(len(shape))]
+
+
+def elementwise_strides(shape, inputs) -> tuple:
+    """Output strides of a pointwise op, after torch's TensorIterator: the layout of the
+    first input that has the output's full shape (so `x.t() + 1` stays transposed and a
+    channels-last input gives a channels-last output); contiguous otherwise.
+
+    `inputs` are (shape, stride) pairs of the tensor operands (Python numbers excluded).
+    """
+    shape = tuple(shape)
+    if len(shape) > 1:
+        for s, st in inputs:
+            if tuple(s) == shape:
+                return strides_for_order(shape, dim_order(shape, st))
+    return contiguous_strides(shape)
+
+
+def reduced_shape(shape, dims, keepdim: bool) -> tuple:
+    """The shape after reducing `dims` (already wrapped)."""
+    if keepdim:
+        return tuple(1 if i in dims else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in dims)
+
+
+def infer_size(shape, numel: int) -> tuple:
+    """Resolves one -1 in a view/reshape shape; torch's errors."""
+    shape = tuple(int(s) for s in shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    for s in shape:
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s}")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape

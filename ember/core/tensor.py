@@ -1,0 +1,516 @@
+"""The Tensor class: sizes, strides (in elements), a storage offset, a dtype, a device.
+
+Op methods and dunders (`add`, `__add__`, `sum`, ...) are generated from the schema
+and attached by `ember._generated.tensor_methods`; this file holds the hand-written
+core: metadata, conversions, and the constructors kernels use.
+
+    >>> t = ember.arange(6).view(2, 3)
+    >>> t.stride(), t.t().stride(), t.t().is_contiguous()
+    ((3, 1), (1, 3), False)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..dispatch import keys as K
+from . import dtype as D
+from .device import CPU, META, device as _device_cls
+from .storage import Storage
+
+_new = object.__new__
+_NP_TO_DTYPE = D._BY_NP
+CPU_KS = K.CPU_BIT | K.ADINPLACE_BIT
+META_KS = K.META_BIT | K.ADINPLACE_BIT
+CUDA_KS = K.CUDA_BIT | K.ADINPLACE_BIT
+_KS_OF_DEVICE_TYPE = {"cpu": CPU_KS, "meta": META_KS, "cuda": CUDA_KS}
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints like torch.Size."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"ember.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, i):
+        r = tuple.__getitem__(self, i)
+        return Size(r) if isinstance(i, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+def contiguous_strides(shape) -> tuple:
+    """Row-major strides in elements (torch's rule: size-0/1 dims use the running product)."""
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def channels_last_strides(shape) -> tuple:
+    n, c, h, w = shape
+    return (max(h, 1) * max(w, 1) * max(c, 1), 1, max(w, 1) * max(c, 1), max(c, 1))
+
+
+class Tensor:
+    """A strided view of a Storage. See the module docstring."""
+
+    __slots__ = ("_np", "_shape", "_stride", "_offset", "_dtype", "_device", "_storage",
+                 "_ks", "_base", "_ag", "__weakref__")
+    __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+
+    def __new__(cls, *args, **kwargs):
+        """Legacy constructor: `ember.Tensor([1, 2])` makes a default-dtype tensor."""
+        from ..core.factories import legacy_tensor
+        t = legacy_tensor(*args, **kwargs)
+        if cls is not Tensor:
+            t = t.as_subclass(cls)
+        return t
+
+    # --- metadata -----------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._shape)
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+    def stride(self, dim=None):
+        st = self._stride
+        if st is None:
+            st = self._stride = _strides_of_array(self._np)
+        return st if dim is None else st[_wrap_dim(dim, len(self._shape))]
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self) -> D.dtype:
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def layout(self):
+        return "strided"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def is_inference(self) -> bool:
+        return not self._ks & K.ADINPLACE_BIT
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    def untyped_storage(self) -> Storage:
+        st = self._storage
+        if st is None:
+            st = self._storage = Storage.of_array(self._np)
+        return st
+
+    def data_ptr(self) -> int:
+        if self._device is META:
+            return 0
+        if self._np is not None:
+            return self._np.__array_interface__["data"][0] if self.numel() else \
+                self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
+        return self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
+
+    @property
+    def _version(self) -> int:
+        return self.untyped_storage()._version
+
+    def _bump_version(self):
+        self.untyped_storage()._version += 1
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        shape, st = self._shape, self.stride()
+        if memory_format in (None, "contiguous_format", contiguous_format):
+            return _is_contiguous(shape, st, range(len(shape) - 1, -1, -1))
+        if memory_format in ("channels_last", channels_last):
+            return len(shape) == 4 and _is_contiguous(shape, st, (1, 3, 2, 0))
+        if memory_format in ("preserve_format", preserve_format):
+            raise RuntimeError("is_contiguous: preserve_format is not a valid memory format")
+        raise ValueError(f"unknown memory format {memory_format!r}")
+
+    def suggest_memory_format(self):
+        return channels_last if (len(self._shape) == 4 and not self.is_contiguous()
+                                 and self.is_contiguous(channels_last)) else contiguous_format
+
+    def is_set_to(self, other) -> bool:
+        return (self.untyped_storage() is other.untyped_storage() and self._offset == other._offset
+                and self._shape == other._shape and self.stride() == other.stride())
+
+    # --- conversions --------------------------------------------------------------
+    def numpy(self, *, force=False) -> np.ndarray:
+        """The data as a NumPy array sharing memory (CPU tensors that need no grad)."""
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
+                                "Use Tensor.cpu() to copy the tensor to host memory first.")
+            return self.cpu().numpy()
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._np
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy(force=True)
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        _check_has_data(self, "item")
+        return self._host_array().reshape(()).item()
+
+    def tolist(self):
+        _check_has_data(self, "tolist")
+        a = self._host_array()
+        if self._dtype is D.bfloat16 or self._dtype is D.float16:
+            a = a.astype(np.float64) if self._dtype is D.bfloat16 else a
+        return a.tolist()
+
+    def _host_array(self) -> np.ndarray:
+        return self._np if self._device.type == "cpu" else self.cpu()._np
+
+    def __len__(self):
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._shape[0]
+
+    def __iter__(self):
+        if not self._shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous"
+                               if self.numel() else "Boolean value of Tensor with no values is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype.category != D.INT or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, proto):
+        raise TypeError("ember tensors are not pickled; use ember.save / ember.load")
+
+    def __repr__(self, *, tensor_contents=None):
+        from .printing import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec):
+        if self.dim() == 0 and self._np is not None:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __dlpack__(self, stream=None, **kwargs):
+        if self._device.type != "cpu":
+            raise BufferError(f"DLPack export of {self._device} tensors is not supported yet")
+        if self.requires_grad:
+            raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self._dtype is D.bfloat16:
+            raise BufferError("NumPy cannot export bfloat16 through DLPack")
+        return self._np.__dlpack__(stream=stream, **kwargs)
+
+    def __dlpack_device__(self):
+        return (1, 0) if self._device.type == "cpu" else (2, self._device.index or 0)
+
+    # --- autograd metadata (the engine arrives with the autograd issue) ---------------
+    @property
+    def requires_grad(self) -> bool:
+        ag = self._ag
+        return ag is not None and ag.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        from ..autograd.meta import set_requires_grad
+        set_requires_grad(self, bool(requires_grad))
+        return self
+
+    @property
+    def grad(self):
+        ag = self._ag
+        return None if ag is None else ag.grad
+
+    @grad.setter
+    def grad(self, value):
+        from ..autograd.meta import set_grad
+        set_grad(self, value)
+
+    @property
+    def grad_fn(self):
+        ag = self._ag
+        return None if ag is None else ag.grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        ag = self._ag
+        return ag is None or ag.grad_fn is None
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, other):
+        _set_data(self, other)
+
+    # --- Python dispatch hooks ---------------------------------------------------------
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        from ..overrides import default_torch_function
+        return default_torch_function(cls, func, types, args, kwargs)
+
+    __torch_dispatch__ = None  # subclasses define it; see ember.utils._python_dispatch
+
+    @staticmethod
+    def _make_subclass(cls, data: "Tensor", require_grad: bool = False):
+        """A `cls` instance that shares `data`'s storage and metadata."""
+        t = shallow_copy(data, cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
+
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=0, *, dtype=None,
+                               device=None, requires_grad=False, **_ignored):
+        """A data-less `cls` instance with the given metadata (for __torch_dispatch__ wrappers)."""
+        dev = _device_cls(device) if device is not None else CPU
+        t = _new(cls)
+        t._np = None
+        t._shape = tuple(size)
+        t._stride = tuple(strides) if strides is not None else contiguous_strides(t._shape)
+        t._offset = storage_offset
+        t._dtype = dtype or D.get_default_dtype()
+        t._device = dev
+        t._storage = Storage(None, 0, dev)
+        t._ks = _keyset_for(cls, dev)
+        t._base = None
+        t._ag = None
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def as_subclass(self, cls):
+        return shallow_copy(self, cls)
+
+
+class _MemoryFormat:
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"ember.{self.name}"
+
+
+contiguous_format = _MemoryFormat("contiguous_format")
+channels_last = _MemoryFormat("channels_last")
+preserve_format = _MemoryFormat("preserve_format")
+MEMORY_FORMATS = {"contiguous_format": contiguous_format, "channels_last": channels_last,
+                  "preserve_format": preserve_format}
+
+
+def _is_contiguous(shape, stride, order) -> bool:
+    expected = 1
+    for d in order:
+        n = shape[d]
+        if n == 0:
+            return True
+        if n != 1 and stride[d] != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    lo, hi = (-1, 0) if ndim == 0 else (-ndim, ndim - 1)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
+                         f"but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def _strides_of_array(a: np.ndarray) -> tuple:
+    isz = a.itemsize
+    return tuple(s // isz for s in a.strides)
+
+
+def _check_has_data(t, what):
+    if t._device is META:
+        raise NotImplementedError(f"Cannot call {what}() on a meta tensor: it has no data")
+
+
+def _keyset_for(cls, dev) -> int:
+    ks = _KS_OF_DEVICE_TYPE[dev.type]
+    if cls is not Tensor and getattr(cls, "__torch_dispatch__", None) is not None:
+        ks |= K.PYTHON_BIT
+    return ks
+
+
+def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
+    """A new tensor object over the same storage and metadata (no autograd history)."""
+    u = _new(cls)
+    u._np = t._np
+    u._shape = t._shape
+    u._stride = t._stride
+    u._offset = t._offset
+    u._dtype = t._dtype
+    u._device = t._device
+    u._storage = t.untyped_storage()
+    u._ks = (t._ks & ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)) | (
+        K.PYTHON_BIT if cls is not Tensor and getattr(cls, "__torch_dispatch__", None) else 0)
+    u._base = None
+    u._ag = None
+    return u
+
+
+def _set_data(t: Tensor, other: Tensor):
+    if not isinstance(other, Tensor):
+        raise TypeError("data must be a Tensor")
+    if other._device != t._device or other._dtype is not t._dtype and False:
+        pass
+    t._np = other._np
+    t._shape = other._shape
+    t._stride = other._stride
+    t._offset = other._offset
+    t._dtype = other._dtype
+    t._device = other._device
+    t._storage = other.untyped_storage()
+    t._ks = (other._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)) | (t._ks & (K.AUTOGRAD_BIT | K.PYTHON_BIT))
+
+
+# --- constructors used by kernels (hot path: no validation) ---------------------------
+def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
+    """Wraps a fresh NumPy array a CPU kernel produced (the tensor owns it).
+
+    >>> from_array(np.zeros(3, np.float32)).dtype
+    ember.float32
+    """
+    if arr.__class__ is not np.ndarray:
+        arr = np.asarray(arr)
+    t = _new(Tensor)
+    t._np = arr
+    t._shape = arr.shape
+    t._stride = None
+    t._offset = 0
+    t._dtype = dt or _NP_TO_DTYPE[arr.dtype]
+    t._device = CPU
+    t._storage = None
+    t._ks = CPU_KS
+    t._base = None
+    t._ag = None
+    return t
+
+
+def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None) -> Tensor:
+    """A tensor over `storage` with the given layout (views, meta and CUDA results)."""
+    t = _new(Tensor)
+    dev = storage.device
+    if dev.type == "cpu":
+        isz = dt.itemsize
+        t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=offset * isz,
+                           strides=[s * isz for s in stride])
+    else:
+        t._np = None
+    t._shape = tuple(shape)
+    t._stride = tuple(stride)
+    t._offset = offset
+    t._dtype = dt
+    t._device = dev
+    t._storage = storage
+    t._ks = _KS_OF_DEVICE_TYPE[dev.type]
+    t._base = base
+    t._ag = None
+    return t
+
+
+def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None) -> Tensor:
+    """A view of `base` sharing its storage (keyset and inference-ness follow base).
+
+    >>> v = make_view(t, (3,), (2,), 0)   # every other element
+    """
+    v = make_tensor(base.untyped_storage(), shape, stride, offset, dt or base._dtype,
+                    base if base._base is None else base._base)
+    v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
+    return v

@@ -1,0 +1,173 @@
+"""Argument checks the generated bindings call: keysets of tensor arguments, type
+fits for overload resolution, and TypeErrors that show the schema.
+
+    >>> FITS["int[]"]((2, 3)), FITS["Tensor?"](None), FITS["ScalarType?"](3)
+    (True, True, False)
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..core.device import device as _device
+from ..core.dtype import dtype as _dtype
+from ..core.tensor import Tensor
+
+
+def ks_number(x) -> int:
+    """Keyset of a Tensor argument that may also be a Python number (wrapped number)."""
+    if isinstance(x, Tensor):
+        return x._ks
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+        return 0
+    raise AttributeError("not a tensor")
+
+
+def ks_list(xs) -> int:
+    ks = 0
+    for x in xs:
+        ks |= x._ks
+    return ks
+
+
+def ks_optlist(xs) -> int:
+    ks = 0
+    for x in xs:
+        if x is not None:
+            ks |= x._ks
+    return ks
+
+
+def intlist_varargs(args):
+    """`view(2, 3)` and `view((2, 3))` both give (2, 3)."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not (
+            isinstance(args[0], Tensor) and args[0].dim() == 0):
+        return args[0]
+    return args
+
+
+def _is_int(x):
+    return (isinstance(x, (int, np.integer)) and not isinstance(x, bool)) or (
+        isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point() and x.dtype.name != "bool")
+
+
+def _is_number(x):
+    return isinstance(x, (numbers.Number, np.number, np.bool_)) or (
+        isinstance(x, Tensor) and x.dim() == 0)
+
+
+def _is_int_list(x):
+    if _is_int(x):
+        return True
+    return isinstance(x, (list, tuple)) and all(_is_int(v) for v in x)
+
+
+def _is_tensor_list(x, optional=False):
+    return isinstance(x, (list, tuple)) and all(
+        isinstance(v, Tensor) or (optional and v is None) for v in x)
+
+
+_BASE = {
+    "Tensor": lambda x: isinstance(x, Tensor),
+    "Tensor|number": lambda x: isinstance(x, Tensor) or _is_number(x),
+    "int": _is_int, "SymInt": _is_int,
+    "float": lambda x: _is_number(x) and not isinstance(x, bool),
+    "bool": lambda x: isinstance(x, (bool, np.bool_)),
+    "str": lambda x: isinstance(x, str),
+    "Scalar": _is_number,
+    "ScalarType": lambda x: isinstance(x, _dtype),
+    "Device": lambda x: isinstance(x, (_device, str, int)),
+    "Layout": lambda x: True,
+    "MemoryFormat": lambda x: True,
+    "Generator": lambda x: hasattr(x, "_bit_generator") or hasattr(x, "manual_seed"),
+    "Tensor[]": _is_tensor_list,
+    "Tensor?[]": lambda x: _is_tensor_list(x, True),
+}
+
+
+class _Fits(dict):
+    """type string -> predicate, built on first use: 'int[2]?' -> None or int list."""
+
+    def __missing__(self, t):
+        if t in _BASE:
+            f = _BASE[t]
+        elif t.endswith("?"):
+            inner = self[t[:-1]]
+            f = lambda x, inner=inner: x is None or inner(x)  # noqa: E731
+        elif t.endswith("]") and t.split("[")[0] in ("int", "SymInt"):
+            f = _is_int_list
+        elif t.endswith("]") and t.split("[")[0] in ("float", "bool", "Scalar"):
+            elem = self[t.split("[")[0]]
+            f = lambda x, elem=elem: isinstance(x, (list, tuple)) and all(map(elem, x))  # noqa: E731
+        else:
+            f = lambda x: True  # noqa: E731
+        self[t] = f
+        return f
+
+
+FITS = _Fits()
+
+
+def _describe(x):
+    if isinstance(x, Tensor):
+        return "Tensor"
+    return type(x).__name__
+
+
+def resolve(cases, args, kwargs, name, schemas):
+    """Calls the first overload whose matcher accepts (args, kwargs)."""
+    for match, call in cases:
+        try:
+            bound = match(*args, **kwargs)
+        except TypeError:
+            continue
+        if bound is not None:
+            return call(*bound)
+    given = ", ".join([_describe(a) for a in args] + [f"{k}={_describe(v)}" for k, v in kwargs.items()])
+    options = "\n".join(f" * {s}" for s in schemas)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({given}), "
+                    f"but expected one of:\n{options}")
+
+
+def arg_error(op, args) -> TypeError:
+    """The TypeError for a call whose tensor arguments were not tensors."""
+    schema = op.schema
+    for i, (a, v) in enumerate(zip(schema.arguments.flat(), args)):
+        t = str(a.type)
+        if a.type.is_tensor_like():
+            check = "Tensor|number" if t == "Tensor" and "pointwise" in op.tags and i else t
+            if not FITS[check](v):
+                return TypeError(f"{op.name}(): argument '{a.name}' (position {i + 1}) must be "
+                                 f"{t}, not {_describe(v)}\n  schema: {op._schema_str}")
+    return TypeError(f"{op.name}(): invalid arguments\n  schema: {op._schema_str}")
+
+
+def bind_first_match(ops, args, kwargs, name):
+    """For OpOverloadPacket calls: the first overload whose schema accepts the arguments."""
+    for op in ops:
+        try:
+            bound = op._bind(*args, **kwargs)
+        except TypeError:
+            continue
+        ok = True
+        for i, (a, v) in enumerate(zip(op.schema.arguments.flat(), bound)):
+            t = str(a.type)
+            if t == "Tensor" and "pointwise" in op.tags and i:
+                t = "Tensor|number"
+            if not FITS[t](v):
+                ok = False
+                break
+        if ok:
+            return op, bound
+    raise TypeError(f"{name}() received an invalid combination of arguments; expected one of:\n"
+                    + "\n".join(f" * {op._schema_str}" for op in ops))
+
+
+def wrap_number(x, like: Tensor):
+    """A Python number as a 0-dim tensor on `like`'s device (reflected dunders: `2 - t`)."""
+    if isinstance(x, Tensor):
+        return x
+    from ..core.dtype import scalar_default_dtype
+    from .._generated.ops import _entry_scalar_tensor
+    return _entry_scalar_tensor(x, scalar_default_dtype(x), None, like.device, None)

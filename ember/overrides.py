@@ -1,0 +1,129 @@
+"""`__torch_function__` support: Tensor subclasses and TorchFunctionMode.
+
+Generated bindings test one flag, `tf_state[0]`, which is True once any Tensor
+subclass exists or a mode is active; only then do they look for overrides.
+
+    >>> class Logged(ember.Tensor):
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+    ...         print(func.__name__)
+    ...         return super().__torch_function__(func, types, args, kwargs or {})
+"""
+from __future__ import annotations
+
+from .core.tensor import Tensor
+from .dispatch.tls import state as _tls
+
+NO_OVERRIDE = object()
+tf_state = [False]
+_subclass_count = [0]
+_disabled = [0]
+
+
+def _refresh():
+    tf_state[0] = bool(_subclass_count[0] or _tls.function_modes) and not _disabled[0]
+
+
+def _on_subclass(cls):
+    _subclass_count[0] += 1
+    _refresh()
+
+
+Tensor.__init_subclass__ = classmethod(lambda cls, **kw: _on_subclass(cls))
+
+
+def _relevant(args):
+    for a in args:
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, Tensor):
+                    yield b
+
+
+def handle_torch_function(public, relevant, args, kwargs=None):
+    """Runs the torch-function protocol for one call; NO_OVERRIDE if nothing applies."""
+    if _disabled[0]:
+        return NO_OVERRIDE
+    kwargs = kwargs or {}
+    if _tls.function_modes:
+        mode = _tls.function_modes.pop()
+        try:
+            _refresh()
+            types = tuple(dict.fromkeys(type(t) for t in _relevant(relevant)))
+            return mode.__torch_function__(public, types, args, kwargs)
+        finally:
+            _tls.function_modes.append(mode)
+            _refresh()
+    overloaded = []  # subclasses before their bases, otherwise in argument order
+    for t in _relevant(relevant):
+        c = type(t)
+        if c is Tensor or c in overloaded:
+            continue
+        at = next((i for i, o in enumerate(overloaded) if issubclass(c, o)), len(overloaded))
+        overloaded.insert(at, c)
+    if not overloaded:
+        return NO_OVERRIDE
+    types = tuple(overloaded)
+    for c in overloaded:
+        r = c.__torch_function__(public, types, args, kwargs)
+        if r is not NotImplemented:
+            return r
+    raise TypeError(f"no implementation found for '{getattr(public, '__name__', public)}' on "
+                    f"types that implement __torch_function__: {list(types)}")
+
+
+def handle_torch_function_any(public, args, kwargs):
+    return handle_torch_function(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
+
+
+class DisableTorchFunction:
+    """Inside this block bindings skip __torch_function__ (like torch._C.DisableTorchFunction)."""
+
+    def __enter__(self):
+        _disabled[0] += 1
+        _refresh()
+
+    def __exit__(self, *exc):
+        _disabled[0] -= 1
+        _refresh()
+
+
+def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        return type(ret)(_convert(r, cls) for r in ret)
+    return ret
+
+
+def default_torch_function(cls, func, types, args=(), kwargs=None):
+    """Tensor.__torch_function__: run func without overrides, wrap results in cls."""
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunction():
+        ret = func(*args, **(kwargs or {}))
+    return _convert(ret, cls)
+
+
+class TorchFunctionMode:
+    """Intercepts every public ember function while active (`with MyMode():`)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        _tls.function_modes.append(self)
+        _refresh()
+        return self
+
+    def __exit__(self, *exc):
+        _tls.function_modes.remove(self)
+        _refresh()
+
+
+def has_torch_function(args) -> bool:
+    return any(type(a) is not Tensor for a in _relevant(args)) or bool(_tls.function_modes)

@@ -1,0 +1,6 @@
+"""PLACEHOLDER: being written."""
+
+def stack(*args):
+    raise NotImplementedError('stack: not written yet')
+
+
