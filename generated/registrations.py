@@ -371,7 +371,7 @@ _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fi
 
 # schema/native_functions.yaml:452
 _o.neg.register('CPU', _cpu_pointwise.neg)
-_o.neg.register('Meta', _meta_pointwise.unary_same)
+_o.neg.register('Meta', _meta_pointwise.neg)
 
 # schema/native_functions.yaml:457
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
@@ -379,7 +379,7 @@ _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_
 
 # schema/native_functions.yaml:460
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
-_o.neg_.register('Meta', _meta_pointwise.unary_inplace)
+_o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml:467

@@ -340,7 +340,8 @@ class Tensor:
         from ..overrides import default_torch_function
         return default_torch_function(cls, func, types, args, kwargs)
 
-    __torch_dispatch__ = None  # subclasses define it; see ember.utils._python_dispatch
+    # __torch_dispatch__ (the default runs the op below the Python key) is installed by
+    # ember.dispatch.python_dispatch; subclasses override it.
 
     @staticmethod
     def _make_subclass(cls, data: "Tensor", require_grad: bool = False):
@@ -423,9 +424,16 @@ def _check_has_data(t, what):
 
 def _keyset_for(cls, dev) -> int:
     ks = _KS_OF_DEVICE_TYPE[dev.type]
-    if cls is not Tensor and getattr(cls, "__torch_dispatch__", None) is not None:
+    if cls is not Tensor and _has_python_dispatch(cls):
         ks |= K.PYTHON_BIT
     return ks
+
+
+def _has_python_dispatch(cls) -> bool:
+    for c in cls.__mro__:
+        if "__torch_dispatch__" in c.__dict__:
+            return c is not Tensor
+    return False
 
 
 def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
@@ -439,7 +447,7 @@ def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
     u._device = t._device
     u._storage = t.untyped_storage()
     u._ks = (t._ks & ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)) | (
-        K.PYTHON_BIT if cls is not Tensor and getattr(cls, "__torch_dispatch__", None) else 0)
+        K.PYTHON_BIT if cls is not Tensor and _has_python_dispatch(cls) else 0)
     u._base = None
     u._ag = None
     return u

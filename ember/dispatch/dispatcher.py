@@ -106,10 +106,6 @@ class OpOverload:
         return f"{self.name}.{self.overload_name}"
 
     @property
-    def __qualname__(self):
-        return self.__name__
-
-    @property
     def schema(self):
         """The parsed schema (ember.codegen.model.FunctionSchema)."""
         if self._schema_obj is None:

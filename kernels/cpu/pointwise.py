@@ -1,146 +1,392 @@
-"""PLACEHOLDER: being written."""
-
-def add(*args):
-    raise NotImplementedError('add: not written yet')
-
-
-def add_(*args):
-    raise NotImplementedError('add_: not written yet')
-
-
-def sub(*args):
-    raise NotImplementedError('sub: not written yet')
-
-
-def sub_(*args):
-    raise NotImplementedError('sub_: not written yet')
-
-
-def mul(*args):
-    raise NotImplementedError('mul: not written yet')
-
-
-def mul_(*args):
-    raise NotImplementedError('mul_: not written yet')
-
-
-def div(*args):
-    raise NotImplementedError('div: not written yet')
-
-
-def div_(*args):
-    raise NotImplementedError('div_: not written yet')
-
-
-def div_mode(*args):
-    raise NotImplementedError('div_mode: not written yet')
-
-
-def div_mode_(*args):
-    raise NotImplementedError('div_mode_: not written yet')
-
-
-def pow(*args):
-    raise NotImplementedError('pow: not written yet')
-
-
-def pow_scalar(*args):
-    raise NotImplementedError('pow_scalar: not written yet')
-
-
-def pow_(*args):
-    raise NotImplementedError('pow_: not written yet')
-
-
-def eq(*args):
-    raise NotImplementedError('eq: not written yet')
-
-
-def ne(*args):
-    raise NotImplementedError('ne: not written yet')
-
-
-def lt(*args):
-    raise NotImplementedError('lt: not written yet')
-
-
-def le(*args):
-    raise NotImplementedError('le: not written yet')
-
-
-def gt(*args):
-    raise NotImplementedError('gt: not written yet')
-
-
-def ge(*args):
-    raise NotImplementedError('ge: not written yet')
-
-
-def where(*args):
-    raise NotImplementedError('where: not written yet')
-
-
-def clamp(*args):
-    raise NotImplementedError('clamp: not written yet')
-
-
-def clamp_(*args):
-    raise NotImplementedError('clamp_: not written yet')
-
-
-def masked_fill(*args):
-    raise NotImplementedError('masked_fill: not written yet')
-
-
-def masked_fill_(*args):
-    raise NotImplementedError('masked_fill_: not written yet')
-
-
-def neg(*args):
-    raise NotImplementedError('neg: not written yet')
-
-
-def neg_(*args):
-    raise NotImplementedError('neg_: not written yet')
-
-
-def exp(*args):
-    raise NotImplementedError('exp: not written yet')
-
-
-def exp_(*args):
-    raise NotImplementedError('exp_: not written yet')
-
-
-def log(*args):
-    raise NotImplementedError('log: not written yet')
-
-
-def log_(*args):
-    raise NotImplementedError('log_: not written yet')
-
-
-def relu(*args):
-    raise NotImplementedError('relu: not written yet')
-
-
-def relu_(*args):
-    raise NotImplementedError('relu_: not written yet')
-
-
-def sigmoid(*args):
-    raise NotImplementedError('sigmoid: not written yet')
-
-
-def sigmoid_(*args):
-    raise NotImplementedError('sigmoid_: not written yet')
-
-
-def tanh(*args):
-    raise NotImplementedError('tanh: not written yet')
-
-
-def tanh_(*args):
-    raise NotImplementedError('tanh_: not written yet')
-
-
+"""CPU kernels of the pointwise ops, over NumPy ufuncs.
+
+The fast path (contiguous operands of one dtype) is a single ufunc call; otherwise
+the output is allocated with the Meta kernel's layout and the ufunc writes into it,
+so CPU and Meta always agree on shape, dtype and strides.
+
+    >>> add(from_array(np.ones(3, np.float32)), 2, 1).numpy()
+    array([3., 3., 3.], dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import Tensor, from_array
+from ember.kernels.common import _pointwise as P
+from ember.kernels.meta import pointwise as M
+
+_quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
+_HALF = (D.float16, D.bfloat16)
+_F32 = np.dtype(np.float32)
+
+
+def _arr(x, dt):
+    """The NumPy operand for a tensor or Python number, in the computation dtype."""
+    if isinstance(x, Tensor):
+        a = x._np
+        return a if a.dtype == dt.np else a.astype(dt.np)
+    if isinstance(x, bool) and dt is not D.bool_:
+        return int(x)
+    return x
+
+
+def _check_devices(*xs):
+    first = None
+    for x in xs:
+        if isinstance(x, Tensor):
+            if first is None:
+                first = x
+            elif x._device is not first._device:
+                P.check_same_device(first, x)
+    if first is not None and first._device.type != "cpu":
+        raise RuntimeError(f"expected CPU tensors, got {first._device}")
+
+
+def _binary(ufunc, meta, dtype_of, compute_half_in_float=False, quiet=False):
+    """A functional kernel `k(self, other)` for a NumPy ufunc."""
+
+    def kernel(self, other):
+        if other.__class__ is Tensor:
+            b = other._np
+            if b is None:
+                _check_devices(self, other)
+            a = self._np
+            if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous \
+                    and not (compute_half_in_float and self._dtype in _HALF):
+                if quiet:
+                    with _quiet(all="ignore"):
+                        return from_array(ufunc(a, b), dtype_of(self._dtype))
+                return from_array(ufunc(a, b), dtype_of(self._dtype))
+        elif other.__class__ is float and self._dtype.category == D.FLOAT and \
+                self._np.flags.c_contiguous and not (compute_half_in_float and self._dtype in _HALF):
+            if quiet:
+                with _quiet(all="ignore"):
+                    return from_array(ufunc(self._np, other), self._dtype)
+            return from_array(ufunc(self._np, other), self._dtype)
+        return _general(ufunc, meta(self, other), (self, other), compute_half_in_float, quiet)
+    return kernel
+
+
+def _general(ufunc, out_meta, operands, half_in_float=False, quiet=False, compute_dt=None):
+    """Slow path: allocate the Meta layout, compute in the promoted dtype, write into it."""
+    _check_devices(*operands)
+    dt = out_meta._dtype
+    cdt = compute_dt or (D.result_type(*operands) if len(operands) > 1 else operands[0]._dtype)
+    if cdt.category != D.FLOAT and dt.category == D.FLOAT:
+        cdt = dt
+    if half_in_float and cdt in _HALF:
+        cdt = D.float32
+    out = empty_cpu(out_meta._shape, dt, out_meta._stride)
+    args = [_arr(x, cdt) for x in operands]
+    if quiet:
+        with _quiet(all="ignore"):
+            _apply(ufunc, args, out, cdt)
+    else:
+        _apply(ufunc, args, out, cdt)
+    return out
+
+
+def _apply(ufunc, args, out, cdt):
+    o = out._np
+    if o.dtype == cdt.np or o.dtype == np.bool_:
+        ufunc(*args, out=o, casting="unsafe")
+    else:
+        o[...] = ufunc(*args)
+
+
+def _inplace(ufunc, meta, half_in_float=False, quiet=False):
+    """An in-place kernel `k_(self, other)`: checks like torch, then ufunc(out=self)."""
+
+    def kernel(self, other):
+        meta(self, other)
+        _check_devices(self, other)
+        dt = D.result_type(self, other)
+        if half_in_float and dt in _HALF:
+            dt = D.float32
+        a = self._np if self._dtype is dt else self._np.astype(dt.np)
+        b = _arr(other, dt)
+        if quiet:
+            with _quiet(all="ignore"):
+                r = ufunc(a, b)
+        else:
+            r = ufunc(a, b) if a is not self._np else ufunc(a, b, out=a)
+        if r is not self._np:
+            np.copyto(self._np, r, casting="unsafe")
+        return self
+    return kernel
+
+
+# --- add / sub / mul / div ------------------------------------------------------------
+def _scaled(other, alpha):
+    """other * alpha, keeping Python numbers as numbers (alpha=1 is free)."""
+    if alpha == 1 and alpha is not True:
+        return other
+    if isinstance(other, Tensor):
+        return mul(other, alpha)
+    return other * alpha
+
+
+_add = _binary(np.add, M.mul, lambda d: d)
+_sub = _binary(np.subtract, M.mul, lambda d: d)
+mul = _binary(np.multiply, M.mul, lambda d: d)
+_add_ = _inplace(np.add, M.mul_)
+_sub_ = _inplace(np.subtract, M.mul_)
+mul_ = _inplace(np.multiply, M.mul_)
+
+
+def add(self, other, alpha=1):
+    if alpha != 1 or alpha is True:
+        P.check_alpha(D.result_type(self, other), alpha)
+    return _add(self, _scaled(other, alpha))
+
+
+def sub(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    if alpha != 1 or alpha is True:
+        P.check_alpha(D.result_type(self, other), alpha)
+    return _sub(self, _scaled(other, alpha))
+
+
+def add_(self, other, alpha=1):
+    if alpha != 1 or alpha is True:
+        P.check_alpha(self._dtype, alpha)
+    return _add_(self, _scaled(other, alpha))
+
+
+def sub_(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    if alpha != 1 or alpha is True:
+        P.check_alpha(self._dtype, alpha)
+    return _sub_(self, _scaled(other, alpha))
+
+
+def div(self, other):
+    dt = P.float_result(D.result_type(self, other))
+    return _general(np.true_divide, M.div(self, other), (self, other), quiet=True,
+                    compute_dt=dt)
+
+
+div_ = _inplace(np.true_divide, M.div_, quiet=True)
+
+
+def _int_div_check(other):
+    b = other._np if isinstance(other, Tensor) else other
+    if np.any(np.asarray(b) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_divide(a, b, out=None, casting=None):
+    if np.issubdtype(np.result_type(a, b), np.integer):
+        q = np.floor_divide(a, b)
+        fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+        r = q + fix
+    else:
+        r = np.trunc(np.true_divide(a, b))
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+def div_mode(self, other, rounding_mode):
+    meta = M.div_mode(self, other, rounding_mode)
+    if rounding_mode is None:
+        return div(self, other)
+    if meta._dtype.category != D.FLOAT:
+        _int_div_check(other)
+    fn = np.floor_divide if rounding_mode == "floor" else _trunc_divide
+    return _general(fn, meta, (self, other), half_in_float=True, quiet=True)
+
+
+def div_mode_(self, other, rounding_mode):
+    M.div_mode_(self, other, rounding_mode)
+    if rounding_mode is None:
+        return div_(self, other)
+    r = div_mode(self, other, rounding_mode)
+    np.copyto(self._np, r._np, casting="unsafe")
+    return self
+
+
+# --- pow ------------------------------------------------------------------------------
+def _check_int_pow(base, exponent, dt):
+    if dt.category == D.INT:
+        e = exponent._np if isinstance(exponent, Tensor) else exponent
+        if np.any(np.asarray(e) < 0):
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def pow(self, exponent):
+    meta = M.pow(self, exponent)
+    _check_int_pow(self, exponent, meta._dtype)
+    if exponent.__class__ is float or exponent.__class__ is int:
+        a = self._np
+        if exponent == 2 and meta._dtype is self._dtype:
+            return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
+                _general(np.multiply, meta, (self, self))
+    return _general(np.power, meta, (self, exponent), half_in_float=True, quiet=True)
+
+
+def pow_scalar(self, exponent):
+    meta = M.pow_scalar(self, exponent)
+    _check_int_pow(self, exponent, meta._dtype)
+    cdt = D.float32 if meta._dtype in _HALF else meta._dtype
+    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    with _quiet(all="ignore"):
+        np.copyto(out._np, np.power(np.asarray(self, cdt.np), _arr(exponent, cdt)),
+                  casting="unsafe")
+    return out
+
+
+def pow_(self, exponent):
+    M.pow_(self, exponent)
+    r = pow(self, exponent)
+    np.copyto(self._np, r._np, casting="unsafe")
+    return self
+
+
+# --- comparisons ------------------------------------------------------------------------
+def _comparison(ufunc):
+    def kernel(self, other):
+        if other.__class__ is Tensor and self._dtype is other._dtype and \
+                self._np.flags.c_contiguous and other._np is not None and \
+                other._np.flags.c_contiguous:
+            return from_array(ufunc(self._np, other._np), D.bool_)
+        meta = M.eq(self, other)
+        return _general(ufunc, meta, (self, other))
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+eq = _comparison(np.equal)
+ne = _comparison(np.not_equal)
+lt = _comparison(np.less)
+le = _comparison(np.less_equal)
+gt = _comparison(np.greater)
+ge = _comparison(np.greater_equal)
+
+
+# --- where / clamp / masked_fill ----------------------------------------------------------
+def where(condition, self, other):
+    meta = M.where(condition, self, other)
+    _check_devices(condition, self, other)
+    dt = meta._dtype
+    out = empty_cpu(meta._shape, dt, meta._stride)
+    np.copyto(out._np, np.where(condition._np, _arr(self, dt), _arr(other, dt)), casting="unsafe")
+    return out
+
+
+def _clamp_into(out_np, a, lo, hi, dt):
+    lo = None if lo is None else _arr(lo, dt)
+    hi = None if hi is None else _arr(hi, dt)
+    if lo is not None and hi is not None:
+        # torch: min(max(x, lo), hi), NaN in x propagates
+        np.minimum(np.maximum(a, lo), hi, out=out_np, casting="unsafe")
+    elif lo is not None:
+        np.maximum(a, lo, out=out_np, casting="unsafe")
+    else:
+        np.minimum(a, hi, out=out_np, casting="unsafe")
+
+
+def clamp(self, min=None, max=None):
+    meta = M.clamp(self, min, max)
+    _check_devices(self, *P.tensors_of(min, max))
+    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    _clamp_into(out._np, _arr(self, meta._dtype), min, max, meta._dtype)
+    return out
+
+
+def clamp_(self, min=None, max=None):
+    M.clamp_(self, min, max)
+    _check_devices(self, *P.tensors_of(min, max))
+    dt = P.clamp_dtype(self, min, max)
+    _clamp_into(self._np, _arr(self, dt), min, max, dt)
+    return self
+
+
+def masked_fill(self, mask, value):
+    meta = M.masked_fill(self, mask, value)
+    _check_devices(self, mask, *P.tensors_of(value))
+    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    np.copyto(out._np, self._np)
+    return masked_fill_(out, mask, value)
+
+
+def masked_fill_(self, mask, value):
+    M.masked_fill_(self, mask, value)
+    _check_devices(self, mask)
+    v = value.item() if isinstance(value, Tensor) else value
+    np.copyto(self._np, np.asarray(v).astype(self._dtype.np), where=mask._np, casting="unsafe")
+    return self
+
+
+# --- unary ----------------------------------------------------------------------------------
+def _unary(fn, meta, half_in_float=True, quiet=False):
+    def kernel(self):
+        out_meta = meta(self)
+        a = self._np
+        dt = out_meta._dtype
+        if half_in_float and dt in _HALF:
+            a = a.astype(np.float32)
+        elif a.dtype != dt.np:
+            a = a.astype(dt.np)
+        if quiet:
+            with _quiet(all="ignore"):
+                r = fn(a)
+        else:
+            r = fn(a)
+        if r.dtype != dt.np:
+            r = r.astype(dt.np)
+        if a.flags.c_contiguous or r.strides == _np_strides(out_meta):
+            return from_array(r, dt)
+        out = empty_cpu(out_meta._shape, dt, out_meta._stride)
+        np.copyto(out._np, r)
+        return out
+    kernel.__name__ = getattr(fn, "__name__", "unary")
+    return kernel
+
+
+def _np_strides(meta):
+    isz = meta._dtype.itemsize
+    return tuple(s * isz for s in meta._stride)
+
+
+def _unary_inplace(functional, meta):
+    def kernel(self):
+        meta(self)
+        r = functional(self)
+        np.copyto(self._np, r._np, casting="unsafe")
+        return self
+    return kernel
+
+
+def _sigmoid(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+def _relu(a):
+    return np.maximum(a, 0, dtype=a.dtype)
+
+
+def _check_not_bool(name, meta):
+    def checked(self):
+        if self._dtype is D.bool_:
+            raise RuntimeError(f"Boolean inputs not supported for {name}")
+        return meta(self)
+    return checked
+
+
+neg = _unary(np.negative, M.neg, half_in_float=False)
+exp = _unary(np.exp, M.unary_float, quiet=True)
+log = _unary(np.log, M.unary_float, quiet=True)
+sigmoid = _unary(_sigmoid, M.unary_float, quiet=True)
+tanh = _unary(np.tanh, M.unary_float)
+relu = _unary(_relu, _check_not_bool("relu", M.unary_same), half_in_float=False)
+neg_ = _unary_inplace(neg, M.neg_)
+exp_ = _unary_inplace(exp, M.unary_inplace_float)
+log_ = _unary_inplace(log, M.unary_inplace_float)
+sigmoid_ = _unary_inplace(sigmoid, M.unary_inplace_float)
+tanh_ = _unary_inplace(tanh, M.unary_inplace_float)
+relu_ = _unary_inplace(relu, _check_not_bool("relu", M.unary_inplace))

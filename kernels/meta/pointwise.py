@@ -1,114 +1,148 @@
-"""PLACEHOLDER: being written."""
+"""Meta kernels of the pointwise ops: shape (broadcast), dtype (promotion), strides
+(TensorIterator's layout), and the same errors as the CPU kernels.
 
-def add(*args):
-    raise NotImplementedError('add: not written yet')
+    >>> add(empty_meta((2, 1), float32), empty_meta((3,), int64), 1).shape
+    ember.Size([2, 3])
+"""
+from __future__ import annotations
 
-
-def add_(*args):
-    raise NotImplementedError('add_: not written yet')
-
-
-def sub(*args):
-    raise NotImplementedError('sub: not written yet')
-
-
-def sub_(*args):
-    raise NotImplementedError('sub_: not written yet')
+from ember.core import dtype as D
+from ember.core.alloc import empty_meta
+from ember.kernels.common import _pointwise as P
 
 
-def mul(*args):
-    raise NotImplementedError('mul: not written yet')
+def _result(dt, *operands):
+    P.check_same_device(*P.tensors_of(*operands))
+    shape, stride = P.out_layout(*operands)
+    return empty_meta(shape, dt, stride)
 
 
-def mul_(*args):
-    raise NotImplementedError('mul_: not written yet')
+def _inplace(self, dt, *others):
+    P.check_same_device(self, *P.tensors_of(*others))
+    P.check_inplace(self, dt, *others)
+    return self
 
 
-def div(*args):
-    raise NotImplementedError('div: not written yet')
+def add(self, other, alpha=1):
+    P.check_alpha(D.result_type(self, other), alpha)
+    return _result(D.result_type(self, other), self, other)
 
 
-def div_(*args):
-    raise NotImplementedError('div_: not written yet')
+def sub(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    return add(self, other, alpha)
 
 
-def div_mode(*args):
-    raise NotImplementedError('div_mode: not written yet')
+def mul(self, other):
+    return _result(D.result_type(self, other), self, other)
 
 
-def div_mode_(*args):
-    raise NotImplementedError('div_mode_: not written yet')
+def div(self, other):
+    return _result(P.float_result(D.result_type(self, other)), self, other)
 
 
-def pow(*args):
-    raise NotImplementedError('pow: not written yet')
+def div_mode(self, other, rounding_mode):
+    P.check_div_mode(rounding_mode)
+    if rounding_mode is None:
+        return div(self, other)
+    return mul(self, other)
 
 
-def pow_scalar(*args):
-    raise NotImplementedError('pow_scalar: not written yet')
+def pow(self, exponent):
+    return _result(P.pow_dtype(self, exponent), self, exponent)
 
 
-def pow_(*args):
-    raise NotImplementedError('pow_: not written yet')
+def pow_scalar(self, exponent):
+    return _result(P.pow_dtype(self, exponent), exponent)
 
 
-def eq(*args):
-    raise NotImplementedError('eq: not written yet')
+def _compare(self, other):
+    D.result_type(self, other)
+    return _result(D.bool_, self, other)
 
 
-def ne(*args):
-    raise NotImplementedError('ne: not written yet')
+eq = ne = lt = le = gt = ge = _compare
 
 
-def lt(*args):
-    raise NotImplementedError('lt: not written yet')
+def where(condition, self, other):
+    if condition._dtype is not D.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {P._torch_name(condition._dtype)}")
+    return _result(P.where_dtype(self, other), condition, self, other)
 
 
-def le(*args):
-    raise NotImplementedError('le: not written yet')
+def clamp(self, min=None, max=None):
+    return _result(P.clamp_dtype(self, min, max), self, *P.tensors_of(min, max))
 
 
-def gt(*args):
-    raise NotImplementedError('gt: not written yet')
+def masked_fill(self, mask, value):
+    P.check_bool_mask(mask)
+    P.check_fill_value(value)
+    return _result(self._dtype, self, mask)
 
 
-def ge(*args):
-    raise NotImplementedError('ge: not written yet')
+# --- in place -------------------------------------------------------------------------
+def add_(self, other, alpha=1):
+    P.check_alpha(self._dtype, alpha)
+    return _inplace(self, D.result_type(self, other), other)
 
 
-def where(*args):
-    raise NotImplementedError('where: not written yet')
+def sub_(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    return add_(self, other, alpha)
 
 
-def clamp(*args):
-    raise NotImplementedError('clamp: not written yet')
+def mul_(self, other):
+    return _inplace(self, D.result_type(self, other), other)
 
 
-def clamp_(*args):
-    raise NotImplementedError('clamp_: not written yet')
+def div_(self, other):
+    return _inplace(self, P.float_result(D.result_type(self, other)), other)
 
 
-def masked_fill(*args):
-    raise NotImplementedError('masked_fill: not written yet')
+def div_mode_(self, other, rounding_mode):
+    P.check_div_mode(rounding_mode)
+    return div_(self, other) if rounding_mode is None else mul_(self, other)
 
 
-def masked_fill_(*args):
-    raise NotImplementedError('masked_fill_: not written yet')
+def pow_(self, exponent):
+    return _inplace(self, P.pow_dtype(self, exponent), exponent)
 
 
-def unary_same(*args):
-    raise NotImplementedError('unary_same: not written yet')
+def clamp_(self, min=None, max=None):
+    return _inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max))
 
 
-def unary_float(*args):
-    raise NotImplementedError('unary_float: not written yet')
+def masked_fill_(self, mask, value):
+    P.check_bool_mask(mask)
+    P.check_fill_value(value)
+    return _inplace(self, self._dtype, mask)
 
 
-def unary_inplace(*args):
-    raise NotImplementedError('unary_inplace: not written yet')
+# --- unary ------------------------------------------------------------------------------
+def unary_same(self):
+    """relu-like ops: same dtype and layout as the input."""
+    return _result(self._dtype, self)
 
 
-def unary_inplace_float(*args):
-    raise NotImplementedError('unary_inplace_float: not written yet')
+def neg(self):
+    P.check_bool_neg(self)
+    return _result(self._dtype, self)
 
 
+def neg_(self):
+    P.check_bool_neg(self)
+    return self
+
+
+def unary_float(self):
+    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
+    return _result(P.float_result(self._dtype), self)
+
+
+def unary_inplace(self):
+    return self
+
+
+def unary_inplace_float(self):
+    return _inplace(self, P.float_result(self._dtype))

@@ -1,0 +1,112 @@
+"""Rules shared by the CPU and Meta pointwise kernels: result dtypes, device and
+in-place checks, and output layout (so both backends agree on shape/dtype/strides).
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+from ember.core.outputs import _torch_name
+from ember.core.shapes import broadcast_shapes, elementwise_strides
+from ember.core.tensor import Tensor
+
+
+def check_same_device(*tensors) -> None:
+    """torch's rule: all tensor operands on one device (0-dim CPU tensors excepted)."""
+    first = None
+    for t in tensors:
+        if t.__class__ is not Tensor and not isinstance(t, Tensor):
+            continue
+        if first is None:
+            first = t
+        elif t._device != first._device:
+            cpu_scalar = (t._device.type == "cpu" and t.dim() == 0) or (
+                first._device.type == "cpu" and first.dim() == 0)
+            if not (cpu_scalar and "meta" not in (t._device.type, first._device.type)):
+                raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                                   f"least two devices, {first._device} and {t._device}!")
+
+
+def tensors_of(*xs):
+    return [x for x in xs if isinstance(x, Tensor)]
+
+
+def out_layout(*operands):
+    """(shape, strides) of a pointwise result over tensors and numbers."""
+    ts = tensors_of(*operands)
+    shape = broadcast_shapes(*(t._shape for t in ts))
+    return shape, elementwise_strides(shape, [(t._shape, t.stride()) for t in ts])
+
+
+def float_result(dt: D.dtype) -> D.dtype:
+    """exp/log/div: integral and bool inputs give the default float dtype."""
+    return dt if dt.category == D.FLOAT else D.get_default_dtype()
+
+
+def check_alpha(self_dtype: D.dtype, alpha) -> None:
+    if alpha is True or alpha is False:
+        if self_dtype is not D.bool_:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, float) and self_dtype.category != D.FLOAT:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+
+
+def check_bool_sub(a, b) -> None:
+    if _dtype_of(a) is D.bool_ and _dtype_of(b) is D.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+
+
+def check_bool_neg(t) -> None:
+    if t._dtype is D.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
+def _dtype_of(x):
+    return x._dtype if isinstance(x, Tensor) else D.scalar_default_dtype(x)
+
+
+def check_inplace(self, result_dtype: D.dtype, *others) -> None:
+    """An in-place op must keep self's shape and be able to cast the result to self's dtype."""
+    if not D.can_cast(result_dtype, self._dtype):
+        raise RuntimeError(f"result type {_torch_name(result_dtype)} can't be cast to the desired "
+                           f"output type {_torch_name(self._dtype)}")
+    ts = tensors_of(*others)
+    if ts:
+        shape = broadcast_shapes(self._shape, *(t._shape for t in ts))
+        if shape != tuple(self._shape):
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+
+
+def check_bool_mask(mask, op="masked_fill_") -> None:
+    if mask._dtype is not D.bool_:
+        raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype.name}")
+
+
+def check_fill_value(value, op="masked_fill_") -> None:
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"{op} only supports a 0-dimensional value tensor, but got tensor "
+                           f"with {value.dim()} dimension(s).")
+
+
+def where_dtype(self, other) -> D.dtype:
+    return D.result_type(self, other)
+
+
+def clamp_dtype(self, lo, hi) -> D.dtype:
+    if lo is None and hi is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return D.result_type(self, *[v for v in (lo, hi) if v is not None])
+
+
+def pow_dtype(base, exponent) -> D.dtype:
+    return D.result_type(base, exponent)
+
+
+def check_div_mode(rounding_mode) -> None:
+    if rounding_mode not in (None, "trunc", "floor"):
+        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+                         f"found '{rounding_mode}'")
