@@ -5,6 +5,7 @@ computes names or signatures itself (that is `api`'s job).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -124,7 +125,9 @@ def render_all(env, fns: list[NativeFunction], sources: str) -> dict[str, str]:
 
     def render(template, **ctx):
         header = HEADER.format(sources=sources, template=template)
-        files[template[:-len(".py.j2")]] = env.get_template(template).render(header=header, **ctx_common, **ctx)
+        text = env.get_template(template).render(header=header, **ctx_common, **ctx)
+        # macros leave extra blank lines; keep PEP 8's two between definitions
+        files[template[:-len(".py.j2")]] = re.sub(r"\n{4,}", "\n\n\n", text)
 
     render("ops.py.j2", ops=ops)
     render("registrations.py.j2",

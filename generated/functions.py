@@ -263,7 +263,6 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
-
 # schema/native_functions.yaml:172
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -274,7 +273,6 @@ def add(input, other, *, alpha=1, out=None):
     if out is None:
         return _entry_add_Tensor(input, other, alpha)
     return _entry_add_out(input, other, alpha, out)
-
 
 
 # schema/native_functions.yaml:605
@@ -289,7 +287,6 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-
 # schema/native_functions.yaml:674
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
@@ -300,7 +297,6 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-
 # schema/native_functions.yaml:786
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
@@ -309,7 +305,6 @@ def alias(input):
         if r is not _NO:
             return r
     return _entry_alias(input)
-
 
 
 # schema/native_functions.yaml:572
@@ -324,7 +319,6 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-
 # schema/native_functions.yaml:52
 def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -334,7 +328,6 @@ def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 def _c0_arange(end, dtype, layout, device, pin_memory):
     return _entry_arange(end, dtype, layout, device, pin_memory)
-
 
 
 # schema/native_functions.yaml:58
@@ -348,7 +341,6 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory):
     return _entry_arange_start(start, end, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:64
 def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -360,7 +352,6 @@ def _c2_arange(start, end, step, dtype, layout, device, pin_memory):
     return _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
 
 
-
 _cases_arange = ((_m0_arange, _c0_arange), (_m1_arange, _c1_arange), (_m2_arange, _c2_arange), )
 _sigs_arange = (
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -370,9 +361,11 @@ _sigs_arange = (
 
 
 def arange(*args, **kwargs):
-    """arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """Overloads:
+    arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor    """
+    arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(arange, args, kwargs)
         if r is not _NO:
@@ -392,7 +385,6 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-
 # schema/native_functions.yaml:650
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
@@ -401,7 +393,6 @@ def as_strided(input, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(input, size, stride, storage_offset)
-
 
 
 # schema/native_functions.yaml:597
@@ -416,7 +407,6 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-
 # schema/native_functions.yaml:793
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
@@ -429,7 +419,6 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-
 # schema/native_functions.yaml:749
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
@@ -438,7 +427,6 @@ def chunk(input, chunks, dim=0):
         if r is not _NO:
             return r
     return _entry_chunk(input, chunks, dim)
-
 
 
 # schema/native_functions.yaml:401
@@ -454,7 +442,6 @@ def _c0_clamp(input, min, max, out):
     return _entry_clamp_out(input, min, max, out)
 
 
-
 # schema/native_functions.yaml:409
 def _m1_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
@@ -466,7 +453,6 @@ def _c1_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-
 _cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
 _sigs_clamp = (
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
@@ -475,8 +461,10 @@ _sigs_clamp = (
 
 
 def clamp(*args, **kwargs):
-    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-    clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor    """
+    """Overloads:
+    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(clamp, args, kwargs)
         if r is not _NO:
@@ -494,7 +482,6 @@ def clamp_(input, min=None, max=None):
     return _entry_clamp_(input, min, max)
 
 
-
 # schema/native_functions.yaml:109
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
@@ -507,7 +494,6 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-
 # schema/native_functions.yaml:116
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -516,7 +502,6 @@ def copy_(input, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(input, src, non_blocking)
-
 
 
 # schema/native_functions.yaml:780
@@ -529,7 +514,6 @@ def detach(input):
     return _entry_detach(input)
 
 
-
 # schema/native_functions.yaml:731
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
@@ -538,7 +522,6 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(input, offset, dim1, dim2)
-
 
 
 # schema/native_functions.yaml:259
@@ -554,7 +537,6 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:267
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
@@ -568,7 +550,6 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-
 _cases_div = ((_m0_div, _c0_div), (_m1_div, _c1_div), )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
@@ -577,8 +558,10 @@ _sigs_div = (
 
 
 def div(*args, **kwargs):
-    """div.Tensor(Tensor self, Tensor other) -> Tensor
-    div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor    """
+    """Overloads:
+    div.Tensor(Tensor self, Tensor other) -> Tensor
+    div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
         if r is not _NO:
@@ -597,7 +580,6 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
     return _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
 
 
-
 # schema/native_functions.yaml:82
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -608,7 +590,6 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-
 # schema/native_functions.yaml:22
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -617,7 +598,6 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         if r is not _NO:
             return r
     return _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
-
 
 
 # schema/native_functions.yaml:324
@@ -632,7 +612,6 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:467
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
@@ -645,7 +624,6 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-
 # schema/native_functions.yaml:475
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
@@ -654,7 +632,6 @@ def exp_(input):
         if r is not _NO:
             return r
     return _entry_exp_(input)
-
 
 
 # schema/native_functions.yaml:159
@@ -667,7 +644,6 @@ def fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-
 # schema/native_functions.yaml:760
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
@@ -676,7 +652,6 @@ def flatten(input, start_dim=0, end_dim=-1):
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
-
 
 
 # schema/native_functions.yaml:40
@@ -689,7 +664,6 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
     return _entry_full(size, fill_value, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:94
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -698,7 +672,6 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         if r is not _NO:
             return r
     return _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
-
 
 
 # schema/native_functions.yaml:385
@@ -713,7 +686,6 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:370
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -724,7 +696,6 @@ def gt(input, other, *, out=None):
     if out is None:
         return _entry_gt_Tensor(input, other)
     return _entry_gt_Tensor_out(input, other, out)
-
 
 
 # schema/native_functions.yaml:804
@@ -739,7 +710,6 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-
 # schema/native_functions.yaml:818
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
@@ -750,7 +720,6 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-
 # schema/native_functions.yaml:812
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
@@ -759,7 +728,6 @@ def index_put_(input, indices, values, accumulate=False):
         if r is not _NO:
             return r
     return _entry_index_put_(input, indices, values, accumulate)
-
 
 
 # schema/native_functions.yaml:362
@@ -774,7 +742,6 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:618
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
@@ -783,7 +750,6 @@ def linear(input, weight, bias=None):
         if r is not _NO:
             return r
     return _entry_linear(input, weight, bias)
-
 
 
 # schema/native_functions.yaml:482
@@ -798,7 +764,6 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-
 # schema/native_functions.yaml:490
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
@@ -807,7 +772,6 @@ def log_(input):
         if r is not _NO:
             return r
     return _entry_log_(input)
-
 
 
 # schema/native_functions.yaml:347
@@ -822,7 +786,6 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:430
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
@@ -831,7 +794,6 @@ def masked_fill(input, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(input, mask, value)
-
 
 
 # schema/native_functions.yaml:613
@@ -844,7 +806,6 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-
 # schema/native_functions.yaml:557
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
@@ -854,7 +815,6 @@ def _m0_mean(input, *, dtype=None):
 
 def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
-
 
 
 # schema/native_functions.yaml:564
@@ -870,7 +830,6 @@ def _c1_mean(input, dim, keepdim, dtype, out):
     return _entry_mean_out(input, dim, keepdim, dtype, out)
 
 
-
 _cases_mean = ((_m0_mean, _c0_mean), (_m1_mean, _c1_mean), )
 _sigs_mean = (
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -879,8 +838,10 @@ _sigs_mean = (
 
 
 def mean(*args, **kwargs):
-    """mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-    mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor    """
+    """Overloads:
+    mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(mean, args, kwargs)
         if r is not _NO:
@@ -900,7 +861,6 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-
 # schema/native_functions.yaml:770
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
@@ -910,7 +870,6 @@ def _m0_movedim(input, source, destination):
 
 def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
-
 
 
 # schema/native_functions.yaml:775
@@ -924,7 +883,6 @@ def _c1_movedim(input, source, destination):
     return _entry_movedim_int(input, source, destination)
 
 
-
 _cases_movedim = ((_m0_movedim, _c0_movedim), (_m1_movedim, _c1_movedim), )
 _sigs_movedim = (
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
@@ -933,8 +891,10 @@ _sigs_movedim = (
 
 
 def movedim(*args, **kwargs):
-    """movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
-    movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)    """
+    """Overloads:
+    movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(movedim, args, kwargs)
         if r is not _NO:
@@ -954,7 +914,6 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:726
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
@@ -963,7 +922,6 @@ def narrow(input, dim, start, length):
         if r is not _NO:
             return r
     return _entry_narrow(input, dim, start, length)
-
 
 
 # schema/native_functions.yaml:339
@@ -978,7 +936,6 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-
 # schema/native_functions.yaml:452
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
@@ -991,7 +948,6 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-
 # schema/native_functions.yaml:460
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1000,7 +956,6 @@ def neg_(input):
         if r is not _NO:
             return r
     return _entry_neg_(input)
-
 
 
 # schema/native_functions.yaml:34
@@ -1014,7 +969,6 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_ones(size, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:90
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -1025,7 +979,6 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-
 # schema/native_functions.yaml:656
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
@@ -1034,7 +987,6 @@ def permute(input, dims):
         if r is not _NO:
             return r
     return _entry_permute(input, dims)
-
 
 
 # schema/native_functions.yaml:296
@@ -1050,7 +1002,6 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-
 # schema/native_functions.yaml:311
 def _m1_pow(input, exponent):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
@@ -1062,7 +1013,6 @@ def _c1_pow(input, exponent):
     return _entry_pow_Scalar(input, exponent)
 
 
-
 _cases_pow = ((_m0_pow, _c0_pow), (_m1_pow, _c1_pow), )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
@@ -1071,8 +1021,10 @@ _sigs_pow = (
 
 
 def pow(*args, **kwargs):
-    """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-    pow.Scalar(Scalar self, Tensor exponent) -> Tensor    """
+    """Overloads:
+    pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(pow, args, kwargs)
         if r is not _NO:
@@ -1091,7 +1043,6 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory
     return _entry_rand(size, generator, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:98
 def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -1100,7 +1051,6 @@ def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         if r is not _NO:
             return r
     return _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
-
 
 
 # schema/native_functions.yaml:76
@@ -1114,7 +1064,6 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memor
     return _entry_randn(size, generator, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:103
 def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -1123,7 +1072,6 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         if r is not _NO:
             return r
     return _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
-
 
 
 # schema/native_functions.yaml:497
@@ -1136,7 +1084,6 @@ def relu(input):
     return _entry_relu(input)
 
 
-
 # schema/native_functions.yaml:504
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1145,7 +1092,6 @@ def relu_(input):
         if r is not _NO:
             return r
     return _entry_relu_(input)
-
 
 
 # schema/native_functions.yaml:635
@@ -1158,7 +1104,6 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-
 # schema/native_functions.yaml:46
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1169,7 +1114,6 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
 
 
-
 # schema/native_functions.yaml:720
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
@@ -1178,7 +1122,6 @@ def select(input, dim, index):
         if r is not _NO:
             return r
     return _entry_select_int(input, dim, index)
-
 
 
 # schema/native_functions.yaml:511
@@ -1193,7 +1136,6 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-
 # schema/native_functions.yaml:519
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1202,7 +1144,6 @@ def sigmoid_(input):
         if r is not _NO:
             return r
     return _entry_sigmoid_(input)
-
 
 
 # schema/native_functions.yaml:714
@@ -1215,7 +1156,6 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-
 # schema/native_functions.yaml:737
 def split(input, split_size, dim=0):
     """split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"""
@@ -1226,7 +1166,6 @@ def split(input, split_size, dim=0):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-
 # schema/native_functions.yaml:743
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
@@ -1235,7 +1174,6 @@ def split_with_sizes(input, split_sizes, dim=0):
         if r is not _NO:
             return r
     return _entry_split_with_sizes(input, split_sizes, dim)
-
 
 
 # schema/native_functions.yaml:685
@@ -1249,7 +1187,6 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-
 # schema/native_functions.yaml:691
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
@@ -1259,7 +1196,6 @@ def _m1_squeeze(input, dim):
 
 def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
-
 
 
 # schema/native_functions.yaml:697
@@ -1273,7 +1209,6 @@ def _c2_squeeze(input, dim):
     return _entry_squeeze_dims(input, dim)
 
 
-
 _cases_squeeze = ((_m0_squeeze, _c0_squeeze), (_m1_squeeze, _c1_squeeze), (_m2_squeeze, _c2_squeeze), )
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
@@ -1283,9 +1218,11 @@ _sigs_squeeze = (
 
 
 def squeeze(*args, **kwargs):
-    """squeeze(Tensor(a) self) -> Tensor(a)
+    """Overloads:
+    squeeze(Tensor(a) self) -> Tensor(a)
     squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
-    squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)    """
+    squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(squeeze, args, kwargs)
         if r is not _NO:
@@ -1303,7 +1240,6 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-
 # schema/native_functions.yaml:201
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -1316,7 +1252,6 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-
 # schema/native_functions.yaml:542
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
@@ -1326,7 +1261,6 @@ def _m0_sum(input, *, dtype=None):
 
 def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
-
 
 
 # schema/native_functions.yaml:549
@@ -1342,7 +1276,6 @@ def _c1_sum(input, dim, keepdim, dtype, out):
     return _entry_sum_IntList_out(input, dim, keepdim, dtype, out)
 
 
-
 _cases_sum = ((_m0_sum, _c0_sum), (_m1_sum, _c1_sum), )
 _sigs_sum = (
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -1351,8 +1284,10 @@ _sigs_sum = (
 
 
 def sum(*args, **kwargs):
-    """sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-    sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor    """
+    """Overloads:
+    sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(sum, args, kwargs)
         if r is not _NO:
@@ -1370,7 +1305,6 @@ def t(input):
     return _entry_t(input)
 
 
-
 # schema/native_functions.yaml:526
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
@@ -1383,7 +1317,6 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-
 # schema/native_functions.yaml:534
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1392,7 +1325,6 @@ def tanh_(input):
         if r is not _NO:
             return r
     return _entry_tanh_(input)
-
 
 
 # schema/native_functions.yaml:662
@@ -1405,7 +1337,6 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-
 # schema/native_functions.yaml:754
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
@@ -1414,7 +1345,6 @@ def unbind(input, dim=0):
         if r is not _NO:
             return r
     return _entry_unbind_int(input, dim)
-
 
 
 # schema/native_functions.yaml:765
@@ -1427,7 +1357,6 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-
 # schema/native_functions.yaml:679
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -1436,7 +1365,6 @@ def unsqueeze(input, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(input, dim)
-
 
 
 # schema/native_functions.yaml:393
@@ -1451,7 +1379,6 @@ def where(condition, input, other, *, out=None):
     return _entry_where_self_out(condition, input, other, out)
 
 
-
 # schema/native_functions.yaml:165
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1460,7 +1387,6 @@ def zero_(input):
         if r is not _NO:
             return r
     return _entry_zero_(input)
-
 
 
 # schema/native_functions.yaml:28
@@ -1472,7 +1398,6 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
         if r is not _NO:
             return r
     return _entry_zeros(size, dtype, layout, device, pin_memory)
-
 
 
 # schema/native_functions.yaml:86

@@ -31,10 +31,7 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 
 
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(empty_memory_format, (size, dtype, layout, device, pin_memory, memory_format)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_empty_memory_format.get(ks)
     if k is None:
         k = empty_memory_format._fill(ks)
@@ -58,10 +55,7 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 
 
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(empty_strided, (size, stride, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_empty_strided.get(ks)
     if k is None:
         k = empty_strided._fill(ks)
@@ -85,10 +79,7 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_zeros(size, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(zeros, (size, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_zeros.get(ks)
     if k is None:
         k = zeros._fill(ks)
@@ -112,10 +103,7 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_ones(size, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(ones, (size, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_ones.get(ks)
     if k is None:
         k = ones._fill(ks)
@@ -139,10 +127,7 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(full, (size, fill_value, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_full.get(ks)
     if k is None:
         k = full._fill(ks)
@@ -166,10 +151,7 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 
 
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(scalar_tensor, (s, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_scalar_tensor.get(ks)
     if k is None:
         k = scalar_tensor._fill(ks)
@@ -193,10 +175,7 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_arange(end, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(arange, (end, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_arange.get(ks)
     if k is None:
         k = arange._fill(ks)
@@ -220,10 +199,7 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 
 
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(arange_start, (start, end, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_arange_start.get(ks)
     if k is None:
         k = arange_start._fill(ks)
@@ -247,10 +223,7 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 
 
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(arange_start_step, (start, end, step, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_arange_start_step.get(ks)
     if k is None:
         k = arange_start_step._fill(ks)
@@ -274,10 +247,7 @@ def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pi
 
 
 def _entry_rand(size, generator, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(rand, (size, generator, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_rand.get(ks)
     if k is None:
         k = rand._fill(ks)
@@ -301,10 +271,7 @@ def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, p
 
 
 def _entry_randn(size, generator, dtype, layout, device, pin_memory):
-    try:
-        ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
-    except AttributeError:
-        raise _arg_error(randn, (size, generator, dtype, layout, device, pin_memory)) from None
+    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
     k = _c_randn.get(ks)
     if k is None:
         k = randn._fill(ks)

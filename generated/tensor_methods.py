@@ -177,7 +177,6 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-
 # schema/native_functions.yaml:187
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
@@ -186,7 +185,6 @@ def add_(self, other, *, alpha=1):
         if r is not _NO:
             return r
     return _entry_add__Tensor(self, other, alpha)
-
 
 
 # schema/native_functions.yaml:605
@@ -199,7 +197,6 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-
 # schema/native_functions.yaml:674
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
@@ -208,7 +205,6 @@ def adjoint(self):
         if r is not _NO:
             return r
     return _entry_adjoint(self)
-
 
 
 # schema/native_functions.yaml:786
@@ -221,7 +217,6 @@ def alias(self):
     return _entry_alias(self)
 
 
-
 # schema/native_functions.yaml:572
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
@@ -230,7 +225,6 @@ def amax(self, dim=(), keepdim=False):
         if r is not _NO:
             return r
     return _entry_amax(self, dim, keepdim)
-
 
 
 # schema/native_functions.yaml:580
@@ -243,7 +237,6 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-
 # schema/native_functions.yaml:650
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
@@ -252,7 +245,6 @@ def as_strided(self, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(self, size, stride, storage_offset)
-
 
 
 # schema/native_functions.yaml:597
@@ -265,7 +257,6 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-
 # schema/native_functions.yaml:749
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
@@ -274,7 +265,6 @@ def chunk(self, chunks, dim=0):
         if r is not _NO:
             return r
     return _entry_chunk(self, chunks, dim)
-
 
 
 # schema/native_functions.yaml:401
@@ -288,7 +278,6 @@ def _c0_clamp(self, min, max):
     return _entry_clamp(self, min, max)
 
 
-
 # schema/native_functions.yaml:409
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
@@ -300,7 +289,6 @@ def _c1_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-
 _cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
 _sigs_clamp = (
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
@@ -309,8 +297,10 @@ _sigs_clamp = (
 
 
 def clamp(*args, **kwargs):
-    """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-    clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor    """
+    """Overloads:
+    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(clamp, args, kwargs)
         if r is not _NO:
@@ -328,7 +318,6 @@ def clamp_(self, min=None, max=None):
     return _entry_clamp_(self, min, max)
 
 
-
 # schema/native_functions.yaml:109
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
@@ -337,7 +326,6 @@ def clone(self, *, memory_format=None):
         if r is not _NO:
             return r
     return _entry_clone(self, memory_format)
-
 
 
 # schema/native_functions.yaml:148
@@ -350,7 +338,6 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-
 # schema/native_functions.yaml:116
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -359,7 +346,6 @@ def copy_(self, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(self, src, non_blocking)
-
 
 
 # schema/native_functions.yaml:780
@@ -372,7 +358,6 @@ def detach(self):
     return _entry_detach(self)
 
 
-
 # schema/native_functions.yaml:731
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
@@ -381,7 +366,6 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(self, offset, dim1, dim2)
-
 
 
 # schema/native_functions.yaml:259
@@ -395,7 +379,6 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:267
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
@@ -407,7 +390,6 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-
 _cases_div = ((_m0_div, _c0_div), (_m1_div, _c1_div), )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
@@ -416,8 +398,10 @@ _sigs_div = (
 
 
 def div(*args, **kwargs):
-    """div.Tensor(Tensor self, Tensor other) -> Tensor
-    div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor    """
+    """Overloads:
+    div.Tensor(Tensor self, Tensor other) -> Tensor
+    div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
         if r is not _NO:
@@ -436,7 +420,6 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:289
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
@@ -448,7 +431,6 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-
 _cases_div_ = ((_m0_div_, _c0_div_), (_m1_div_, _c1_div_), )
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
@@ -457,8 +439,10 @@ _sigs_div_ = (
 
 
 def div_(*args, **kwargs):
-    """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-    div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)    """
+    """Overloads:
+    div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    """
     if _tf[0]:
         r = _htf_any(div_, args, kwargs)
         if r is not _NO:
@@ -476,7 +460,6 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:467
 def exp(self):
     """exp(Tensor self) -> Tensor"""
@@ -487,7 +470,6 @@ def exp(self):
     return _entry_exp(self)
 
 
-
 # schema/native_functions.yaml:475
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
@@ -496,7 +478,6 @@ def exp_(self):
         if r is not _NO:
             return r
     return _entry_exp_(self)
-
 
 
 # schema/native_functions.yaml:703
@@ -510,7 +491,6 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-
 # schema/native_functions.yaml:709
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
@@ -519,7 +499,6 @@ def expand_as(self, other):
         if r is not _NO:
             return r
     return _entry_expand_as(self, other)
-
 
 
 # schema/native_functions.yaml:159
@@ -532,7 +511,6 @@ def fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-
 # schema/native_functions.yaml:760
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
@@ -541,7 +519,6 @@ def flatten(self, start_dim=0, end_dim=-1):
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(self, start_dim, end_dim)
-
 
 
 # schema/native_functions.yaml:385
@@ -554,7 +531,6 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:370
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -563,7 +539,6 @@ def gt(self, other):
         if r is not _NO:
             return r
     return _entry_gt_Tensor(self, other)
-
 
 
 # schema/native_functions.yaml:804
@@ -576,7 +551,6 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-
 # schema/native_functions.yaml:818
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
@@ -585,7 +559,6 @@ def index_put(self, indices, values, accumulate=False):
         if r is not _NO:
             return r
     return _entry_index_put(self, indices, values, accumulate)
-
 
 
 # schema/native_functions.yaml:812
@@ -598,7 +571,6 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-
 # schema/native_functions.yaml:362
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -607,7 +579,6 @@ def le(self, other):
         if r is not _NO:
             return r
     return _entry_le_Tensor(self, other)
-
 
 
 # schema/native_functions.yaml:482
@@ -620,7 +591,6 @@ def log(self):
     return _entry_log(self)
 
 
-
 # schema/native_functions.yaml:490
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
@@ -629,7 +599,6 @@ def log_(self):
         if r is not _NO:
             return r
     return _entry_log_(self)
-
 
 
 # schema/native_functions.yaml:347
@@ -642,7 +611,6 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:430
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
@@ -651,7 +619,6 @@ def masked_fill(self, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(self, mask, value)
-
 
 
 # schema/native_functions.yaml:444
@@ -664,7 +631,6 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-
 # schema/native_functions.yaml:613
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
@@ -673,7 +639,6 @@ def matmul(self, other):
         if r is not _NO:
             return r
     return _entry_matmul(self, other)
-
 
 
 # schema/native_functions.yaml:557
@@ -687,7 +652,6 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-
 # schema/native_functions.yaml:564
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
@@ -699,7 +663,6 @@ def _c1_mean(self, dim, keepdim, dtype):
     return _entry_mean_dim(self, dim, keepdim, dtype)
 
 
-
 _cases_mean = ((_m0_mean, _c0_mean), (_m1_mean, _c1_mean), )
 _sigs_mean = (
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -708,8 +671,10 @@ _sigs_mean = (
 
 
 def mean(*args, **kwargs):
-    """mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
-    mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor    """
+    """Overloads:
+    mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(mean, args, kwargs)
         if r is not _NO:
@@ -727,7 +692,6 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-
 # schema/native_functions.yaml:770
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
@@ -737,7 +701,6 @@ def _m0_movedim(self, source, destination):
 
 def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
-
 
 
 # schema/native_functions.yaml:775
@@ -751,7 +714,6 @@ def _c1_movedim(self, source, destination):
     return _entry_movedim_int(self, source, destination)
 
 
-
 _cases_movedim = ((_m0_movedim, _c0_movedim), (_m1_movedim, _c1_movedim), )
 _sigs_movedim = (
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
@@ -760,8 +722,10 @@ _sigs_movedim = (
 
 
 def movedim(*args, **kwargs):
-    """movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
-    movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)    """
+    """Overloads:
+    movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(movedim, args, kwargs)
         if r is not _NO:
@@ -779,7 +743,6 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-
 # schema/native_functions.yaml:245
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
@@ -788,7 +751,6 @@ def mul_(self, other):
         if r is not _NO:
             return r
     return _entry_mul__Tensor(self, other)
-
 
 
 # schema/native_functions.yaml:726
@@ -801,7 +763,6 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-
 # schema/native_functions.yaml:339
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -810,7 +771,6 @@ def ne(self, other):
         if r is not _NO:
             return r
     return _entry_ne_Tensor(self, other)
-
 
 
 # schema/native_functions.yaml:452
@@ -823,7 +783,6 @@ def neg(self):
     return _entry_neg(self)
 
 
-
 # schema/native_functions.yaml:460
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
@@ -832,7 +791,6 @@ def neg_(self):
         if r is not _NO:
             return r
     return _entry_neg_(self)
-
 
 
 # schema/native_functions.yaml:656
@@ -846,7 +804,6 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-
 # schema/native_functions.yaml:296
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
@@ -855,7 +812,6 @@ def pow(self, exponent):
         if r is not _NO:
             return r
     return _entry_pow_Tensor_Tensor(self, exponent)
-
 
 
 # schema/native_functions.yaml:317
@@ -868,7 +824,6 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-
 # schema/native_functions.yaml:497
 def relu(self):
     """relu(Tensor self) -> Tensor"""
@@ -879,7 +834,6 @@ def relu(self):
     return _entry_relu(self)
 
 
-
 # schema/native_functions.yaml:504
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
@@ -888,7 +842,6 @@ def relu_(self):
         if r is not _NO:
             return r
     return _entry_relu_(self)
-
 
 
 # schema/native_functions.yaml:635
@@ -902,7 +855,6 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-
 # schema/native_functions.yaml:645
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
@@ -911,7 +863,6 @@ def reshape_as(self, other):
         if r is not _NO:
             return r
     return _entry_reshape_as(self, other)
-
 
 
 # schema/native_functions.yaml:720
@@ -924,7 +875,6 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-
 # schema/native_functions.yaml:511
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
@@ -933,7 +883,6 @@ def sigmoid(self):
         if r is not _NO:
             return r
     return _entry_sigmoid(self)
-
 
 
 # schema/native_functions.yaml:519
@@ -946,7 +895,6 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-
 # schema/native_functions.yaml:714
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
@@ -955,7 +903,6 @@ def slice(self, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(self, dim, start, end, step)
-
 
 
 # schema/native_functions.yaml:737
@@ -968,7 +915,6 @@ def split(self, split_size, dim=0):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-
 # schema/native_functions.yaml:743
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
@@ -977,7 +923,6 @@ def split_with_sizes(self, split_sizes, dim=0):
         if r is not _NO:
             return r
     return _entry_split_with_sizes(self, split_sizes, dim)
-
 
 
 # schema/native_functions.yaml:685
@@ -991,7 +936,6 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-
 # schema/native_functions.yaml:691
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
@@ -1001,7 +945,6 @@ def _m1_squeeze(self, dim):
 
 def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
-
 
 
 # schema/native_functions.yaml:697
@@ -1016,7 +959,6 @@ def _c2_squeeze(self, dim):
     return _entry_squeeze_dims(self, dim)
 
 
-
 _cases_squeeze = ((_m0_squeeze, _c0_squeeze), (_m1_squeeze, _c1_squeeze), (_m2_squeeze, _c2_squeeze), )
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
@@ -1026,9 +968,11 @@ _sigs_squeeze = (
 
 
 def squeeze(*args, **kwargs):
-    """squeeze(Tensor(a) self) -> Tensor(a)
+    """Overloads:
+    squeeze(Tensor(a) self) -> Tensor(a)
     squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
-    squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)    """
+    squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(squeeze, args, kwargs)
         if r is not _NO:
@@ -1046,7 +990,6 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-
 # schema/native_functions.yaml:216
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
@@ -1055,7 +998,6 @@ def sub_(self, other, *, alpha=1):
         if r is not _NO:
             return r
     return _entry_sub__Tensor(self, other, alpha)
-
 
 
 # schema/native_functions.yaml:542
@@ -1069,7 +1011,6 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-
 # schema/native_functions.yaml:549
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
@@ -1081,7 +1022,6 @@ def _c1_sum(self, dim, keepdim, dtype):
     return _entry_sum_dim_IntList(self, dim, keepdim, dtype)
 
 
-
 _cases_sum = ((_m0_sum, _c0_sum), (_m1_sum, _c1_sum), )
 _sigs_sum = (
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -1090,8 +1030,10 @@ _sigs_sum = (
 
 
 def sum(*args, **kwargs):
-    """sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
-    sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor    """
+    """Overloads:
+    sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
     if _tf[0]:
         r = _htf_any(sum, args, kwargs)
         if r is not _NO:
@@ -1109,7 +1051,6 @@ def t(self):
     return _entry_t(self)
 
 
-
 # schema/native_functions.yaml:526
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
@@ -1120,7 +1061,6 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-
 # schema/native_functions.yaml:534
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1129,7 +1069,6 @@ def tanh_(self):
         if r is not _NO:
             return r
     return _entry_tanh_(self)
-
 
 
 # schema/native_functions.yaml:128
@@ -1143,7 +1082,6 @@ def _c0_to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_f
     return _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 
 
-
 # schema/native_functions.yaml:133
 def _m1_to(self, device, dtype, non_blocking=False, copy=False, memory_format=None):
     if _F['Tensor'](self) and _F['Device'](device) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
@@ -1153,7 +1091,6 @@ def _m1_to(self, device, dtype, non_blocking=False, copy=False, memory_format=No
 
 def _c1_to(self, device, dtype, non_blocking, copy, memory_format):
     return _entry_to_device(self, device, dtype, non_blocking, copy, memory_format)
-
 
 
 # schema/native_functions.yaml:138
@@ -1167,7 +1104,6 @@ def _c2_to(self, dtype, non_blocking, copy, memory_format):
     return _entry_to_dtype(self, dtype, non_blocking, copy, memory_format)
 
 
-
 # schema/native_functions.yaml:143
 def _m3_to(self, other, non_blocking=False, copy=False, memory_format=None):
     if _F['Tensor'](self) and _F['Tensor'](other) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
@@ -1177,7 +1113,6 @@ def _m3_to(self, other, non_blocking=False, copy=False, memory_format=None):
 
 def _c3_to(self, other, non_blocking, copy, memory_format):
     return _entry_to_other(self, other, non_blocking, copy, memory_format)
-
 
 
 _cases_to = ((_m0_to, _c0_to), (_m1_to, _c1_to), (_m2_to, _c2_to), (_m3_to, _c3_to), )
@@ -1190,10 +1125,12 @@ _sigs_to = (
 
 
 def to(*args, **kwargs):
-    """to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
+    """Overloads:
+    to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)    """
+    to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(to, args, kwargs)
         if r is not _NO:
@@ -1211,7 +1148,6 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-
 # schema/native_functions.yaml:754
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
@@ -1220,7 +1156,6 @@ def unbind(self, dim=0):
         if r is not _NO:
             return r
     return _entry_unbind_int(self, dim)
-
 
 
 # schema/native_functions.yaml:765
@@ -1233,7 +1168,6 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-
 # schema/native_functions.yaml:679
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -1242,7 +1176,6 @@ def unsqueeze(self, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(self, dim)
-
 
 
 # schema/native_functions.yaml:623
@@ -1257,7 +1190,6 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-
 # schema/native_functions.yaml:629
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
@@ -1269,7 +1201,6 @@ def _c1_view(self, dtype):
     return _entry_view_dtype(self, dtype)
 
 
-
 _cases_view = ((_m0_view, _c0_view), (_m1_view, _c1_view), )
 _sigs_view = (
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
@@ -1278,8 +1209,10 @@ _sigs_view = (
 
 
 def view(*args, **kwargs):
-    """view(Tensor(a) self, SymInt[] size) -> Tensor(a)
-    view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)    """
+    """Overloads:
+    view(Tensor(a) self, SymInt[] size) -> Tensor(a)
+    view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+    """
     if _tf[0]:
         r = _htf_any(view, args, kwargs)
         if r is not _NO:
@@ -1297,7 +1230,6 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-
 # schema/native_functions.yaml:393
 def where(self, condition, other):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
@@ -1308,7 +1240,6 @@ def where(self, condition, other):
     return _entry_where_self(condition, self, other)
 
 
-
 # schema/native_functions.yaml:165
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
@@ -1317,7 +1248,6 @@ def zero_(self):
         if r is not _NO:
             return r
     return _entry_zero_(self)
-
 
 
 # schema/native_functions.yaml:172

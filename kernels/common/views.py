@@ -1,78 +1,405 @@
-"""PLACEHOLDER: being written."""
+"""Device-generic view kernels (CompositeExplicitAutograd): each computes the result's
+sizes, strides and storage offset from the input's metadata and returns `make_view`,
+which shares the input's storage. Nothing is copied, so they serve CPU and Meta alike.
 
-def view(*args):
-    raise NotImplementedError('view: not written yet')
+    >>> x = from_array(np.arange(6.0)).view(2, 3)
+    >>> y = transpose(x, 0, 1)
+    >>> y.shape, y.stride(), y.untyped_storage() is x.untyped_storage()
+    (ember.Size([3, 2]), (1, 3), True)
 
+Error types and messages follow torch (ATen's TensorShape.cpp).
+"""
+from __future__ import annotations
 
-def view_dtype(*args):
-    raise NotImplementedError('view_dtype: not written yet')
+import operator
 
+from ember.core.alloc import storage_nbytes
+from ember.core.shapes import wrap_dim, wrap_dims
+from ember.core.tensor import make_view
+from ember.kernels.common import _view_rules as R
 
-def as_strided(*args):
-    raise NotImplementedError('as_strided: not written yet')
-
-
-def permute(*args):
-    raise NotImplementedError('permute: not written yet')
-
-
-def transpose(*args):
-    raise NotImplementedError('transpose: not written yet')
-
-
-def t(*args):
-    raise NotImplementedError('t: not written yet')
+_index = operator.index
 
 
-def unsqueeze(*args):
-    raise NotImplementedError('unsqueeze: not written yet')
+def _drop(seq, d):
+    return seq[:d] + seq[d + 1:]
 
 
-def squeeze(*args):
-    raise NotImplementedError('squeeze: not written yet')
+# --- view, view(dtype), as_strided -------------------------------------------------------
+def view(self, size):
+    """`x.view(3, -1)`: same data, new shape; needs strides compatible with the shape.
+
+    >>> from_array(np.zeros((2, 3))).view(-1).stride()
+    (1,)
+    """
+    shape = R.infer_size(R.int_list(size), self.numel())
+    stride = R.compute_stride(self._shape, self.stride(), shape)
+    if stride is None:
+        raise RuntimeError(R.VIEW_ERROR)
+    return make_view(self, shape, stride, self._offset)
 
 
-def squeeze_dim(*args):
-    raise NotImplementedError('squeeze_dim: not written yet')
+def view_dtype(self, dtype):
+    """`x.view(ember.int16)`: the same bytes read as another dtype. A different itemsize
+    scales the last dim (which must have stride 1), the other strides and the offset.
+
+    >>> from_array(np.zeros((2, 3), np.float32)).view(ember.int16).shape
+    ember.Size([2, 6])
+    """
+    old_size, new_size = self._dtype.itemsize, dtype.itemsize
+    shape, stride, offset = self._shape, self.stride(), self._offset
+    if new_size != old_size:
+        what = (f"to view {R.SCALAR_TYPE_NAMES[self._dtype.name]} as "
+                f"{R.SCALAR_TYPE_NAMES[dtype.name]} (different element sizes)")
+        if not shape:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if new_size < old_size:
+            ratio = old_size // new_size
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            shape = shape[:-1] + (shape[-1] * ratio,)
+            stride = tuple(s * ratio for s in stride[:-1]) + (1,)
+            offset *= ratio
+        else:
+            ratio = new_size // old_size
+            if shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, "
+                                   f"but got {shape[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, "
+                                   f"but got {offset}")
+            if stride[-1] != 1:
+                raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+            for d, s in enumerate(stride[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({d}) must be divisible by {ratio} {what}, "
+                                       f"but got {s}")
+            shape = shape[:-1] + (shape[-1] // ratio,)
+            stride = tuple(s // ratio for s in stride[:-1]) + (1,)
+            offset //= ratio
+    v = make_view(self, shape, stride, offset, dtype)
+    v._base = None  # like torch: view(dtype) is not differentiable, so not a tracked view
+    return v
 
 
-def squeeze_dims(*args):
-    raise NotImplementedError('squeeze_dims: not written yet')
+def as_strided(self, size, stride, storage_offset):
+    """A view with explicit sizes, strides and offset (in elements), bounds-checked
+    against the storage; `storage_offset=None` keeps self's offset.
+
+    >>> as_strided(from_array(np.arange(4.0)), (3, 2), (1, 1), None).stride()
+    (1, 1)
+    """
+    size, stride = R.int_list(size), R.int_list(stride)
+    offset = self._offset if storage_offset is None else _index(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(stride)}")
+    if any(n < 0 for n in size):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} "
+                           f"and strides={list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    itemsize = self._dtype.itemsize
+    needed = storage_nbytes(size, stride, itemsize)
+    if needed:
+        needed += offset * itemsize
+        available = self.untyped_storage().nbytes()
+        if needed > available:
+            raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage "
+                               f"offset {offset}, and itemsize {itemsize} requiring a storage "
+                               f"size of {needed} are out of bounds for storage of size "
+                               f"{available}")
+    return make_view(self, size, stride, offset)
 
 
-def expand(*args):
-    raise NotImplementedError('expand: not written yet')
+# --- reordering dims ---------------------------------------------------------------------
+def permute(self, dims):
+    """Reorders the dims: `x.permute(2, 0, 1)`.
+
+    >>> from_array(np.zeros((2, 3, 4))).permute(2, 0, 1).shape
+    ember.Size([4, 2, 3])
+    """
+    dims = R.int_list(dims)
+    ndim = len(self._shape)
+    if len(dims) != ndim:
+        raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
+                           "not match the length of the desired ordering of dimensions i.e. "
+                           f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
+    wrapped = [wrap_dim(d, ndim) for d in dims]
+    if len(set(wrapped)) != ndim:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    stride = self.stride()
+    return make_view(self, tuple(self._shape[d] for d in wrapped),
+                     tuple(stride[d] for d in wrapped), self._offset)
 
 
-def slice(*args):
-    raise NotImplementedError('slice: not written yet')
+def transpose(self, dim0, dim1):
+    """Swaps two dims.
+
+    >>> from_array(np.zeros((2, 3))).transpose(0, -1).stride()
+    (1, 3)
+    """
+    ndim = len(self._shape)
+    d0, d1 = wrap_dim(_index(dim0), ndim), wrap_dim(_index(dim1), ndim)
+    shape, stride = list(self._shape), list(self.stride())
+    shape[d0], shape[d1] = shape[d1], shape[d0]
+    stride[d0], stride[d1] = stride[d1], stride[d0]
+    return make_view(self, shape, stride, self._offset)
 
 
-def select(*args):
-    raise NotImplementedError('select: not written yet')
+def t(self):
+    """Transposes a 2-D tensor; 0-D and 1-D tensors come back as they are (as a view)."""
+    ndim = len(self._shape)
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return transpose(self, 0, ndim - 1 if ndim else 0)
 
 
-def diagonal(*args):
-    raise NotImplementedError('diagonal: not written yet')
+# --- adding and removing size-1 dims -----------------------------------------------------
+def unsqueeze(self, dim):
+    """Inserts a size-1 dim at `dim` (which may be `ndim`, or negative).
+
+    >>> from_array(np.zeros((2, 3))).unsqueeze(-1).shape
+    ember.Size([2, 3, 1])
+    """
+    ndim = len(self._shape)
+    d = wrap_dim(_index(dim), ndim + 1)
+    stride = self.stride()
+    new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
+    return make_view(self, self._shape[:d] + (1,) + self._shape[d:],
+                     stride[:d] + (new_stride,) + stride[d:], self._offset)
 
 
-def split(*args):
-    raise NotImplementedError('split: not written yet')
+def _squeeze_dims(self, dims):
+    """The view without the size-1 dims among `dims` (wrapped)."""
+    shape, stride = self._shape, self.stride()
+    keep = [d for d in range(len(shape)) if shape[d] != 1 or d not in dims]
+    return make_view(self, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
+                     self._offset)
 
 
-def split_with_sizes(*args):
-    raise NotImplementedError('split_with_sizes: not written yet')
+def squeeze(self):
+    """Removes every size-1 dim.
+
+    >>> from_array(np.zeros((1, 2, 1))).squeeze().shape
+    ember.Size([2])
+    """
+    return _squeeze_dims(self, range(len(self._shape)))
 
 
-def unbind(*args):
-    raise NotImplementedError('unbind: not written yet')
+def squeeze_dim(self, dim):
+    """Removes `dim` if its size is 1; otherwise the view has self's shape."""
+    return _squeeze_dims(self, (wrap_dim(_index(dim), len(self._shape)),))
 
 
-def detach(*args):
-    raise NotImplementedError('detach: not written yet')
+def squeeze_dims(self, dim):
+    """Removes those of the listed dims whose size is 1."""
+    return _squeeze_dims(self, wrap_dims(R.int_list(dim), len(self._shape)))
 
 
-def alias(*args):
-    raise NotImplementedError('alias: not written yet')
+# --- broadcasting ------------------------------------------------------------------------
+def expand(self, size, implicit):
+    """Broadcasts size-1 dims (stride 0) and adds leading dims; -1 keeps a dim's size.
+
+    >>> from_array(np.zeros((3, 1))).expand(2, -1, 4).stride()
+    (0, 1, 0)
+    """
+    sizes = R.int_list(size)
+    shape, stride = self._shape, self.stride()
+    ndim, tensor_dim = len(sizes), len(shape)
+    if ndim < tensor_dim:
+        raise RuntimeError(f"expand({_type_string(self)}{{{list(shape)}}}, size={list(sizes)}): "
+                           f"the number of sizes provided ({ndim}) must be greater or equal to "
+                           f"the number of dimensions in the tensor ({tensor_dim})")
+    new_shape, new_stride = [0] * ndim, [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        dim = i - (ndim - tensor_dim)
+        target = sizes[i]
+        if dim < 0:
+            if target == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
+                                   f"leading, non-existing dimension {i}")
+            n = 1
+            # a new leading dim of size 1 gets the stride a contiguous layout would give
+            st = new_shape[i + 1] * new_stride[i + 1] if i + 1 < ndim and tensor_dim else 0
+        else:
+            n, st = shape[dim], stride[dim]
+            if target == -1:
+                target = n
+        if target < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {target}: "
+                               f"{list(sizes)}")
+        if n != target:
+            if n != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
+                                   f"existing size ({n}) at non-singleton dimension {i}.  "
+                                   f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+            n, st = target, 0
+        new_shape[i], new_stride[i] = n, st
+    return make_view(self, new_shape, new_stride, self._offset)
 
 
+def _type_string(self):
+    """torch's legacy type name for messages: 'ember.FloatTensor'."""
+    return f"ember.{R.SCALAR_TYPE_NAMES[self._dtype.name]}Tensor"
+
+
+# --- slicing and indexing ----------------------------------------------------------------
+def slice(self, dim, start, end, step):  # noqa: A001  (torch's op name)
+    """`x[:, start:end:step]` along `dim`; start/end are clamped like Python slices.
+
+    >>> slice(from_array(np.arange(10.0)), 0, -4, None, 2).shape
+    ember.Size([2])
+    """
+    ndim = len(self._shape)
+    if ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(_index(dim), ndim)
+    step = _index(step)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    n = self._shape[d]
+    start = 0 if start is None else _index(start)
+    end = n if end is None else _index(end)
+    if start < 0:
+        start += n
+    if end < 0:
+        end += n
+    start = min(max(start, 0), n)
+    end = min(max(end, start), n)
+    stride = self.stride()
+    shape = self._shape[:d] + ((end - start + step - 1) // step,) + self._shape[d + 1:]
+    new_stride = stride[:d] + (stride[d] * step,) + stride[d + 1:]
+    return make_view(self, shape, new_stride, self._offset + start * stride[d])
+
+
+def select(self, dim, index):
+    """`x[:, index]` along `dim`: drops that dim.
+
+    >>> select(from_array(np.zeros((2, 3))), 1, -1).shape
+    ember.Size([2])
+    """
+    ndim = len(self._shape)
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(_index(dim), ndim)
+    index = _index(index)
+    n = self._shape[d]
+    if index < -n or index >= n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(self._shape)} at dimension {d}")
+    if index < 0:
+        index += n
+    stride = self.stride()
+    return make_view(self, _drop(self._shape, d), _drop(stride, d),
+                     self._offset + index * stride[d])
+
+
+def diagonal(self, offset, dim1, dim2):
+    """The diagonal of the (dim1, dim2) planes, appended as the last dim.
+
+    >>> diagonal(from_array(np.zeros((3, 4))), 1, 0, 1).shape
+    ember.Size([3])
+    """
+    ndim = len(self._shape)
+    d1, d2 = wrap_dim(_index(dim1), ndim), wrap_dim(_index(dim2), ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    offset = _index(offset)
+    shape, stride = self._shape, self.stride()
+    if offset >= 0:
+        diag_size = max(min(shape[d1], shape[d2] - offset), 0)
+    else:
+        diag_size = max(min(shape[d1] + offset, shape[d2]), 0)
+    storage_offset = self._offset
+    if diag_size:
+        storage_offset += offset * stride[d2] if offset >= 0 else -offset * stride[d1]
+    lo, hi = min(d1, d2), max(d1, d2)
+    new_shape = _drop(_drop(shape, hi), lo) + (diag_size,)
+    new_stride = _drop(_drop(stride, hi), lo) + (stride[d1] + stride[d2],)
+    return make_view(self, new_shape, new_stride, storage_offset)
+
+
+# --- splitting ---------------------------------------------------------------------------
+def _pieces(self, d, bounds):
+    """Views of self along dim `d` for each (start, length) in bounds."""
+    shape, stride = self._shape, self.stride()
+    return tuple(make_view(self, shape[:d] + (length,) + shape[d + 1:], stride,
+                           self._offset + start * stride[d]) for start, length in bounds)
+
+
+def split(self, split_size, dim):
+    """Pieces of `split_size` along `dim` (the last may be shorter), as a tuple of views.
+
+    >>> [p.shape[0] for p in split(from_array(np.zeros(5)), 2, 0)]
+    [2, 2, 1]
+    """
+    if not self._shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    split_size = _index(split_size)
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    d = wrap_dim(_index(dim), len(self._shape))
+    n = self._shape[d]
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}")
+    num = max(-(-n // split_size), 1) if split_size else 1
+    last = split_size - (split_size * num - n)
+    return _pieces(self, d, [(i * split_size, split_size if i < num - 1 else last)
+                             for i in range(num)])
+
+
+def split_with_sizes(self, split_sizes, dim):
+    """Pieces of the given sizes along `dim` (they must sum to its size).
+
+    >>> [p.shape[0] for p in split_with_sizes(from_array(np.zeros(5)), [1, 4], 0)]
+    [1, 4]
+    """
+    if not self._shape:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    sizes = R.int_list(split_sizes)
+    d = wrap_dim(_index(dim), len(self._shape))
+    if any(s < 0 for s in sizes):
+        raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={list(sizes)}")
+    n = self._shape[d]
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={list(sizes)}")
+    starts = [0]
+    for s in sizes[:-1]:
+        starts.append(starts[-1] + s)
+    return _pieces(self, d, zip(starts, sizes))
+
+
+def unbind(self, dim):
+    """Every index along `dim`, as a tuple of views without that dim.
+
+    >>> len(unbind(from_array(np.zeros((2, 3))), 1))
+    3
+    """
+    if not self._shape:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(_index(dim), len(self._shape))
+    shape, stride = _drop(self._shape, d), _drop(self.stride(), d)
+    step = self.stride()[d]
+    return tuple(make_view(self, shape, stride, self._offset + i * step)
+                 for i in range(self._shape[d]))
+
+
+# --- aliases -----------------------------------------------------------------------------
+def detach(self):
+    """A tensor sharing self's storage (and version counter) without autograd history;
+    like torch, it is not recorded as a view (`_base` is None)."""
+    v = make_view(self, self._shape, self.stride(), self._offset)
+    v._base = None
+    return v
+
+
+def alias(self):
+    """A view of self with the same layout."""
+    return make_view(self, self._shape, self.stride(), self._offset)

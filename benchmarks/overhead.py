@@ -1,0 +1,100 @@
+"""Per-op overhead of small ops: ember next to NumPy and torch in the same run.
+
+    make bench            # or: .venv/bin/python benchmarks/overhead.py [--json out.json]
+
+Each case is timed in many repetitions of a tight loop; the table shows the median
+microseconds per call (min-max over repetitions) and the ratios ember/torch and
+ember/NumPy. Timings are never asserted in tests; they are reported here.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import timeit
+
+import numpy as np
+
+import ember
+
+try:
+    import torch
+except ImportError:  # torch is optional: its columns are left empty
+    torch = None
+
+
+def measure(fn, number=20000, repeat=15):
+    """Median and (min, max) of microseconds per call."""
+    fn()
+    times = [t / number * 1e6 for t in timeit.repeat(fn, number=number, repeat=repeat)]
+    return statistics.median(times), min(times), max(times)
+
+
+def cases():
+    """(name, ember fn, numpy fn, torch fn) for each measured operation."""
+    out = []
+    for shape in [(4,), (64, 64)]:
+        a_np = np.random.rand(*shape).astype(np.float32)
+        b_np = np.random.rand(*shape).astype(np.float32)
+        a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
+        ta = tb = None
+        if torch is not None:
+            ta, tb = torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())
+        s = "x".join(map(str, shape))
+        out.append((f"a + b ({s})", lambda a=a, b=b: a + b, lambda: np.add(a_np, b_np),
+                    (lambda: ta + tb) if torch else None))
+        out.append((f"add(a, b) ({s})", lambda a=a, b=b: ember.add(a, b),
+                    lambda: np.add(a_np, b_np), (lambda: torch.add(ta, tb)) if torch else None))
+        out.append((f"a * 2.0 ({s})", lambda a=a: a * 2.0, lambda: np.multiply(a_np, 2.0),
+                    (lambda: ta * 2.0) if torch else None))
+        out.append((f"a.sum() ({s})", lambda a=a: a.sum(), lambda: a_np.sum(),
+                    (lambda: ta.sum()) if torch else None))
+        out.append((f"a.exp() ({s})", lambda a=a: a.exp(), lambda: np.exp(a_np),
+                    (lambda: ta.exp()) if torch else None))
+    m_np = np.random.rand(64, 64).astype(np.float32)
+    m = ember.from_numpy(m_np.copy())
+    tm = torch.from_numpy(m_np.copy()) if torch else None
+    out.append(("view: m.t() (64x64)", lambda: m.t(), lambda: m_np.T,
+                (lambda: tm.t()) if torch else None))
+    out.append(("view: m[1] (64x64)", lambda: m[1], lambda: m_np[1],
+                (lambda: tm[1]) if torch else None))
+    out.append(("view: m.view(-1) (64x64)", lambda: m.view(-1), lambda: m_np.reshape(-1),
+                (lambda: tm.view(-1)) if torch else None))
+    out.append(("mm (64x64)", lambda: m @ m, lambda: m_np @ m_np,
+                (lambda: tm @ tm) if torch else None))
+    return out
+
+
+def fmt(r):
+    return "-" if r is None else f"{r[0]:7.2f} ({r[1]:.2f}-{r[2]:.2f})"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--number", type=int, default=20000)
+    args = ap.parse_args(argv)
+    if torch is not None:
+        torch.set_num_threads(1)
+    rows = []
+    print(f"{'case':28} {'ember us':>22} {'numpy us':>22} {'torch us':>22} {'e/torch':>8} {'e/numpy':>8}")
+    for name, e, n, t in cases():
+        re = measure(e, args.number)
+        rn = measure(n, args.number)
+        rt = measure(t, args.number) if t else None
+        ratio_t = re[0] / rt[0] if rt else None
+        ratio_n = re[0] / rn[0]
+        rows.append({"case": name, "ember_us": re, "numpy_us": rn, "torch_us": rt,
+                     "ember_over_torch": ratio_t, "ember_over_numpy": ratio_n})
+        print(f"{name:28} {fmt(re):>22} {fmt(rn):>22} {fmt(rt):>22} "
+              f"{(f'{ratio_t:.2f}' if ratio_t else '-'):>8} {ratio_n:8.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"python": sys.version.split()[0], "numpy": np.__version__,
+                       "torch": getattr(torch, "__version__", None), "rows": rows}, f, indent=2)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

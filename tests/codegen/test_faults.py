@@ -1,0 +1,142 @@
+"""Bad schemas fail with `file:line: what is wrong (what was expected)` and leave
+generated/ exactly as it was."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from codegen.__main__ import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GOOD_OP = """
+- func: myop(Tensor self, Scalar alpha=1) -> Tensor
+  variants: function
+  dispatch:
+    CPU: add
+    Meta: add
+"""
+
+
+@pytest.fixture()
+def project(tmp_path):
+    """A copy of the schemas, templates and kernels with a freshly generated/."""
+    for d in ("schema", "templates", "kernels"):
+        shutil.copytree(ROOT / d, tmp_path / d)
+    assert main(["--root", str(tmp_path)]) == 0
+    return tmp_path
+
+
+def snapshot(root: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted((root / "generated").iterdir())}
+
+
+def append_native(root: Path, text: str) -> int:
+    """Appends YAML to native_functions.yaml; returns the line number the text starts at."""
+    path = root / "schema" / "native_functions.yaml"
+    old = path.read_text()
+    path.write_text(old + text)
+    return old.count("\n") + 1
+
+
+def run_expecting_error(root, capsys, expected_line, *phrases):
+    before = snapshot(root)
+    assert main(["--root", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert f":{expected_line}:" in err, err
+    for p in phrases:
+        assert p in err, err
+    assert snapshot(root) == before, "generated/ changed after a failed run"
+    return err
+
+
+def test_good_op_generates(project, capsys):
+    append_native(project, GOOD_OP)
+    assert main(["--root", str(project)]) == 0
+    assert "def _entry_myop(self, alpha):" in (project / "generated" / "ops.py").read_text()
+
+
+def test_yaml_syntax_error(project, capsys):
+    start = append_native(project, "\n- func: oops(Tensor self) -> Tensor\n  dispatch: {CPU: add\n")
+    err = run_expecting_error(project, capsys, start + 3, "YAML syntax error")
+    assert "native_functions.yaml" in err
+
+
+def test_unknown_key(project, capsys):
+    start = append_native(project, GOOD_OP + "  colour: red\n")
+    run_expecting_error(project, capsys, start + 6, "unknown key 'colour'", "expected one of")
+
+
+def test_unknown_type(project, capsys):
+    start = append_native(project, GOOD_OP.replace("Scalar alpha", "Scalr alpha"))
+    run_expecting_error(project, capsys, start + 1, "unknown type 'Scalr'")
+
+
+def test_malformed_func(project, capsys):
+    start = append_native(project, GOOD_OP.replace(" -> Tensor", ""))
+    run_expecting_error(project, capsys, start + 1, "malformed func", "->")
+
+
+def test_duplicate_overload(project, capsys):
+    start = append_native(project, GOOD_OP + GOOD_OP)
+    run_expecting_error(project, capsys, start + 7, "duplicate overload 'myop'",
+                        f"first declared at schema/native_functions.yaml:{start + 1}")
+
+
+def test_default_of_wrong_type(project, capsys):
+    start = append_native(project, GOOD_OP.replace("alpha=1", "alpha=abc"))
+    run_expecting_error(project, capsys, start + 1, "default 'abc'", "alpha")
+
+
+def test_dispatch_to_missing_kernel(project, capsys):
+    start = append_native(project, GOOD_OP.replace("CPU: add", "CPU: no_such_kernel"))
+    run_expecting_error(project, capsys, start + 3, "kernel 'no_such_kernel'", "does not exist",
+                        "kernels/cpu/")
+
+
+def test_unknown_dispatch_key(project, capsys):
+    start = append_native(project, GOOD_OP.replace("CPU: add", "GPU: add"))
+    run_expecting_error(project, capsys, start + 3, "unknown dispatch key 'GPU'", "expected one of")
+
+
+def test_out_variant_mismatch(project, capsys):
+    text = """
+- func: myop.out(Tensor self, *, Tensor(a!) out) -> (Tensor(a!), Tensor(b!))
+  dispatch:
+    CPU: add
+"""
+    start = append_native(project, text)
+    run_expecting_error(project, capsys, start + 1, "1 out argument(s) but 2 return(s)")
+
+
+def test_inplace_not_returning_self(project, capsys):
+    text = """
+- func: myop_(Tensor(a!) self) -> Tensor
+  dispatch:
+    CPU: add_
+"""
+    start = append_native(project, text)
+    run_expecting_error(project, capsys, start + 1, "in-place op 'myop_' must return self")
+
+
+def test_derivative_for_undeclared_op(project, capsys):
+    (project / "schema" / "derivatives.yaml").write_text(
+        "# header\n- name: not_an_op(Tensor self) -> Tensor\n  self: grad\n")
+    err = run_expecting_error(project, capsys, 2, "derivative for 'not_an_op'", "not declared")
+    assert "derivatives.yaml:2" in err
+
+
+def test_autocast_for_undeclared_op(project, capsys):
+    (project / "schema" / "autocast.yaml").write_text(
+        "cpu:\n  lower_precision_fp:\n    - mm\n    - not_an_op\n")
+    err = run_expecting_error(project, capsys, 4, "not_an_op", "not declared")
+    assert "autocast.yaml:4" in err
+
+
+def test_check_detects_drift(project, capsys):
+    assert main(["--root", str(project), "--check"]) == 0
+    (project / "generated" / "ops.py").write_text("# edited by hand\n")
+    assert main(["--root", str(project), "--check"]) == 1
+    assert "ops.py" in capsys.readouterr().err

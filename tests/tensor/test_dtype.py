@@ -1,0 +1,96 @@
+"""dtypes and PyTorch's type promotion, against torch."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import ember
+from ember.core.tensor import from_array
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
+          "float64"]
+E = {n: getattr(ember, n) for n in DTYPES}
+T = {n: getattr(torch, n) for n in DTYPES}
+
+
+def ename(d):
+    return d.name
+
+
+def tname(d):
+    return str(d).replace("torch.", "")
+
+
+@pytest.mark.parametrize("a,b", list(itertools.product(DTYPES, DTYPES)))
+def test_promote_types_matches_torch(a, b):
+    assert ename(ember.promote_types(E[a], E[b])) == tname(torch.promote_types(T[a], T[b]))
+
+
+@pytest.mark.parametrize("a,b", list(itertools.product(DTYPES, DTYPES)))
+def test_can_cast_matches_torch(a, b):
+    assert ember.can_cast(E[a], E[b]) == torch.can_cast(T[a], T[b])
+
+
+def _pair(dtype, shape):
+    np_dt = np.float32 if dtype == "bfloat16" else np.dtype(dtype if dtype != "bool" else np.bool_)
+    arr = np.ones(shape, np_dt)
+    tt = torch.from_numpy(arr.copy()).to(T[dtype])
+    et = from_array(arr.astype(E[dtype].np))
+    return et, tt
+
+
+OPERANDS = [("dim", d) for d in DTYPES] + [("zero", d) for d in DTYPES] + [
+    ("py", True), ("py", 3), ("py", 2.5)]
+
+
+def _make(kind, v):
+    if kind == "py":
+        return v, v
+    return _pair(v, (2,) if kind == "dim" else ())
+
+
+@pytest.mark.parametrize("x,y", list(itertools.combinations(OPERANDS, 2)))
+def test_result_type_matches_torch(x, y):
+    if x[0] == "py" and y[0] == "py":
+        pytest.skip("torch.result_type needs a tensor")
+    ex, tx = _make(*x)
+    ey, ty = _make(*y)
+    assert ename(ember.result_type(ex, ey)) == tname(torch.result_type(tx, ty))
+
+
+def test_result_type_many_operands():
+    a, ta = _pair("int32", (3,))
+    b, tb = _pair("float16", ())
+    assert ename(ember.result_type(a, b, 2.5, True)) == tname(torch.result_type(ta, tb)) == "float16"
+
+
+def test_default_dtype_controls_python_floats_and_factories():
+    try:
+        ember.set_default_dtype(ember.float64)
+        i = from_array(np.ones(2, np.int32))
+        assert ember.result_type(i, 1.5) is ember.float64
+        assert ember.get_default_dtype() is ember.float64
+    finally:
+        ember.set_default_dtype(ember.float32)
+    with pytest.raises(TypeError, match="only floating-point types"):
+        ember.set_default_dtype(ember.int64)
+
+
+def test_dtype_attributes_and_aliases():
+    assert ember.float is ember.float32 and ember.double is ember.float64
+    assert ember.long is ember.int64 and ember.half is ember.float16 and ember.int is ember.int32
+    assert repr(ember.bfloat16) == "ember.bfloat16"
+    assert ember.bfloat16.itemsize == 2 and ember.bfloat16.is_floating_point
+    assert not ember.uint8.is_signed and ember.int8.is_signed
+    assert ember.bool.itemsize == 1 and not ember.bool.is_floating_point
+
+
+def test_from_numpy_dtype_rejects_unsupported():
+    from ember.core.dtype import from_numpy_dtype
+    assert from_numpy_dtype(np.float16) is ember.float16
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type complex128"):
+        from_numpy_dtype(np.complex128)
