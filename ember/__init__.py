@@ -30,7 +30,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  #
 from .core.factories import tensor, from_numpy, as_tensor, from_dlpack  # noqa: F401
 from .core.factories import get_default_device, set_default_device  # noqa: F401
 from .random import Generator, manual_seed, seed, initial_seed, default_generator  # noqa: F401
-from . import library, overrides, utils  # noqa: F401
+from . import cuda, library, overrides, utils  # noqa: F401
 
 _tensor_methods.install(Tensor)
 from .core import tensor_extras as _tensor_extras  # noqa: E402,F401  (T, mT, __getitem__, ...)

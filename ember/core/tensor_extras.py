@@ -31,3 +31,38 @@ Tensor.H = property(_T)
 Tensor.mH = property(_mT)
 Tensor.__getitem__ = _getitem
 Tensor.__setitem__ = _setitem
+
+
+# --- conversions torch defines in Python on top of `to` ------------------------------------
+def _converter(dtype_name):
+    def convert(self, memory_format=None):
+        from . import dtype as D
+        kw = {} if memory_format is None else {"memory_format": memory_format}
+        return self.to(D._BY_NAME[dtype_name], **kw)
+    convert.__name__ = convert.__qualname__ = dtype_name
+    convert.__doc__ = f"self.to(ember.{dtype_name}): `x.{dtype_name}()`."
+    return convert
+
+
+for _method, _dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
+                     ("bfloat16", "bfloat16"), ("long", "int64"), ("int", "int32"),
+                     ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("bool", "bool")):
+    setattr(Tensor, _method, _converter(_dt))
+
+
+def _cpu(self, memory_format=None):
+    """A CPU copy (self when already on the CPU)."""
+    return self if self._device.type == "cpu" else self.to("cpu")
+
+
+def _type(self, dtype=None, non_blocking=False):
+    """`x.type()` names the type ('ember.FloatTensor'); `x.type(ember.int64)` converts."""
+    if dtype is None:
+        from .outputs import _torch_name
+        prefix = "ember." if self._device.type == "cpu" else f"ember.{self._device.type}."
+        return f"{prefix}{_torch_name(self._dtype)}Tensor"
+    return self.to(dtype, non_blocking=non_blocking)
+
+
+Tensor.cpu = _cpu
+Tensor.type = _type

@@ -143,6 +143,8 @@ def transpose(self, dim0, dim1):
     """
     ndim = len(self._shape)
     d0, d1 = wrap_dim(_index(dim0), ndim), wrap_dim(_index(dim1), ndim)
+    if d0 == d1:   # also the 0-d case, where both wrap to 0
+        return make_view(self, self._shape, self.stride(), self._offset)
     shape, stride = list(self._shape), list(self.stride())
     shape[d0], shape[d1] = shape[d1], shape[d0]
     stride[d0], stride[d1] = stride[d1], stride[d0]

@@ -1,46 +1,182 @@
-"""PLACEHOLDER: being written."""
+"""View-like ops written with other ember ops (CompositeImplicitAutograd), so they work
+on every backend.
 
-def reshape(*args):
-    raise NotImplementedError('reshape: not written yet')
+    >>> x = ember.arange(24.0).view(2, 3, 4)
+    >>> x.flatten(1).shape, x.movedim(0, -1).shape, [c.shape[1] for c in x.chunk(2, 1)]
+    (ember.Size([2, 12]), ember.Size([3, 4, 2]), [2, 1])
 
+Error types and messages follow torch.
+"""
+from __future__ import annotations
 
-def view_as(*args):
-    raise NotImplementedError('view_as: not written yet')
+import operator
+import warnings
 
+import ember
+from ember.core.shapes import wrap_dim
+from ember.kernels.common import _view_rules as R
 
-def reshape_as(*args):
-    raise NotImplementedError('reshape_as: not written yet')
-
-
-def adjoint(*args):
-    raise NotImplementedError('adjoint: not written yet')
-
-
-def expand_as(*args):
-    raise NotImplementedError('expand_as: not written yet')
-
-
-def narrow(*args):
-    raise NotImplementedError('narrow: not written yet')
+_index = operator.index
 
 
-def chunk(*args):
-    raise NotImplementedError('chunk: not written yet')
+def reshape(self, shape):
+    """A view when the strides allow one (see `view`), else a contiguous copy reshaped.
+
+    >>> ember.arange(6.0).view(2, 3).t().reshape(6).is_contiguous()   # copied
+    True
+    """
+    shape = R.infer_size(R.int_list(shape), self.numel())
+    if R.compute_stride(self._shape, self.stride(), shape) is not None:
+        return self.view(shape)
+    return self.clone(memory_format=ember.contiguous_format).view(shape)
 
 
-def flatten(*args):
-    raise NotImplementedError('flatten: not written yet')
+def view_as(self, other):
+    """`self.view(other.shape)`."""
+    return self.view(other.shape)
 
 
-def unflatten(*args):
-    raise NotImplementedError('unflatten: not written yet')
+def reshape_as(self, other):
+    """`self.reshape(other.shape)`."""
+    return self.reshape(other.shape)
 
 
-def movedim_intlist(*args):
-    raise NotImplementedError('movedim_intlist: not written yet')
+def adjoint(self):
+    """Swaps the last two dims (ember has no complex dtypes, so no conjugation)."""
+    if self.dim() == 1:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
+                           "matrices. Got 1-D tensor.")
+    if self.dim() == 0:
+        warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return self.transpose(0, 0)
+    return self.transpose(-2, -1)
 
 
-def movedim(*args):
-    raise NotImplementedError('movedim: not written yet')
+def expand_as(self, other):
+    """`self.expand(other.shape)`."""
+    return self.expand(other.shape)
 
 
+def narrow(self, dim, start, length):
+    """`length` elements of `dim` from `start` (which may be negative).
+
+    >>> ember.arange(5.0).narrow(0, -3, 2).tolist()
+    [2.0, 3.0]
+    """
+    if self.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start, length = _index(start), _index(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    n = self.size(dim)
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], "
+                         f"but got {start})")
+    if start < 0:
+        start += n
+    if start > n - length:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return ember.slice(self, dim, start, start + length, 1)
+
+
+def chunk(self, chunks, dim):
+    """At most `chunks` pieces of ceil(size / chunks) along `dim` (fewer when the size
+    does not fill them).
+
+    >>> [c.numel() for c in ember.arange(5.0).chunk(4)]
+    [2, 2, 1]
+    """
+    if self.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _index(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    n = self.size(dim)
+    split_size = -(-n // chunks)
+    if n == 0:
+        # split() would give a single piece; torch gives `chunks` empty pieces
+        return ember.split_with_sizes(self, [0] * chunks, dim)
+    return ember.split(self, split_size, dim)
+
+
+def flatten(self, start_dim, end_dim):
+    """Merges dims start_dim..end_dim into one (a view when possible, like reshape).
+    A 0-d tensor becomes 1-d; when there is nothing to merge, self is returned.
+
+    >>> ember.zeros(2, 3, 4).flatten(0, 1).shape
+    ember.Size([6, 4])
+    """
+    ndim = self.dim()
+    start, end = wrap_dim(_index(start_dim), ndim), wrap_dim(_index(end_dim), ndim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if ndim == 0:
+        return self.reshape(1)
+    if start == end:
+        return self
+    shape = self.shape
+    merged = 1
+    for n in shape[start:end + 1]:
+        merged *= n
+    return self.reshape(tuple(shape[:start]) + (merged,) + tuple(shape[end + 1:]))
+
+
+def unflatten(self, dim, sizes):
+    """Splits `dim` into `sizes` (one may be -1).
+
+    >>> ember.zeros(2, 12).unflatten(1, (3, -1)).shape
+    ember.Size([2, 3, 4])
+    """
+    ndim = self.dim()
+    d = wrap_dim(_index(dim), ndim)
+    sizes = R.int_list(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error:\n"
+                           "Dimension specified as 0 but tensor has no dimensions")
+    n = self.shape[d]
+    try:
+        inferred = R.infer_size(sizes, n)
+    except RuntimeError as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
+                               f"the size of dim {d} ({n}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    shape = self.shape
+    return self.view(tuple(shape[:d]) + inferred + tuple(shape[d + 1:]))
+
+
+def movedim_intlist(self, source, destination):
+    """Moves the dims `source` to the positions `destination`; the others keep their
+    order. A permute.
+
+    >>> ember.zeros(2, 3, 4).movedim([0, 1], [2, 0]).shape
+    ember.Size([3, 4, 2])
+    """
+    src, dst = R.int_list(source), R.int_list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} "
+                           f"dims) should contain the same number of dims as destination "
+                           f"({list(dst)} dims)")
+    ndim = self.dim()
+    nsrc = [wrap_dim(d, ndim) for d in src]
+    ndst = [wrap_dim(d, ndim) for d in dst]
+    if len(set(nsrc)) != len(nsrc):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
+    if len(set(ndst)) != len(ndst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({list(dst)})")
+    if ndim == 0:
+        return self.alias()
+    order = [None] * ndim
+    for s, d in zip(nsrc, ndst):
+        order[d] = s
+    rest_src = iter(d for d in range(ndim) if d not in nsrc)
+    order = [next(rest_src) if o is None else o for o in order]
+    return self.permute(order)
+
+
+def movedim(self, source, destination):
+    """`movedim` of a single dim."""
+    return movedim_intlist(self, [source], [destination])
