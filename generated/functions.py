@@ -130,6 +130,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sigmoid_out,
     _entry_slice_Tensor,
     _entry_split_Tensor,
+    _entry_split_sizes,
     _entry_split_with_sizes,
     _entry_squeeze,
     _entry_squeeze_dim,
@@ -297,7 +298,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:791
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -407,7 +408,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml:798
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -419,7 +420,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:754
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -504,7 +505,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:785
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -644,7 +645,7 @@ def fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:765
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -698,7 +699,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:809
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -710,7 +711,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:823
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -720,7 +721,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:817
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -861,7 +862,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:775
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -872,7 +873,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:780
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1157,16 +1158,47 @@ def slice(input, dim=0, start=None, end=None, step=1):
 
 
 # schema/native_functions.yaml:737
-def split(input, split_size, dim=0):
-    """split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"""
-    if _tf[0]:
-        r = _htf(split, (input,), (input, split_size, dim))
-        if r is not _NO:
-            return r
+def _m0_split(input, split_size, dim=0):
+    if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
+        return (input, split_size, dim)
+    return None
+
+
+def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
 # schema/native_functions.yaml:743
+def _m1_split(input, split_size, dim=0):
+    if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
+        return (input, split_size, dim)
+    return None
+
+
+def _c1_split(input, split_size, dim):
+    return _entry_split_sizes(input, split_size, dim)
+
+
+_cases_split = ((_m0_split, _c0_split), (_m1_split, _c1_split), )
+_sigs_split = (
+    'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
+    'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
+)
+
+
+def split(*args, **kwargs):
+    """Overloads:
+    split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+    split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+
+
+# schema/native_functions.yaml:748
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1230,7 +1262,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:805
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1337,7 +1369,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:759
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1347,7 +1379,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:770
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:

@@ -3713,6 +3713,33 @@ _aten._packet('split')._add(split_Tensor)
 
 
 # schema/native_functions.yaml:743
+split_sizes = _Op("aten", 'split', 'sizes',
+    'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
+    ('self', 'split_size', 'dim'), 3, tags=())
+_c_split_sizes = split_sizes._cache
+
+
+def _bind_split_sizes(self, split_size, dim=0):
+    return (self, split_size, dim)
+
+
+def _entry_split_sizes(self, split_size, dim):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(split_sizes, (self, split_size, dim)) from None
+    k = _c_split_sizes.get(ks)
+    if k is None:
+        k = split_sizes._fill(ks)
+    return k(self, split_size, dim)
+
+
+split_sizes._bind = _bind_split_sizes
+split_sizes._entry = _entry_split_sizes
+_aten._packet('split')._add(split_sizes)
+
+
+# schema/native_functions.yaml:748
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -3739,7 +3766,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:754
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -3766,7 +3793,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:759
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -3793,7 +3820,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:765
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -3820,7 +3847,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:770
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -3847,7 +3874,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:775
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -3874,7 +3901,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:780
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -3901,7 +3928,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:785
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3928,7 +3955,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:791
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3955,7 +3982,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml:798
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -3982,7 +4009,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:802
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4009,7 +4036,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:805
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4036,7 +4063,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:809
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4063,7 +4090,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:809
+# schema/native_functions.yaml:814
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4090,7 +4117,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:817
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4117,7 +4144,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:823
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())

@@ -577,55 +577,58 @@ _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
 # schema/native_functions.yaml:743
+_o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
+
+# schema/native_functions.yaml:748
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:754
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:759
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:765
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:770
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:775
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:780
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:785
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:791
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml:798
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:802
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:805
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:809
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:809
+# schema/native_functions.yaml:814
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:817
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:823
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)

@@ -131,6 +131,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sigmoid_out,
     _entry_slice_Tensor,
     _entry_split_Tensor,
+    _entry_split_sizes,
     _entry_split_with_sizes,
     _entry_squeeze,
     _entry_squeeze_dim,
@@ -207,7 +208,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:791
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -257,7 +258,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:754
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -348,7 +349,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:785
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -511,7 +512,7 @@ def fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:765
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -541,7 +542,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:809
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -551,7 +552,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:823
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -561,7 +562,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:817
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -692,7 +693,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:775
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -703,7 +704,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:780
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -906,16 +907,47 @@ def slice(self, dim=0, start=None, end=None, step=1):
 
 
 # schema/native_functions.yaml:737
-def split(self, split_size, dim=0):
-    """split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]"""
-    if _tf[0]:
-        r = _htf(split, (self,), (self, split_size, dim))
-        if r is not _NO:
-            return r
+def _m0_split(self, split_size, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
+        return (self, split_size, dim)
+    return None
+
+
+def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
 # schema/native_functions.yaml:743
+def _m1_split(self, split_size, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
+        return (self, split_size, dim)
+    return None
+
+
+def _c1_split(self, split_size, dim):
+    return _entry_split_sizes(self, split_size, dim)
+
+
+_cases_split = ((_m0_split, _c0_split), (_m1_split, _c1_split), )
+_sigs_split = (
+    'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
+    'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
+)
+
+
+def split(*args, **kwargs):
+    """Overloads:
+    split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+    split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+
+
+# schema/native_functions.yaml:748
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1148,7 +1180,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:759
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1158,7 +1190,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:770
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:

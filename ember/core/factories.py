@@ -20,6 +20,7 @@ import operator
 import warnings
 from itertools import chain
 
+import ml_dtypes
 import numpy as np
 
 from . import dtype as D
@@ -74,6 +75,19 @@ def _is_index(x) -> bool:
         return False
 
 
+def check_strided(size, stride):
+    """empty_strided's checks: as many strides as sizes, none negative."""
+    shape = check_size(size, "empty_strided")
+    stride = tuple(int(s) for s in stride)
+    if len(stride) != len(shape):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
+                           f"of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and "
+                           f"strides={list(stride)}")
+    return shape, stride
+
+
 def factory_dtype(dtype) -> D.dtype:
     """`dtype=None` means the default floating dtype."""
     if dtype is None:
@@ -106,14 +120,15 @@ def memory_format_of(memory_format):
 
 def format_strides(shape, memory_format) -> tuple:
     """Dense strides of `shape` in contiguous_format or channels_last (NHWC)."""
-    from .tensor import channels_last_strides, contiguous_strides
+    from .tensor import contiguous_strides
     mf = memory_format_of(memory_format)
     if mf is None or mf.name == "contiguous_format":
         return contiguous_strides(shape)
     if mf.name == "channels_last":
         if len(shape) != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
-        return channels_last_strides(shape)
+        n, c, h, w = shape
+        return (h * w * c, 1, w * c, c)  # torch's rule (no max(., 1): size 0 gives stride 0)
     raise RuntimeError("unsupported memory format Preserve")
 
 
@@ -183,8 +198,10 @@ def like_strides(shape, stride, memory_format) -> tuple:
 
 # torch's C++ type names in "value cannot be converted to type X without overflow"
 _CPP_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-              "int64": "int64_t", "float32": "float"}
-_FLOAT32_MAX = float(np.finfo(np.float32).max)
+              "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "float32": "float"}
+_FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
+              D.float32: float(np.finfo(np.float32).max)}
 
 
 def scalar_value(value):
@@ -215,7 +232,8 @@ def scalar_category_dtype(value) -> D.dtype:
 def checked_scalar(value, dt: D.dtype):
     """`value` converted to `dt` like torch's checked Scalar conversion (fill_, full,
     scalar_tensor): integers truncate floats toward zero and raise on overflow (uint8
-    also takes negatives down to -255, wrapping); float32 raises beyond its range.
+    also takes negatives down to -255, wrapping); float16/bfloat16/float32 raise on
+    finite values beyond their range (inf and nan pass).
 
     >>> checked_scalar(2.7, ember.int32), checked_scalar(-1, ember.uint8)
     (2, 255)
@@ -237,8 +255,10 @@ def checked_scalar(value, dt: D.dtype):
                                "without overflow")
         return v & info.max if v < 0 and info.min == 0 else v
     v = float(v)
-    if dt is D.float32 and not math.isinf(v) and abs(v) > _FLOAT32_MAX:
-        raise RuntimeError("value cannot be converted to type float without overflow")
+    fmax = _FLOAT_MAX.get(dt)
+    if fmax is not None and abs(v) > fmax and not math.isinf(v):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dt.name]} "
+                           "without overflow")
     return v
 
 
@@ -322,14 +342,16 @@ def from_numpy(ndarray):
                       "undefined behavior. You may want to copy the array to protect its data "
                       "or make it writable before converting it to a tensor.", UserWarning,
                       stacklevel=2)
-    return _wrap(ndarray, dt)
+    from .tensor import from_array
+    return from_array(ndarray, dt)
 
 
-def _wrap(arr: np.ndarray, dt: D.dtype):
+def wrap_array(arr: np.ndarray, dt: D.dtype):
+    """`from_array` with torch's strides for empty arrays (NumPy gives them 0 strides)."""
     from .tensor import contiguous_strides, from_array
     t = from_array(arr, dt)
     if arr.size == 0 and arr.flags.c_contiguous:
-        t._stride = contiguous_strides(arr.shape)  # NumPy gives empty arrays 0 strides
+        t._stride = contiguous_strides(arr.shape)
     return t
 
 
@@ -377,7 +399,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = _copy_tensor(data, dtype, dev)
     else:
         arr = _array_from_data(data, dtype)
-        t = _wrap(arr, _ember_dtype_of_np(arr.dtype))
+        t = wrap_array(arr, _ember_dtype_of_np(arr.dtype))
         if dev is not None and dev.type != "cpu":
             t = _copy_tensor(t, None, dev)
     if requires_grad:
@@ -400,36 +422,33 @@ def _copy_tensor(t, dtype, dev):
 
 def _array_from_data(data, dtype) -> np.ndarray:
     """A fresh NumPy array (in the ember dtype) holding `data`."""
-    if isinstance(data, np.ndarray):
+    if isinstance(data, range):
+        data = list(data)
+    elif not isinstance(data, (list, tuple, np.ndarray, np.generic, bool, int, float)):
+        if data is None:
+            raise RuntimeError("Could not infer dtype of NoneType")
+        if isinstance(data, str) or not (hasattr(data, "__array__") or
+                                         hasattr(data, "__array_interface__")):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        data = np.asarray(data)
+    if isinstance(data, (np.ndarray, np.generic)):
         target = _ember_dtype_of_np(data.dtype) if dtype is None else dtype
         with np.errstate(invalid="ignore", over="ignore"):
             return np.array(data, dtype=target.np, order="K", copy=True)
-    if isinstance(data, np.generic):
-        target = _ember_dtype_of_np(data.dtype) if dtype is None else dtype
-        with np.errstate(invalid="ignore", over="ignore"):
-            return np.array(data, dtype=target.np)
-    if isinstance(data, str) or not isinstance(data, (list, tuple, bool, int, float)) and not \
-            hasattr(data, "__len__"):
-        if isinstance(data, (range,)):
-            data = list(data)
-        elif data is None or isinstance(data, str) or not hasattr(data, "__iter__"):
-            if data is None:
-                raise RuntimeError("Could not infer dtype of NoneType")
-            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if isinstance(data, range):
-        data = list(data)
     inferred = _infer_dtype(data)
+    # Build at full precision when converting afterwards (torch converts each Python value).
+    build = inferred
+    if dtype is not None and dtype is not inferred and inferred.category != D.BOOL:
+        build = D.float64 if inferred.category == D.FLOAT else D.int64
     try:
-        arr = np.array(data, dtype=inferred.np)
+        arr = np.array(data, dtype=build.np)
     except ValueError:
         _raise_ragged(data)
         raise
     except OverflowError:
         raise ValueError("Overflow when unpacking long long") from None
-    if arr.dtype == object:
-        _raise_ragged(data)
-    if dtype is not None and dtype is not inferred:
-        if dtype.category == D.INT and inferred.category != D.BOOL:
+    if dtype is not None and dtype is not build:
+        if dtype.category == D.INT and build.category != D.BOOL:
             _check_fits(arr, dtype)
         with np.errstate(invalid="ignore", over="ignore"):
             arr = arr.astype(dtype.np)
@@ -437,57 +456,46 @@ def _array_from_data(data, dtype) -> np.ndarray:
 
 
 def _infer_dtype(data) -> D.dtype:
-    """torch's dtype inference over the leaves of nested sequences (promote_types of
-    bool / int64 / default float per Python scalar, and the dtypes of NumPy scalars,
-    arrays and tensors)."""
+    """torch's dtype inference: promote_types over the leaves of nested sequences, where
+    a Python bool/int/float counts as bool/int64/default float and NumPy scalars, arrays
+    and tensors count as their own dtype."""
     if not isinstance(data, (list, tuple)):
         return _leaf_dtype(data)
-    level = [data]
-    leaves = []
+    level, leaves = [data], []
     while level:
         items = list(chain.from_iterable(level))
-        kinds = set(map(type, items))
-        if kinds <= {list, tuple}:
-            level = items
-            continue
-        if kinds & {list, tuple}:
-            level = [x for x in items if isinstance(x, (list, tuple))]
-            leaves.extend(x for x in items if not isinstance(x, (list, tuple)))
-        else:
-            leaves = items if not leaves else leaves + items
+        if not any(issubclass(k, (list, tuple)) for k in set(map(type, items))):
+            leaves.extend(items)
             break
+        level = [x for x in items if isinstance(x, (list, tuple))]
+        leaves.extend(x for x in items if not isinstance(x, (list, tuple)))
     if not leaves:
         return D._default[0]
-    kinds = set(map(type, leaves))
     out = None
-    for k in kinds:
-        if k is bool:
-            d = D.bool_
-        elif k is int:
-            d = D.int64
-        elif k is float:
-            d = D._default[0]
+    for k in set(map(type, leaves)):
+        if k in _PY_SCALAR_DTYPES:
+            ds = [_PY_SCALAR_DTYPES[k]()]
         elif issubclass(k, np.generic):
-            d = _ember_dtype_of_np(np.dtype(k))
+            ds = [_ember_dtype_of_np(np.dtype(k))]
         else:
-            for x in leaves:
-                if type(x) is k:
-                    d = _leaf_dtype(x)
-                    out = d if out is None else D.promote_types(out, d)
-            continue
-        out = d if out is None else D.promote_types(out, d)
+            ds = [_leaf_dtype(x) for x in leaves if type(x) is k]
+        for d in ds:
+            out = d if out is None else D.promote_types(out, d)
     return out
 
 
+_PY_SCALAR_DTYPES = {bool: lambda: D.bool_, int: lambda: D.int64, float: lambda: D._default[0]}
+
+
 def _leaf_dtype(x) -> D.dtype:
-    if isinstance(x, (bool, np.bool_)):
-        return D.bool_
-    if isinstance(x, (int, np.integer)) and not isinstance(x, np.integer):
-        return D.int64
-    if isinstance(x, float) and not isinstance(x, np.floating):
-        return D._default[0]
     if isinstance(x, (np.ndarray, np.generic)):
         return _ember_dtype_of_np(x.dtype)
+    if isinstance(x, bool):
+        return D.bool_
+    if isinstance(x, int):
+        return D.int64
+    if isinstance(x, float):
+        return D._default[0]
     if hasattr(x, "_dtype"):
         if x.numel() != 1:
             raise TypeError("only one element tensors can be converted to Python scalars")

@@ -79,25 +79,3 @@ def reduced_shape(shape, dims, keepdim: bool) -> tuple:
     if keepdim:
         return tuple(1 if i in dims else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in dims)
-
-
-def infer_size(shape, numel: int) -> tuple:
-    """Resolves one -1 in a view/reshape shape; torch's errors."""
-    shape = tuple(int(s) for s in shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
-    known = 1
-    for s in shape:
-        if s != -1:
-            known *= s
-    if neg:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = shape[:neg[0]] + (numel // known,) + shape[neg[0] + 1:]
-    elif known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-    return shape

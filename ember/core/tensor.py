@@ -409,7 +409,7 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     if not lo <= dim <= hi:
         raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], "
                          f"but got {dim})")
-    return dim + ndim if dim < 0 else dim
+    return dim + max(ndim, 1) if dim < 0 else dim
 
 
 def _strides_of_array(a: np.ndarray) -> tuple:
@@ -497,7 +497,9 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None)
     dev = storage.device
     if dev.type == "cpu":
         isz = dt.itemsize
-        t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=offset * isz,
+        # an empty view may sit past the end of its storage (torch allows it)
+        byte_offset = 0 if 0 in tuple(shape) else offset * isz
+        t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=byte_offset,
                            strides=[s * isz for s in stride])
     else:
         t._np = None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+from ember.core.shapes import wrap_dim
 from ember.core.tensor import contiguous_strides
 
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
@@ -31,6 +32,26 @@ def int_list(size) -> tuple:
     if isinstance(size, (tuple, list)):
         return tuple(map(operator.index, size))
     return (operator.index(size),)
+
+
+def wrap(dim, ndim: int) -> int:
+    """A dim argument wrapped into [0, ndim) (0-d tensors accept -1 and 0, both give 0),
+    with torch's IndexError when out of range.
+
+    >>> wrap(-1, 3), wrap(-1, 0)
+    (2, 0)
+    """
+    d = wrap_dim(operator.index(dim), ndim)
+    return d if ndim else 0
+
+
+def wrap_list(dims, ndim: int) -> tuple:
+    """Wraps a dim list; torch's error for a repeated dim."""
+    out = tuple(wrap(d, ndim) for d in int_list(dims))
+    if len(set(out)) != len(out):
+        dup = next(d for d in out if out.count(d) > 1)
+        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
+    return out
 
 
 def infer_size(shape, numel: int) -> tuple:

@@ -1,26 +1,66 @@
-"""PLACEHOLDER: being written."""
+"""*_like factories (device-generic): a new tensor shaped like `self`, with self's dtype
+and device unless given, laid out by `memory_format` (None = preserve_format: a dense
+self keeps its strides, e.g. a transposed or channels-last input).
 
-def empty_like(*args):
-    raise NotImplementedError('empty_like: not written yet')
-
-
-def zeros_like(*args):
-    raise NotImplementedError('zeros_like: not written yet')
-
-
-def ones_like(*args):
-    raise NotImplementedError('ones_like: not written yet')
-
-
-def full_like(*args):
-    raise NotImplementedError('full_like: not written yet')
+    >>> x = ember.zeros(3, 2).t()
+    >>> ember.empty_like(x).stride(), ember.zeros_like(x, memory_format="contiguous_format").stride()
+    ((1, 2), (3, 1))
+"""
+from ember._generated import ops as _ops
+from ember.core.factories import check_layout, like_strides
+from ember.core.tensor import contiguous_strides
 
 
-def rand_like(*args):
-    raise NotImplementedError('rand_like: not written yet')
+def _layout(self, layout, memory_format):
+    """(shape, strides, contiguous?) of the result."""
+    check_layout(layout)
+    shape = self._shape
+    stride = like_strides(shape, self.stride(), memory_format)
+    return shape, stride, stride == contiguous_strides(shape)
 
 
-def randn_like(*args):
-    raise NotImplementedError('randn_like: not written yet')
+def empty_like(self, dtype, layout, device, pin_memory, memory_format):
+    shape, stride, _ = _layout(self, layout, memory_format)
+    return _ops._entry_empty_strided(shape, stride, dtype or self._dtype, None,
+                                     device or self._device, None)
 
 
+def zeros_like(self, dtype, layout, device, pin_memory, memory_format):
+    shape, stride, contiguous = _layout(self, layout, memory_format)
+    dt, dev = dtype or self._dtype, device or self._device
+    if contiguous:
+        return _ops._entry_zeros(shape, dt, None, dev, None)
+    return _ops._entry_zero_(_ops._entry_empty_strided(shape, stride, dt, None, dev, None))
+
+
+def ones_like(self, dtype, layout, device, pin_memory, memory_format):
+    return full_like(self, 1, dtype, layout, device, pin_memory, memory_format)
+
+
+def full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format):
+    """The fill value is converted to the result dtype (self's by default) with torch's
+    overflow checks: `full_like(uint8_tensor, 300)` raises."""
+    shape, stride, contiguous = _layout(self, layout, memory_format)
+    dt, dev = dtype or self._dtype, device or self._device
+    if contiguous:
+        return _ops._entry_full(shape, fill_value, dt, None, dev, None)
+    out = _ops._entry_empty_strided(shape, stride, dt, None, dev, None)
+    return _ops._entry_fill__Scalar(out, fill_value)
+
+
+def _random_like(op, self, dtype, layout, device, memory_format):
+    shape, stride, contiguous = _layout(self, layout, memory_format)
+    dt, dev = dtype or self._dtype, device or self._device
+    r = op(shape, None, dt, None, dev, None)
+    if contiguous:
+        return r
+    return _ops._entry_copy_(_ops._entry_empty_strided(shape, stride, dt, None, dev, None), r,
+                             False)
+
+
+def rand_like(self, dtype, layout, device, pin_memory, memory_format):
+    return _random_like(_ops._entry_rand, self, dtype, layout, device, memory_format)
+
+
+def randn_like(self, dtype, layout, device, pin_memory, memory_format):
+    return _random_like(_ops._entry_randn, self, dtype, layout, device, memory_format)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import operator
 
-from ember.core.alloc import storage_nbytes
-from ember.core.shapes import wrap_dim, wrap_dims
-from ember.core.tensor import make_view
 from ember.kernels.common import _view_rules as R
+
+from ember.core.alloc import storage_nbytes
+from ember.core.tensor import make_view
 
 _index = operator.index
 
@@ -96,11 +96,11 @@ def as_strided(self, size, stride, storage_offset):
     if any(s < 0 for s in stride):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
                            f"got strides: {list(stride)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     if any(n < 0 for n in size):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} "
                            f"and strides={list(stride)}")
-    if offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     itemsize = self._dtype.itemsize
     needed = storage_nbytes(size, stride, itemsize)
     if needed:
@@ -127,7 +127,7 @@ def permute(self, dims):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
-    wrapped = [wrap_dim(d, ndim) for d in dims]
+    wrapped = [R.wrap(d, ndim) for d in dims]
     if len(set(wrapped)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     stride = self.stride()
@@ -142,7 +142,7 @@ def transpose(self, dim0, dim1):
     (1, 3)
     """
     ndim = len(self._shape)
-    d0, d1 = wrap_dim(_index(dim0), ndim), wrap_dim(_index(dim1), ndim)
+    d0, d1 = R.wrap(dim0, ndim), R.wrap(dim1, ndim)
     if d0 == d1:   # also the 0-d case, where both wrap to 0
         return make_view(self, self._shape, self.stride(), self._offset)
     shape, stride = list(self._shape), list(self.stride())
@@ -167,7 +167,7 @@ def unsqueeze(self, dim):
     ember.Size([2, 3, 1])
     """
     ndim = len(self._shape)
-    d = wrap_dim(_index(dim), ndim + 1)
+    d = R.wrap(dim, ndim + 1)
     stride = self.stride()
     new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
     return make_view(self, self._shape[:d] + (1,) + self._shape[d:],
@@ -193,12 +193,12 @@ def squeeze(self):
 
 def squeeze_dim(self, dim):
     """Removes `dim` if its size is 1; otherwise the view has self's shape."""
-    return _squeeze_dims(self, (wrap_dim(_index(dim), len(self._shape)),))
+    return _squeeze_dims(self, (R.wrap(dim, len(self._shape)),))
 
 
 def squeeze_dims(self, dim):
     """Removes those of the listed dims whose size is 1."""
-    return _squeeze_dims(self, wrap_dims(R.int_list(dim), len(self._shape)))
+    return _squeeze_dims(self, R.wrap_list(dim, len(self._shape)))
 
 
 # --- broadcasting ------------------------------------------------------------------------
@@ -249,7 +249,7 @@ def _type_string(self):
 
 
 # --- slicing and indexing ----------------------------------------------------------------
-def slice(self, dim, start, end, step):  # noqa: A001  (torch's op name)
+def slice(self, dim, start, end, step):
     """`x[:, start:end:step]` along `dim`; start/end are clamped like Python slices.
 
     >>> slice(from_array(np.arange(10.0)), 0, -4, None, 2).shape
@@ -258,7 +258,7 @@ def slice(self, dim, start, end, step):  # noqa: A001  (torch's op name)
     ndim = len(self._shape)
     if ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(_index(dim), ndim)
+    d = R.wrap(dim, ndim)
     step = _index(step)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
@@ -286,7 +286,7 @@ def select(self, dim, index):
     ndim = len(self._shape)
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(_index(dim), ndim)
+    d = R.wrap(dim, ndim)
     index = _index(index)
     n = self._shape[d]
     if index < -n or index >= n:
@@ -306,7 +306,7 @@ def diagonal(self, offset, dim1, dim2):
     ember.Size([3])
     """
     ndim = len(self._shape)
-    d1, d2 = wrap_dim(_index(dim1), ndim), wrap_dim(_index(dim2), ndim)
+    d1, d2 = R.wrap(dim1, ndim), R.wrap(dim2, ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     offset = _index(offset)
@@ -344,7 +344,7 @@ def split(self, split_size, dim):
     if split_size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got "
                            f"split_size={split_size}")
-    d = wrap_dim(_index(dim), len(self._shape))
+    d = R.wrap(dim, len(self._shape))
     n = self._shape[d]
     if split_size == 0 and n != 0:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
@@ -364,14 +364,14 @@ def split_with_sizes(self, split_sizes, dim):
     if not self._shape:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     sizes = R.int_list(split_sizes)
-    d = wrap_dim(_index(dim), len(self._shape))
+    d = R.wrap(dim, len(self._shape))
     if any(s < 0 for s in sizes):
         raise RuntimeError("split_with_sizes expects split_sizes have only non-negative entries, "
                            f"but got split_sizes={list(sizes)}")
     n = self._shape[d]
     if sum(sizes) != n:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
-                           f"tensor's size at dimension {d}), but got split_sizes={list(sizes)}")
+                           f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
     starts = [0]
     for s in sizes[:-1]:
         starts.append(starts[-1] + s)
@@ -384,9 +384,9 @@ def unbind(self, dim):
     >>> len(unbind(from_array(np.zeros((2, 3))), 1))
     3
     """
+    d = R.wrap(dim, len(self._shape))
     if not self._shape:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = wrap_dim(_index(dim), len(self._shape))
     shape, stride = _drop(self._shape, d), _drop(self.stride(), d)
     step = self.stride()[d]
     return tuple(make_view(self, shape, stride, self._offset + i * step)

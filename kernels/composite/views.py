@@ -12,9 +12,9 @@ from __future__ import annotations
 import operator
 import warnings
 
-import ember
-from ember.core.shapes import wrap_dim
 from ember.kernels.common import _view_rules as R
+
+import ember
 
 _index = operator.index
 
@@ -80,6 +80,15 @@ def narrow(self, dim, start, length):
     return ember.slice(self, dim, start, start + length, 1)
 
 
+def split_sizes(self, split_size, dim=0):
+    """`x.split([1, 2])`: the list form of split is split_with_sizes.
+
+    >>> [p.shape for p in ember.arange(3).split([1, 2])]
+    [ember.Size([1]), ember.Size([2])]
+    """
+    return ember.split_with_sizes(self, split_size, dim)
+
+
 def chunk(self, chunks, dim):
     """At most `chunks` pieces of ceil(size / chunks) along `dim` (fewer when the size
     does not fill them).
@@ -108,7 +117,7 @@ def flatten(self, start_dim, end_dim):
     ember.Size([6, 4])
     """
     ndim = self.dim()
-    start, end = wrap_dim(_index(start_dim), ndim), wrap_dim(_index(end_dim), ndim)
+    start, end = R.wrap(start_dim, ndim), R.wrap(end_dim, ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if ndim == 0:
@@ -129,7 +138,7 @@ def unflatten(self, dim, sizes):
     ember.Size([2, 3, 4])
     """
     ndim = self.dim()
-    d = wrap_dim(_index(dim), ndim)
+    d = R.wrap(dim, ndim)
     sizes = R.int_list(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -161,8 +170,8 @@ def movedim_intlist(self, source, destination):
                            f"dims) should contain the same number of dims as destination "
                            f"({list(dst)} dims)")
     ndim = self.dim()
-    nsrc = [wrap_dim(d, ndim) for d in src]
-    ndst = [wrap_dim(d, ndim) for d in dst]
+    nsrc = [R.wrap(d, ndim) for d in src]
+    ndst = [R.wrap(d, ndim) for d in dst]
     if len(set(nsrc)) != len(nsrc):
         raise RuntimeError(f"movedim: repeated dim in `source` ({list(src)})")
     if len(set(ndst)) != len(ndst):

@@ -1,46 +1,134 @@
-"""PLACEHOLDER: being written."""
+"""Factory kernels on the CPU (NumPy): empty, zeros, ones, full, arange, rand, randn.
 
-def empty(*args):
-    raise NotImplementedError('empty: not written yet')
+    >>> ember.arange(1, 2, 0.25)
+    tensor([1.0000, 1.2500, 1.5000, 1.7500])
+    >>> ember.full((2,), 7).dtype
+    ember.int64
+"""
+import numpy as np
 
-
-def empty_strided(*args):
-    raise NotImplementedError('empty_strided: not written yet')
-
-
-def zeros(*args):
-    raise NotImplementedError('zeros: not written yet')
-
-
-def ones(*args):
-    raise NotImplementedError('ones: not written yet')
-
-
-def full(*args):
-    raise NotImplementedError('full: not written yet')
+from ember import random as _random
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.factories import (arange_params, check_layout, check_size, check_strided,
+                                  checked_scalar, factory_dtype, format_strides,
+                                  scalar_category_dtype, wrap_array)
+from ember.core.outputs import _torch_name
+from ember.core.tensor import contiguous_strides
 
 
-def scalar_tensor(*args):
-    raise NotImplementedError('scalar_tensor: not written yet')
+def empty(size, dtype, layout, device, pin_memory, memory_format):
+    check_layout(layout)
+    shape = check_size(size, "empty")
+    dt = factory_dtype(dtype)
+    stride = format_strides(shape, memory_format)
+    if stride == contiguous_strides(shape):
+        return wrap_array(np.empty(shape, dt.np), dt)
+    return empty_cpu(shape, dt, stride)
 
 
-def arange(*args):
-    raise NotImplementedError('arange: not written yet')
+def empty_strided(size, stride, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    shape, stride = check_strided(size, stride)
+    dt = factory_dtype(dtype)
+    if stride == contiguous_strides(shape):
+        return wrap_array(np.empty(shape, dt.np), dt)
+    return empty_cpu(shape, dt, stride)
 
 
-def arange_start(*args):
-    raise NotImplementedError('arange_start: not written yet')
+def zeros(size, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    dt = factory_dtype(dtype)
+    return wrap_array(np.zeros(check_size(size, "zeros"), dt.np), dt)
 
 
-def arange_start_step(*args):
-    raise NotImplementedError('arange_start_step: not written yet')
+def ones(size, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    dt = factory_dtype(dtype)
+    return wrap_array(np.ones(check_size(size, "ones"), dt.np), dt)
 
 
-def rand(*args):
-    raise NotImplementedError('rand: not written yet')
+def full(size, fill_value, dtype, layout, device, pin_memory):
+    """dtype None: bool fill -> bool, int -> int64, float -> the default dtype."""
+    check_layout(layout)
+    dt = scalar_category_dtype(fill_value) if dtype is None else factory_dtype(dtype)
+    value = checked_scalar(fill_value, dt)
+    return wrap_array(np.full(check_size(size, "full"), value, dt.np), dt)
 
 
-def randn(*args):
-    raise NotImplementedError('randn: not written yet')
+def scalar_tensor(s, dtype, layout, device, pin_memory):
+    """A 0-d tensor; dtype None is the default float dtype, whatever `s` is (torch)."""
+    check_layout(layout)
+    dt = factory_dtype(dtype)
+    return wrap_array(np.array(checked_scalar(s, dt), dt.np), dt)
 
 
+def arange(end, dtype, layout, device, pin_memory):
+    return arange_start_step(0, end, 1, dtype, layout, device, pin_memory)
+
+
+def arange_start(start, end, dtype, layout, device, pin_memory):
+    return arange_start_step(start, end, 1, dtype, layout, device, pin_memory)
+
+
+def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
+    """start + step * i, computed in torch's accumulate type (int64 for integers,
+    float32 for float16/bfloat16, float64 otherwise)."""
+    check_layout(layout)
+    n, dt, start, step = arange_params(start, end, step, dtype)
+    if dt is D.bool_:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dt.category == D.INT:
+        acc = np.arange(n, dtype=np.int64) * step + start
+    elif dt is D.float16 or dt is D.bfloat16:
+        acc = np.arange(n, dtype=np.float32) * np.float32(step) + np.float32(start)
+    else:
+        acc = np.arange(n, dtype=np.float64) * step + start
+    return wrap_array(acc.astype(dt.np, copy=False), dt)
+
+
+def _rng(generator) -> np.random.Generator:
+    gen = _random.default_generator if generator is None else generator
+    if gen.device.type != "cpu":
+        raise RuntimeError(f"Expected a 'cpu' device type for generator but found "
+                           f"'{gen.device.type}'")
+    return gen._rng
+
+
+# Random bits per value of reduced-precision uniforms (torch: the type's digits), so
+# that float16/bfloat16 samples stay below 1.
+_UNIFORM_DIGITS = {"float16": 11, "bfloat16": 8}
+
+
+def rand(size, generator, dtype, layout, device, pin_memory):
+    """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
+    check_layout(layout)
+    shape = check_size(size, "rand")
+    dt = factory_dtype(dtype)
+    if dt.category != D.FLOAT:
+        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
+                                  f"'{_torch_name(dt)}'")
+    rng = _rng(generator)
+    if dt is D.float64 or dt is D.float32:
+        arr = rng.random(shape, dtype=dt.np)
+    else:
+        digits = _UNIFORM_DIGITS[dt.name]
+        k = rng.integers(0, 1 << digits, shape, dtype=np.int32)
+        arr = (k.astype(np.float32) * np.float32(2.0 ** -digits)).astype(dt.np)
+    return wrap_array(arr, dt)
+
+
+def randn(size, generator, dtype, layout, device, pin_memory):
+    """Standard normal samples from the generator (PCG64)."""
+    check_layout(layout)
+    shape = check_size(size, "randn")
+    dt = factory_dtype(dtype)
+    if dt.category != D.FLOAT:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{_torch_name(dt)}'")
+    rng = _rng(generator)
+    if dt is D.float64 or dt is D.float32:
+        arr = rng.standard_normal(shape, dtype=dt.np)
+    else:
+        arr = rng.standard_normal(shape, dtype=np.float32).astype(dt.np)
+    return wrap_array(arr, dt)

@@ -1,46 +1,68 @@
-"""PLACEHOLDER: being written."""
+"""Factory kernels on Meta: the shape, dtype and strides the CPU kernels would give.
 
-def empty(*args):
-    raise NotImplementedError('empty: not written yet')
-
-
-def empty_strided(*args):
-    raise NotImplementedError('empty_strided: not written yet')
-
-
-def zeros(*args):
-    raise NotImplementedError('zeros: not written yet')
+    >>> ember.empty(2, 3, 4, 5, device="meta", memory_format=ember.channels_last).stride()
+    (60, 1, 15, 3)
+"""
+from ember.core.alloc import empty_meta
+from ember.core.factories import (arange_params, check_layout, check_size, check_strided,
+                                  factory_dtype, format_strides, scalar_category_dtype,
+                                  scalar_value)
 
 
-def ones(*args):
-    raise NotImplementedError('ones: not written yet')
+def empty(size, dtype, layout, device, pin_memory, memory_format):
+    check_layout(layout)
+    shape = check_size(size, "empty")
+    return empty_meta(shape, factory_dtype(dtype), format_strides(shape, memory_format))
 
 
-def full(*args):
-    raise NotImplementedError('full: not written yet')
+def empty_strided(size, stride, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    shape, stride = check_strided(size, stride)
+    return empty_meta(shape, factory_dtype(dtype), stride)
 
 
-def scalar_tensor(*args):
-    raise NotImplementedError('scalar_tensor: not written yet')
+def zeros(size, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    return empty_meta(check_size(size, "zeros"), factory_dtype(dtype))
 
 
-def arange(*args):
-    raise NotImplementedError('arange: not written yet')
+def ones(size, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    return empty_meta(check_size(size, "ones"), factory_dtype(dtype))
 
 
-def arange_start(*args):
-    raise NotImplementedError('arange_start: not written yet')
+def full(size, fill_value, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    scalar_value(fill_value)
+    dt = scalar_category_dtype(fill_value) if dtype is None else factory_dtype(dtype)
+    return empty_meta(check_size(size, "full"), dt)
 
 
-def arange_start_step(*args):
-    raise NotImplementedError('arange_start_step: not written yet')
+def scalar_tensor(s, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    scalar_value(s)
+    return empty_meta((), factory_dtype(dtype))
 
 
-def rand(*args):
-    raise NotImplementedError('rand: not written yet')
+def arange(end, dtype, layout, device, pin_memory):
+    return arange_start_step(0, end, 1, dtype, layout, device, pin_memory)
 
 
-def randn(*args):
-    raise NotImplementedError('randn: not written yet')
+def arange_start(start, end, dtype, layout, device, pin_memory):
+    return arange_start_step(start, end, 1, dtype, layout, device, pin_memory)
 
 
+def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    n, dt, _, _ = arange_params(start, end, step, dtype)
+    return empty_meta((n,), dt)
+
+
+def rand(size, generator, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    return empty_meta(check_size(size, "rand"), factory_dtype(dtype))
+
+
+def randn(size, generator, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    return empty_meta(check_size(size, "randn"), factory_dtype(dtype))

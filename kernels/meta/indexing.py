@@ -1,14 +1,365 @@
-"""PLACEHOLDER: being written."""
+"""cat, index and index_put_ on Meta tensors, and the shared layout rules the CPU kernels
+use: cat's dtype promotion and shape checks, and advanced indexing's output shape and
+strides (torch's TensorIterator rule, so `x.t()[idx]` keeps a transposed layout).
 
-def cat(*args):
-    raise NotImplementedError('cat: not written yet')
+    >>> x = ember.empty(4, 5, device="meta")
+    >>> x[:, ember.tensor([[0, 1]], device="meta")].shape
+    ember.Size([4, 1, 2])
+"""
+import warnings
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_meta
+from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.core.tensor import channels_last, channels_last_strides, contiguous_strides
+
+# --- cat -----------------------------------------------------------------------------
 
 
-def index(*args):
-    raise NotImplementedError('index: not written yet')
+def _skipped(t) -> bool:
+    """torch's legacy rule: 1-D empty tensors are ignored by cat's shape checks."""
+    return len(t._shape) == 1 and t._shape[0] == 0
 
 
-def index_put_(*args):
-    raise NotImplementedError('index_put_: not written yet')
+def cat_layout(tensors, dim):
+    """(kept tensors, wrapped dim, shape, strides, dtype) of `cat(tensors, dim)`."""
+    if len(tensors) == 0:
+        raise ValueError("cat(): expected a non-empty list of Tensors")
+    dev = tensors[0]._device
+    for i, t in enumerate(tensors):
+        if t._device != dev:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {dev} and {t._device}!")
+        if not t._shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    dt = D.result_type(*tensors)
+    kept = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
+    if not kept:
+        return [], 0, (0,), (1,), dt
+    first = kept[0][1]._shape
+    dim = wrap_dim(dim, len(first))
+    size = 0
+    for i, t in kept:
+        s = t._shape
+        if len(s) != len(first):
+            raise RuntimeError("Tensors must have same number of dimensions: got "
+                               f"{len(first)} and {len(s)}")
+        for d, (a, b) in enumerate(zip(first, s)):
+            if d != dim and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
+                                   f"Expected size {a} but got size {b} for tensor number {i} "
+                                   "in the list.")
+        size += s[dim]
+    shape = first[:dim] + (size,) + first[dim + 1:]
+    use_cl = len(shape) == 4 and all(t.suggest_memory_format() is channels_last for t in tensors)
+    strides = channels_last_strides(shape) if use_cl else contiguous_strides(shape)
+    return [t for _, t in kept], dim, shape, strides, dt
 
 
+def cat(tensors, dim):
+    _, _, shape, strides, dt = cat_layout(tensors, dim)
+    return empty_meta(shape, dt, strides)
+
+
+# --- advanced indexing: the plan --------------------------------------------------------
+_INDEX_DTYPES = (D.int64, D.int32, D.uint8, D.bool_)
+
+
+class IndexPlan:
+    """What `self[indices]` reads.
+
+    `entries` has one item per indexed dim of self (masks expanded to one item per mask
+    dim): None (whole dim) or an index (shape, strides, array-or-None); `shape` and
+    `strides` describe the result.
+    """
+    __slots__ = ("entries", "shape", "strides")
+
+    def numpy_index(self) -> tuple:
+        return tuple(slice(None) if e is None else e[2] for e in self.entries)
+
+
+def check_index_types(self, indices):
+    """Count and dtype checks shared by index and index_put_ (no data needed)."""
+    if len(indices) > len(self._shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(self._shape)} "
+                         f"(got {len(indices)})")
+    for t in indices:
+        if t is not None and t._dtype not in _INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+
+
+def _check_mask(self, mask, start):
+    shape = self._shape
+    for j, n in enumerate(mask._shape):
+        src = start + j
+        if src >= len(shape) or n != shape[src]:
+            raise IndexError(f"The shape of the mask {list(mask._shape)} at index {j} does not "
+                             f"match the shape of the indexed tensor {list(shape)} at index {src}")
+
+
+def index_plan(self, indices, nonzero=None, with_strides=True) -> IndexPlan:
+    """Validates `indices` (torch's order and messages) and lays out the result.
+
+    `nonzero(mask)` turns a bool/uint8 mask into one index array per mask dim (CPU);
+    without it a mask raises NotImplementedError, as its result size depends on data.
+    """
+    check_index_types(self, indices)
+    if len(indices) == 0:
+        raise IndexError("at least one index must be provided")
+    entries = []
+    for t in indices:
+        if t is None:
+            entries.append(None)
+        elif _is_mask(t):
+            if t._dtype is D.uint8:
+                warnings.warn("indexing with dtype ember.uint8 is now deprecated, please use a "
+                              "dtype ember.bool instead.", UserWarning, stacklevel=4)
+            _check_mask(self, t, len(entries))
+            if nonzero is None:
+                raise NotImplementedError(
+                    "aten::index with a boolean mask has a dynamic output shape (it depends on "
+                    "the mask's values), so it cannot run on the Meta device")
+            for col in nonzero(t):  # nonzero's (N, k) result is column-major: stride 1
+                entries.append((col.shape, (1,), col, False))
+        else:
+            entries.append((t._shape, t.stride(), t._np, t._dtype is D.int32))
+    if all(e is None for e in entries):
+        raise IndexError("at least one index must be provided")
+    plan = IndexPlan()
+    plan.entries = entries
+    plan.shape, plan.strides = _layout(self, entries, with_strides)
+    return plan
+
+
+def _layout(self, entries, with_strides):
+    """Result shape (and strides) of advanced indexing, after torch's make_info."""
+    shapes = [e[0] for e in entries if e is not None]
+    try:
+        bshape = broadcast_shapes(*shapes)
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together "
+                         f"with shapes {', '.join(str(list(s)) for s in shapes)}") from None
+    ndim = len(self._shape)
+    items = entries + [None] * (ndim - len(entries))
+    pos = [d for d, e in enumerate(items) if e is not None]
+    src_shape, src_strides = self._shape, self.stride()
+    if pos[-1] - pos[0] + 1 != len(pos):  # not adjacent: indexed dims go first
+        order = pos + [d for d, e in enumerate(items) if e is None]
+        src_shape = tuple(src_shape[d] for d in order)
+        src_strides = tuple(src_strides[d] for d in order)
+        before = 0
+    else:
+        before = pos[0]
+    after = ndim - before - len(pos)
+    indexed = [src_shape[d] for d in range(before, before + len(pos))]
+    if 0 in indexed and 0 not in bshape:
+        raise IndexError("index is out of bounds for dimension with size 0")
+    nb = len(bshape)
+    shape = src_shape[:before] + bshape + src_shape[ndim - after:]
+    if not with_strides:
+        return shape, None
+    operands = [(shape, src_strides[:before] + (0,) * nb + src_strides[ndim - after:])]
+    for e in entries:
+        if e is None:
+            continue
+        ishape, istrides = e[0], e[1]
+        if ishape != bshape:
+            istrides, ishape = _expand_strides(ishape, istrides, bshape), bshape
+        if e[3] and not _non_overlapping_and_dense(ishape, istrides):  # int32 .to(int64)
+            istrides = _dense_strides(ishape, istrides)
+        rshape = (1,) * before + bshape + (1,) * after
+        operands.append((rshape, _view_strides(ishape, istrides, rshape)))
+    return shape, _iter_output_strides(shape, operands)
+
+
+# --- stride rules (torch's TensorIterator, expand, view) ---------------------------------
+def _iter_perm(shape, strides_list):
+    """TensorIterator's dim order, innermost first: an insertion sort by the operands'
+    strides where a stride-0 dim never decides."""
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            c = _should_swap(shape, strides_list, perm[dim0], perm[dim1])
+            if c > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif c < 0:
+                break
+    return perm
+
+
+def _should_swap(shape, strides_list, d0, d1):
+    for st in strides_list:
+        s0, s1 = st[d0], st[d1]
+        if s0 == 0 or s1 == 0:
+            continue
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        if shape[d0] > shape[d1]:
+            return 1
+    return 0
+
+
+def _iter_output_strides(shape, operands):
+    """Strides TensorIterator gives a new output of `shape` from its input operands
+    ((shape, strides) pairs, broadcast to `shape`)."""
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape)
+    if all(s == shape for s, _ in operands) and all(_contiguous(s, st) for s, st in operands):
+        return contiguous_strides(shape)
+    bcast = []
+    for s, st in operands:
+        off = ndim - len(s)
+        row = [0] * off
+        for i, (n, x) in enumerate(zip(s, st)):
+            row.append(0 if n == 1 and shape[off + i] != 1 else x)
+        bcast.append(row)
+    perm = _iter_perm(shape, bcast)
+    if perm == list(range(ndim - 1, -1, -1)):
+        return contiguous_strides(shape)
+    strides = [0] * ndim
+    acc = 1
+    for d in perm:
+        strides[d] = acc
+        acc *= shape[d]
+    return tuple(strides)
+
+
+def _contiguous(shape, strides) -> bool:
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _non_overlapping_and_dense(shape, strides) -> bool:
+    """torch's is_non_overlapping_and_dense: a permutation of a contiguous layout."""
+    if _contiguous(shape, strides):
+        return True
+    required = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d]):
+        if strides[d] != required:
+            return False
+        required *= shape[d]
+    return True
+
+
+def _dense_strides(shape, strides):
+    """torch's infer_dense_strides: dense strides keeping the input's dim order."""
+    strides_out = [0] * len(shape)
+    acc = 1
+    for d in _iter_perm(shape, [strides]):
+        strides_out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(strides_out)
+
+
+def _expand_strides(shape, strides, target):
+    """Strides of `expand(target)` (torch's inferExpandGeometry)."""
+    ndim, tdim = len(target), len(shape)
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        d = tdim - ndim + i
+        if d >= 0:
+            size, stride = shape[d], strides[d]
+        else:
+            size, stride = 1, (target[i + 1] * out[i + 1] if i + 1 < ndim else 1)
+        out[i] = 0 if size != target[i] else stride
+    return tuple(out)
+
+
+def _view_strides(oldshape, oldstride, newshape):
+    """Strides of `view(newshape)` (torch's computeStride); contiguous when it must copy."""
+    if not oldshape:
+        return (1,) * len(newshape)
+    numel = 1
+    for n in oldshape:
+        numel *= n
+    if numel == 0:
+        if tuple(oldshape) == tuple(newshape):
+            return tuple(oldstride)
+        out, acc = [0] * len(newshape), 1
+        for d in range(len(newshape) - 1, -1, -1):
+            out[d] = acc
+            acc *= max(newshape[d], 1)
+        return tuple(out)
+    newstride = [0] * len(newshape)
+    view_d = len(newshape) - 1
+    base = oldstride[-1]
+    tensor_numel = view_numel = 1
+    for tensor_d in range(len(oldshape) - 1, -1, -1):
+        tensor_numel *= oldshape[tensor_d]
+        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1
+                             and oldstride[tensor_d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
+                newstride[view_d] = view_numel * base
+                view_numel *= newshape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return contiguous_strides(newshape)
+            if tensor_d > 0:
+                base = oldstride[tensor_d - 1]
+                tensor_numel = view_numel = 1
+    if view_d != -1:
+        return contiguous_strides(newshape)
+    return tuple(newstride)
+
+
+# --- index_put_ ---------------------------------------------------------------------------
+def can_masked_fill(indices, values) -> bool:
+    """torch's shortcut: one mask plus a one-element CPU value becomes masked_fill_
+    (so the value's dtype need not match)."""
+    if values.numel() != 1 or values._device.type != "cpu":
+        return False
+    defined = [t for t in indices if t is not None]
+    return len(defined) == 1 and _is_mask(defined[0])
+
+
+def check_index_put(self, values, shape):
+    """values must match self's dtype and broadcast to the indexed shape `shape`."""
+    if values._dtype is not self._dtype:
+        from .reduction import TORCH_NAMES
+        raise RuntimeError("Index put requires the source and destination dtypes match, got "
+                           f"{TORCH_NAMES[self._dtype]} for the destination and "
+                           f"{TORCH_NAMES[values._dtype]} for the source.")
+    vs = values._shape
+    ok = len(vs) <= len(shape) and all(
+        v == 1 or v == s for v, s in zip(reversed(vs), reversed(shape)))
+    if not ok:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(vs)} cannot be "
+                           f"broadcast to indexing result of shape {list(shape)}")
+
+
+def _is_mask(t) -> bool:
+    return t is not None and (t._dtype is D.bool_ or t._dtype is D.uint8)
+
+
+# --- kernels ----------------------------------------------------------------------------
+def index(self, indices):
+    """`self[indices]` on Meta: integer index tensors only (a mask's count is data)."""
+    plan = index_plan(self, indices)
+    return empty_meta(plan.shape, self._dtype, plan.strides)
+
+
+def index_put_(self, indices, values, accumulate):
+    """Checks what can be checked without data; returns self."""
+    check_index_types(self, indices)
+    if any(_is_mask(t) for t in indices):
+        start = 0
+        for t in indices:
+            if _is_mask(t):
+                _check_mask(self, t, start)
+            start += t.dim() if _is_mask(t) else 1
+        return self
+    plan = index_plan(self, indices, with_strides=False)
+    if accumulate or not can_masked_fill(indices, values):
+        check_index_put(self, values, plan.shape)
+    return self

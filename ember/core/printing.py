@@ -1,0 +1,183 @@
+"""`repr(tensor)`: torch's text, with 'torch' read as 'ember'.
+
+    >>> ember.tensor([[1.5, 2.0], [3.0, 4.0]], dtype=ember.float64)
+    tensor([[1.5000, 2.0000],
+            [3.0000, 4.0000]], dtype=ember.float64)
+    >>> ember.empty(2, 3, device="meta")
+    tensor(..., device='meta', size=(2, 3))
+
+A port of torch/_tensor_str.py working on NumPy arrays: floats print with 4 decimals,
+in scientific notation when the nonzero finite magnitudes span more than 1000x or leave
+[1e-4, 1e8]; integral floats print as `3.`; more than 1000 elements are summarised with
+the 3 first and last items of each dimension.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import dtype as D
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+
+
+class _Formatter:
+    """Picks one width and style (int / fixed / scientific) for all printed values."""
+
+    def __init__(self, values: np.ndarray, floating: bool):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            if flat.size:
+                self.max_width = max(len(str(v)) for v in flat.tolist())
+            return
+        flat = flat.astype(np.float64)
+        nz = flat[np.isfinite(flat) & (flat != 0)]
+        if nz.size == 0:
+            return
+        mags = np.abs(nz)
+        lo, hi = float(mags.min()), float(mags.max())
+        self.int_mode = bool(np.all(nz == np.ceil(nz)))
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        vals = nz.tolist()
+        if self.sci_mode:
+            self.max_width = max(len(f"{v:.{PRECISION}e}") for v in vals)
+        elif self.int_mode:
+            self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
+        else:
+            self.max_width = max(len(f"{v:.{PRECISION}f}") for v in vals)
+
+    def format(self, value) -> str:
+        if self.floating:
+            if self.sci_mode:
+                ret = f"{value:{self.max_width}.{PRECISION}e}"
+            elif self.int_mode:
+                ret = f"{value:.0f}"
+                if not (math.isinf(value) or math.isnan(value)):
+                    ret += "."
+            else:
+                ret = f"{value:.{PRECISION}f}"
+        else:
+            ret = f"{value}"
+        return (self.max_width - len(ret)) * " " + ret
+
+
+def _edges(a: np.ndarray) -> np.ndarray:
+    """The summarised values: the EDGEITEMS first and last entries of each long dim."""
+    for d, n in enumerate(a.shape):
+        if n > 2 * EDGEITEMS:
+            idx = np.r_[0:EDGEITEMS, n - EDGEITEMS:n]
+            a = np.take(a, idx, axis=d)
+    return a
+
+
+def _py_values(a: np.ndarray) -> list:
+    """Elements as Python numbers (float16/bfloat16 through float64)."""
+    if a.dtype.kind in "biu" or a.dtype == np.float64:
+        return a.tolist()
+    return a.astype(np.float64).tolist()
+
+
+def _vector_str(a, indent, summarize, fmt) -> str:
+    element_length = fmt.max_width + 2
+    per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
+    if summarize and a.shape[0] > 2 * EDGEITEMS:
+        data = ([fmt.format(v) for v in _py_values(a[:EDGEITEMS])] + [" ..."]
+                + [fmt.format(v) for v in _py_values(a[-EDGEITEMS:])])
+    else:
+        data = [fmt.format(v) for v in _py_values(a)]
+    lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _tensor_str_with_formatter(a, indent, summarize, fmt) -> str:
+    dim = a.ndim
+    if dim == 0:
+        return fmt.format(_py_values(a))
+    if dim == 1:
+        return _vector_str(a, indent, summarize, fmt)
+    n = a.shape[0]
+    if summarize and n > 2 * EDGEITEMS:
+        rows = list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n))
+    else:
+        rows = range(n)
+    slices = ["..." if i is None else _tensor_str_with_formatter(a[i], indent + 1, summarize, fmt)
+              for i in rows]
+    return "[" + ("," + "\n" * (dim - 1) + " " * (indent + 1)).join(slices) + "]"
+
+
+def _tensor_str(a: np.ndarray, indent: int, floating: bool) -> str:
+    if a.size == 0:
+        return "[]"
+    summarize = a.size > THRESHOLD
+    fmt = _Formatter(_edges(a) if summarize else a, floating)
+    return _tensor_str_with_formatter(a, indent, summarize, fmt)
+
+
+def _add_suffixes(tensor_str, suffixes, indent) -> str:
+    parts = [tensor_str]
+    last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def _host_values(t):
+    """The tensor's data as a NumPy array, or None when it has none (meta, data-less
+    wrapper subclasses)."""
+    if t._device.type == "meta":
+        return None
+    if t._device.type == "cpu":
+        return t._np
+    from .. import _generated
+    return _generated.ops._entry__to_copy(t, None, None, "cpu", None, False, None)._np
+
+
+def tensor_repr(t) -> str:
+    """torch's `Tensor.__repr__` text for an ember tensor."""
+    from .tensor import Tensor
+    cls = type(t)
+    prefix = "tensor(" if cls is Tensor or cls.__name__ == "Parameter" else f"{cls.__name__}("
+    indent = len(prefix)
+    suffixes = []
+    if t._device.type != "cpu":
+        suffixes.append(f"device='{t._device}'")
+    default = D.get_default_dtype()
+    dt = t._dtype
+    shape = tuple(t._shape)
+    values = _host_values(t)
+    if values is None:
+        suffixes.append(f"size={shape}")
+        if dt is not default:
+            suffixes.append(f"dtype={dt!r}")
+        body = "..."
+    elif values.size == 0:
+        if len(shape) != 1:
+            suffixes.append(f"size={shape}")
+        if dt is not default:
+            suffixes.append(f"dtype={dt!r}")
+        body = "[]"
+    else:
+        if dt not in (default, D.int64, D.bool_):
+            suffixes.append(f"dtype={dt!r}")
+        body = _tensor_str(values, indent, dt.is_floating_point)
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        name = grad_fn.name() if hasattr(grad_fn, "name") else type(grad_fn).__name__
+        suffixes.append(f"grad_fn=<{name.rsplit('::', 1)[-1]}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)
