@@ -138,13 +138,13 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
 
 
 def hidden_from_python(fn: NativeFunction, siblings: dict[str, NativeFunction]) -> bool:
-    """Like torch's bindings: a `*Scalar` overload is hidden when a `*Tensor` overload with the
-    same argument names exists (Tensor arguments of pointwise ops take numbers anyway)."""
+    """Like torch's bindings: a `*Scalar` overload is hidden when a pointwise `*Tensor`
+    overload with the same argument names exists (its Tensor arguments take numbers)."""
     ov = fn.schema.name.overload
     if not ov.endswith("Scalar"):
         return False
     twin = siblings.get(ov[: -len("Scalar")] + "Tensor")
-    if twin is None:
+    if twin is None or "pointwise" not in twin.tags:
         return False
     names = lambda f: [a.name for a in f.schema.arguments.flat()]  # noqa: E731
     return names(twin) == names(fn)

@@ -29,7 +29,9 @@ from .dispatch import python_dispatch as _python_dispatch  # noqa: F401  (Python
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .core.factories import tensor, from_numpy, as_tensor, from_dlpack  # noqa: F401
 from .core.factories import get_default_device, set_default_device  # noqa: F401
-from .random import Generator, manual_seed, seed, initial_seed, default_generator  # noqa: F401
+from .random import (  # noqa: F401
+    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
 from . import cuda, library, overrides, utils  # noqa: F401
 
 _tensor_methods.install(Tensor)
@@ -39,6 +41,7 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 globals().update({k: v for k, v in _ALIASES.items() if k not in ("bool",)})
 
+strided = "strided"  # the only layout ember has (layout= accepts it or None)
 __version__ = "0.1.0"
 __all__ = sorted(set(_generated_all) | {
     "Tensor", "Size", "dtype", "device", "tensor", "from_numpy", "as_tensor", "manual_seed",

@@ -36,7 +36,7 @@ class Generator:
         self.device = dev
         self.manual_seed(DEFAULT_SEED)
 
-    def manual_seed(self, seed) -> "Generator":
+    def manual_seed(self, seed) -> Generator:
         """Reseeds the generator (any int in [-2**63, 2**64); negatives wrap like torch)."""
         seed = int(seed)
         if not -(1 << 63) <= seed <= _MASK64:
@@ -63,7 +63,7 @@ class Generator:
                + self._seed.to_bytes(8, "little"))
         return from_array(np.frombuffer(raw, np.uint8).copy())
 
-    def set_state(self, new_state) -> "Generator":
+    def set_state(self, new_state) -> Generator:
         """Restores a state from `get_state()` (a uint8 tensor, or the same bytes)."""
         from .core.tensor import Tensor
         if isinstance(new_state, Tensor):

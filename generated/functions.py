@@ -635,14 +635,45 @@ def exp_(input):
     return _entry_exp_(input)
 
 
+# schema/native_functions.yaml:153
+def _m0_fill_(input, value):
+    if _F['Tensor'](input) and _F['Scalar'](value):
+        return (input, value)
+    return None
+
+
+def _c0_fill_(input, value):
+    return _entry_fill__Scalar(input, value)
+
+
 # schema/native_functions.yaml:159
-def fill_(input, value):
-    """fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)"""
+def _m1_fill_(input, value):
+    if _F['Tensor'](input) and _F['Tensor'](value):
+        return (input, value)
+    return None
+
+
+def _c1_fill_(input, value):
+    return _entry_fill__Tensor(input, value)
+
+
+_cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
+_sigs_fill_ = (
+    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
+    'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
+)
+
+
+def fill_(*args, **kwargs):
+    """Overloads:
+    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+    fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(fill_, (input, value), (input, value))
+        r = _htf_any(fill_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_fill__Tensor(input, value)
+    return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
 # schema/native_functions.yaml:765

@@ -502,14 +502,45 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
+# schema/native_functions.yaml:153
+def _m0_fill_(self, value):
+    if _F['Tensor'](self) and _F['Scalar'](value):
+        return (self, value)
+    return None
+
+
+def _c0_fill_(self, value):
+    return _entry_fill__Scalar(self, value)
+
+
 # schema/native_functions.yaml:159
-def fill_(self, value):
-    """fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)"""
+def _m1_fill_(self, value):
+    if _F['Tensor'](self) and _F['Tensor'](value):
+        return (self, value)
+    return None
+
+
+def _c1_fill_(self, value):
+    return _entry_fill__Tensor(self, value)
+
+
+_cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
+_sigs_fill_ = (
+    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
+    'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
+)
+
+
+def fill_(*args, **kwargs):
+    """Overloads:
+    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+    fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(fill_, (self, value), (self, value))
+        r = _htf_any(fill_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_fill__Tensor(self, value)
+    return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
 # schema/native_functions.yaml:765

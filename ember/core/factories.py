@@ -24,7 +24,19 @@ import ml_dtypes
 import numpy as np
 
 from . import dtype as D
+from .alloc import empty_cpu
 from .device import CPU, as_device
+from .device import device as _device
+from .tensor import (
+    MEMORY_FORMATS,
+    Size,
+    Tensor,
+    _MemoryFormat,
+    channels_last_strides,
+    contiguous_strides,
+    from_array,
+    shallow_copy,
+)
 
 _default_device = [CPU]
 
@@ -39,8 +51,7 @@ def get_default_device():
 
 
 def set_default_device(d):
-    from .device import device
-    _default_device[0] = device(d) if d is not None else CPU
+    _default_device[0] = _device(d) if d is not None else CPU
 
 
 # --- factory arguments ------------------------------------------------------------------
@@ -103,12 +114,15 @@ def check_layout(layout) -> None:
         raise RuntimeError(f"ember supports only the strided layout, got layout={layout}")
 
 
+_PRESERVE = MEMORY_FORMATS["preserve_format"]
+_CONTIGUOUS = MEMORY_FORMATS["contiguous_format"]
+
+
 def memory_format_of(memory_format):
     """A MemoryFormat argument (None, an ember.*_format object or its name) as the object;
     None stays None (which means preserve_format for *_like/clone/_to_copy)."""
     if memory_format is None:
         return None
-    from .tensor import MEMORY_FORMATS, _MemoryFormat
     if isinstance(memory_format, _MemoryFormat):
         return memory_format
     name = str(memory_format).rpartition(".")[2]
@@ -120,25 +134,22 @@ def memory_format_of(memory_format):
 
 def format_strides(shape, memory_format) -> tuple:
     """Dense strides of `shape` in contiguous_format or channels_last (NHWC)."""
-    from .tensor import contiguous_strides
     mf = memory_format_of(memory_format)
-    if mf is None or mf.name == "contiguous_format":
+    if mf is None or mf is _CONTIGUOUS:
         return contiguous_strides(shape)
     if mf.name == "channels_last":
         if len(shape) != 4:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
-        n, c, h, w = shape
-        return (h * w * c, 1, w * c, c)  # torch's rule (no max(., 1): size 0 gives stride 0)
+        return channels_last_strides(shape)
     raise RuntimeError("unsupported memory format Preserve")
 
 
 def is_non_overlapping_and_dense(shape, stride) -> bool:
-    """torch's test: some permutation of the dims makes the layout contiguous."""
-    if len(shape) == 1:
-        return shape[0] < 2 or stride[0] == 1
-    dims = sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: stride[d])
-    if len(dims) < sum(1 for n in shape if n != 1) or any(n == 0 for n in shape):
-        return True  # a size-0 dim: nothing overlaps
+    """torch's test: some permutation of the dims (size-1 dims ignored) is contiguous.
+    Empty tensors count as contiguous, so they pass too."""
+    if 0 in shape:
+        return True
+    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: stride[d])
     expected = 1
     for d in dims:
         if stride[d] != expected:
@@ -189,7 +200,7 @@ def like_strides(shape, stride, memory_format) -> tuple:
     ((1, 3), (2, 1))
     """
     mf = memory_format_of(memory_format)
-    if mf is None or mf.name == "preserve_format":
+    if mf is None or mf is _PRESERVE:
         if is_non_overlapping_and_dense(shape, stride):
             return tuple(stride)
         return infer_dense_strides(shape, stride)
@@ -342,16 +353,8 @@ def from_numpy(ndarray):
                       "undefined behavior. You may want to copy the array to protect its data "
                       "or make it writable before converting it to a tensor.", UserWarning,
                       stacklevel=2)
-    from .tensor import from_array
-    return from_array(ndarray, dt)
-
-
-def wrap_array(arr: np.ndarray, dt: D.dtype):
-    """`from_array` with torch's strides for empty arrays (NumPy gives them 0 strides)."""
-    from .tensor import contiguous_strides, from_array
-    t = from_array(arr, dt)
-    if arr.size == 0 and arr.flags.c_contiguous:
-        t._stride = contiguous_strides(arr.shape)
+    t = from_array(ndarray, dt)
+    t._stride = tuple(st // isz for st in ndarray.strides)  # NumPy's, even for empty arrays
     return t
 
 
@@ -366,7 +369,6 @@ def from_dlpack(ext_tensor):
 
     >>> t = ember.from_dlpack(np.arange(3))
     """
-    from .tensor import Tensor, shallow_copy
     if isinstance(ext_tensor, Tensor):
         if ext_tensor.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
@@ -386,7 +388,6 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     tensor([[1.0000, 2.5000],
             [3.0000, 4.0000]])
     """
-    from .tensor import Tensor
     if dtype is not None and not isinstance(dtype, D.dtype):
         raise TypeError(f"tensor(): argument 'dtype' must be ember.dtype, not "
                         f"{type(dtype).__name__}")
@@ -399,8 +400,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         t = _copy_tensor(data, dtype, dev)
     else:
         arr = _array_from_data(data, dtype)
-        t = wrap_array(arr, _ember_dtype_of_np(arr.dtype))
-        if dev is not None and dev.type != "cpu":
+        t = from_array(arr, _ember_dtype_of_np(arr.dtype))
+        dev = dev or _default_device[0]
+        if dev.type != "cpu":
             t = _copy_tensor(t, None, dev)
     if requires_grad:
         t.requires_grad_(True)
@@ -415,7 +417,6 @@ def _copy_tensor(t, dtype, dev):
         r = _generated.ops._entry__to_copy(t, dtype or t.dtype, None, dev or t.device, None,
                                            False, None)
     if r is t or r._ag is not None:
-        from .tensor import shallow_copy
         r = shallow_copy(r)
     return r
 
@@ -464,7 +465,11 @@ def _infer_dtype(data) -> D.dtype:
     level, leaves = [data], []
     while level:
         items = list(chain.from_iterable(level))
-        if not any(issubclass(k, (list, tuple)) for k in set(map(type, items))):
+        kinds = set(map(type, items))
+        if kinds <= {list, tuple}:
+            level = items
+            continue
+        if not any(issubclass(k, (list, tuple)) for k in kinds):
             leaves.extend(items)
             break
         level = [x for x in items if isinstance(x, (list, tuple))]
@@ -551,13 +556,12 @@ def as_tensor(data, dtype=None, device=None):
     >>> a = np.zeros(2); ember.as_tensor(a)[0] = 5; a[0]
     np.float64(5.0)
     """
-    from .tensor import Tensor
     dev = as_device(device)
     if isinstance(data, Tensor):
         if (dtype is None or dtype is data.dtype) and (dev is None or dev == data.device):
             return data
         return _copy_tensor(data, dtype, dev)
-    if isinstance(data, np.ndarray) and (dev is None or dev.type == "cpu"):
+    if isinstance(data, np.ndarray) and (dev or _default_device[0]).type == "cpu":
         if dtype is None or dtype.np == data.dtype:
             return from_numpy(data)
         if any(s < 0 for s in data.strides):
@@ -572,7 +576,6 @@ def legacy_tensor(*args, device=None, **kwargs):
     >>> ember.Tensor(2, 3).shape, ember.Tensor([1, 2]).dtype
     (ember.Size([2, 3]), ember.float32)
     """
-    from .tensor import Size, Tensor, shallow_copy
     if kwargs:
         raise TypeError(f"new() received an invalid combination of arguments - got unexpected "
                         f"keyword argument '{next(iter(kwargs))}'")

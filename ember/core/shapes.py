@@ -25,18 +25,26 @@ def wrap_dims(dims, ndim: int) -> tuple:
 
 
 def broadcast_shapes(*shapes) -> tuple:
-    """NumPy/torch broadcasting, with torch's error message on a mismatch."""
-    ndim = max((len(s) for s in shapes), default=0)
-    out = [1] * ndim
+    """NumPy/torch broadcasting, with torch's error (dims compared from the right)."""
+    out: tuple = ()
     for s in shapes:
-        off = ndim - len(s)
-        for i, n in enumerate(s):
-            cur = out[off + i]
-            if cur == 1:
-                out[off + i] = n
-            elif n != 1 and n != cur:
-                raise RuntimeError(f"The size of tensor a ({cur}) must match the size of tensor "
-                                   f"b ({n}) at non-singleton dimension {off + i}")
+        out = _broadcast_pair(out, tuple(s))
+    return out
+
+
+def _broadcast_pair(a: tuple, b: tuple) -> tuple:
+    if a == b:
+        return a
+    ndim = max(len(a), len(b))
+    out = [1] * ndim
+    for i in range(ndim - 1, -1, -1):
+        ia, ib = i - ndim + len(a), i - ndim + len(b)
+        na = a[ia] if ia >= 0 else 1
+        nb = b[ib] if ib >= 0 else 1
+        if na != nb and na != 1 and nb != 1:
+            raise RuntimeError(f"The size of tensor a ({na}) must match the size of tensor b "
+                               f"({nb}) at non-singleton dimension {i}")
+        out[i] = nb if na == 1 else na
     return tuple(out)
 
 

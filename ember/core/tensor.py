@@ -58,8 +58,9 @@ def contiguous_strides(shape) -> tuple:
 
 
 def channels_last_strides(shape) -> tuple:
+    """NHWC strides of an NCHW shape (torch's rule: no clamping of size-0 dims)."""
     n, c, h, w = shape
-    return (max(h, 1) * max(w, 1) * max(c, 1), 1, max(w, 1) * max(c, 1), max(c, 1))
+    return (h * w * c, 1, w * c, c)
 
 
 class Tensor:
@@ -413,6 +414,10 @@ def _wrap_dim(dim: int, ndim: int) -> int:
 
 
 def _strides_of_array(a: np.ndarray) -> tuple:
+    """Element strides of a kernel's output array; empty arrays get torch's contiguous
+    strides (NumPy gives them zeros)."""
+    if a.size == 0 and a.flags.c_contiguous:
+        return contiguous_strides(a.shape)
     isz = a.itemsize
     return tuple(s // isz for s in a.strides)
 

@@ -43,10 +43,11 @@ def to_other(self, other, non_blocking, copy, memory_format):
 def contiguous(self, memory_format):
     """self when already contiguous in `memory_format`, else a clone in that format."""
     mf = memory_format_of(memory_format)
-    if mf is not None and mf.name == "preserve_format":
-        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
-    if self.is_contiguous(mf):
+    preserve = mf is not None and mf.name == "preserve_format"
+    if self.is_contiguous(None if preserve else mf):
         return self
+    if preserve:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
     return _ops._entry_clone(self, mf)
 
 
@@ -63,6 +64,11 @@ def tensor_to(self, *args, **kwargs):
     """
     from ember.core.dtype import dtype as _dtype
     from ember.core.tensor import Tensor
+    from ember.overrides import NO_OVERRIDE, handle_torch_function_any, tf_state
+    if tf_state[0]:
+        r = handle_torch_function_any(tensor_to, (self, *args), kwargs)
+        if r is not NO_OVERRIDE:
+            return r
     args = list(args)
     device = dtype = other = None
     if args and isinstance(args[0], Tensor):
@@ -96,3 +102,6 @@ def tensor_to(self, *args, **kwargs):
     return _ops._entry_to_dtype_layout(self, dtype, None, device, None,
                                        bool(opts.get("non_blocking", False)),
                                        bool(opts.get("copy", False)), opts.get("memory_format"))
+
+
+tensor_to.__name__ = "to"  # what __torch_function__ overrides see, like torch's Tensor.to

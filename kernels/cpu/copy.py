@@ -33,16 +33,9 @@ def cast_into(dst: np.ndarray, src: np.ndarray, dst_dtype: D.dtype, src_dtype: D
         np.copyto(dst, src, casting="unsafe")
 
 
-def alloc(shape, dt, stride):
-    """empty_cpu with exactly these strides (NumPy gives empty arrays 0 strides)."""
-    out = empty_cpu(shape, dt, stride)
-    out._stride = stride
-    return out
-
-
 def clone(self, memory_format):
     """A copy with self's layout (preserve_format) or the requested memory format."""
-    out = alloc(self._shape, self._dtype, like_strides(self._shape, self.stride(), memory_format))
+    out = empty_cpu(self._shape, self._dtype, like_strides(self._shape, self.stride(), memory_format))
     np.copyto(out._np, self._np)
     return out
 
@@ -76,7 +69,7 @@ def to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format
     dev = as_device(device) or self._device
     stride = like_strides(self._shape, self.stride(), memory_format)
     if dev.type == "cpu":
-        out = alloc(self._shape, dt, stride)
+        out = empty_cpu(self._shape, dt, stride)
         cast_into(out._np, self._np, dt, self._dtype)
         return out
     if dev.type == "meta":

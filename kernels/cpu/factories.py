@@ -9,43 +9,47 @@ import numpy as np
 
 from ember import random as _random
 from ember.core import dtype as D
+from ember.core.factories import (
+    arange_params,
+    check_layout,
+    check_size,
+    check_strided,
+    checked_scalar,
+    factory_dtype,
+    format_strides,
+    scalar_category_dtype,
+)
 from ember.core.alloc import empty_cpu
-from ember.core.factories import (arange_params, check_layout, check_size, check_strided,
-                                  checked_scalar, factory_dtype, format_strides,
-                                  scalar_category_dtype, wrap_array)
 from ember.core.outputs import _torch_name
-from ember.core.tensor import contiguous_strides
+from ember.core.tensor import from_array
 
 
 def empty(size, dtype, layout, device, pin_memory, memory_format):
     check_layout(layout)
     shape = check_size(size, "empty")
     dt = factory_dtype(dtype)
-    stride = format_strides(shape, memory_format)
-    if stride == contiguous_strides(shape):
-        return wrap_array(np.empty(shape, dt.np), dt)
-    return empty_cpu(shape, dt, stride)
+    if memory_format is None:
+        return from_array(np.empty(shape, dt.np), dt)
+    return empty_cpu(shape, dt, format_strides(shape, memory_format))
 
 
 def empty_strided(size, stride, dtype, layout, device, pin_memory):
     check_layout(layout)
     shape, stride = check_strided(size, stride)
-    dt = factory_dtype(dtype)
-    if stride == contiguous_strides(shape):
-        return wrap_array(np.empty(shape, dt.np), dt)
-    return empty_cpu(shape, dt, stride)
+    return empty_cpu(shape, factory_dtype(dtype), stride)
+
 
 
 def zeros(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return wrap_array(np.zeros(check_size(size, "zeros"), dt.np), dt)
+    return from_array(np.zeros(check_size(size, "zeros"), dt.np), dt)
 
 
 def ones(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return wrap_array(np.ones(check_size(size, "ones"), dt.np), dt)
+    return from_array(np.ones(check_size(size, "ones"), dt.np), dt)
 
 
 def full(size, fill_value, dtype, layout, device, pin_memory):
@@ -53,14 +57,14 @@ def full(size, fill_value, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = scalar_category_dtype(fill_value) if dtype is None else factory_dtype(dtype)
     value = checked_scalar(fill_value, dt)
-    return wrap_array(np.full(check_size(size, "full"), value, dt.np), dt)
+    return from_array(np.full(check_size(size, "full"), value, dt.np), dt)
 
 
 def scalar_tensor(s, dtype, layout, device, pin_memory):
     """A 0-d tensor; dtype None is the default float dtype, whatever `s` is (torch)."""
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return wrap_array(np.array(checked_scalar(s, dt), dt.np), dt)
+    return from_array(np.array(checked_scalar(s, dt), dt.np), dt)
 
 
 def arange(end, dtype, layout, device, pin_memory):
@@ -84,7 +88,7 @@ def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
         acc = np.arange(n, dtype=np.float32) * np.float32(step) + np.float32(start)
     else:
         acc = np.arange(n, dtype=np.float64) * step + start
-    return wrap_array(acc.astype(dt.np, copy=False), dt)
+    return from_array(acc.astype(dt.np, copy=False), dt)
 
 
 def _rng(generator) -> np.random.Generator:
@@ -115,7 +119,7 @@ def rand(size, generator, dtype, layout, device, pin_memory):
         digits = _UNIFORM_DIGITS[dt.name]
         k = rng.integers(0, 1 << digits, shape, dtype=np.int32)
         arr = (k.astype(np.float32) * np.float32(2.0 ** -digits)).astype(dt.np)
-    return wrap_array(arr, dt)
+    return from_array(arr, dt)
 
 
 def randn(size, generator, dtype, layout, device, pin_memory):
@@ -131,4 +135,4 @@ def randn(size, generator, dtype, layout, device, pin_memory):
         arr = rng.standard_normal(shape, dtype=dt.np)
     else:
         arr = rng.standard_normal(shape, dtype=np.float32).astype(dt.np)
-    return wrap_array(arr, dt)
+    return from_array(arr, dt)

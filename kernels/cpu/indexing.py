@@ -10,7 +10,7 @@ the same rule as torch for where the indexed dims go (first when separated).
 import numpy as np
 
 from ember.core.alloc import empty_cpu
-from ember.core.tensor import contiguous_strides, from_array
+from ember.core.tensor import from_array
 
 from ..meta import indexing as _meta
 
@@ -24,10 +24,8 @@ def cat(tensors, dim):
     return out
 
 
-def _nonzero(mask):
-    """The index arrays a bool/uint8 mask stands for (a 0-d mask stands for none)."""
-    a = mask._np
-    return np.nonzero(a) if a.ndim else ()
+def _count_nonzero(mask):
+    return int(np.count_nonzero(mask._np))
 
 
 def _check_bounds(self, plan):
@@ -37,7 +35,7 @@ def _check_bounds(self, plan):
         if e is None:
             continue
         a, n = e[2], self._shape[d]
-        if a.size and (a.max() >= n or a.min() < -n):
+        if a is not None and a.size and (a.max() >= n or a.min() < -n):
             bad = a[(a >= n) | (a < -n)].flat[0]
             raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {n}")
         k += 1
@@ -49,14 +47,17 @@ def index(self, indices):
     Integer tensors broadcast together; bool/uint8 masks stand for their nonzero indices.
     Returns a new tensor laid out like torch's (following self's dim order).
     """
-    plan = _meta.index_plan(self, indices, _nonzero)
+    plan = _meta.index_plan(self, indices, _count_nonzero)
+    if 0 in plan.shape:  # nothing is read, so nothing is checked (like torch)
+        return empty_cpu(plan.shape, self._dtype, plan.strides)
     _check_bounds(self, plan)
-    res = self._np[plan.numpy_index()]
-    shape, strides = plan.shape, plan.strides
-    if strides == contiguous_strides(shape):
-        return from_array(res if res.flags.c_contiguous else np.ascontiguousarray(res),
-                          self._dtype)
-    out = empty_cpu(shape, self._dtype, strides)
+    if all(e is None for e in plan.entries):  # only Nones: NumPy would give a view
+        res = self._np
+    else:
+        res = self._np[plan.numpy_index]
+        if res.strides == tuple(s * res.itemsize for s in plan.strides):  # the usual case
+            return from_array(res, self._dtype)
+    out = empty_cpu(plan.shape, self._dtype, plan.strides)
     out._np[...] = res
     return out
 
@@ -67,14 +68,16 @@ def index_put_(self, indices, values, accumulate):
     values must have self's dtype and broadcast to the indexed shape (torch's checks),
     except one-element values with a single mask, which act like masked_fill_.
     """
-    plan = _meta.index_plan(self, indices, _nonzero, with_strides=False)
+    plan = _meta.index_plan(self, indices, _count_nonzero, with_strides=False)
     v = values._np
     if accumulate or not _meta.can_masked_fill(indices, values):
         _meta.check_index_put(self, values, plan.shape)
     elif v.dtype != self._np.dtype:
         v = v.astype(self._np.dtype)
+    if 0 in plan.shape:
+        return self
     _check_bounds(self, plan)
-    idx = plan.numpy_index()
+    idx = plan.numpy_index
     if accumulate:
         np.add.at(self._np, idx, v)
     else:

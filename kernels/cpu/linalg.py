@@ -37,11 +37,29 @@ def _finish(out, dt):
     return from_array(out if out.dtype == dt.np else out.astype(dt.np), dt)
 
 
+# The C++ types torch names when alpha/beta do not fit the result dtype.
+_CPP_INT = {D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t", D.int32: "int",
+            D.int64: "int64_t"}
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def _scalar(x, dt):
-    """alpha/beta as a Python number of the result's kind (integers truncate, like torch)."""
+    """alpha/beta as a number of the result's kind: integers truncate (1.5 -> 1) and wrap
+    (-1 -> 255 for uint8); values the computation type cannot hold raise like torch (half
+    types compute in float)."""
     if isinstance(x, Tensor):
         x = x.item()
-    return int(x) if dt.category == D.INT else float(x)
+    if dt.category == D.INT:
+        info = np.iinfo(dt.np)
+        # torch lets a negative *integer* wrap into an unsigned type (-1 -> 255)
+        lo = -info.max if info.min == 0 and isinstance(x, (int, np.integer)) else info.min
+        if not lo <= x <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_CPP_INT[dt]} without overflow")
+        return np.array(int(x)).astype(dt.np)[()]
+    x = float(x)
+    if dt is not D.float64 and _F32_MAX < abs(x) < float("inf"):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return x
 
 
 def mm(self, mat2):

@@ -4,9 +4,16 @@
     (60, 1, 15, 3)
 """
 from ember.core.alloc import empty_meta
-from ember.core.factories import (arange_params, check_layout, check_size, check_strided,
-                                  factory_dtype, format_strides, scalar_category_dtype,
-                                  scalar_value)
+from ember.core.factories import (
+    arange_params,
+    check_layout,
+    check_size,
+    check_strided,
+    factory_dtype,
+    format_strides,
+    scalar_category_dtype,
+    scalar_value,
+)
 
 
 def empty(size, dtype, layout, device, pin_memory, memory_format):
@@ -64,5 +71,9 @@ def rand(size, generator, dtype, layout, device, pin_memory):
 
 
 def randn(size, generator, dtype, layout, device, pin_memory):
+    """Unlike rand, torch's Meta randn checks the dtype."""
     check_layout(layout)
-    return empty_meta(check_size(size, "randn"), factory_dtype(dtype))
+    dt = factory_dtype(dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
+    return empty_meta(check_size(size, "randn"), dt)

@@ -21,8 +21,10 @@ def _skipped(t) -> bool:
     return len(t._shape) == 1 and t._shape[0] == 0
 
 
-def cat_layout(tensors, dim):
-    """(kept tensors, wrapped dim, shape, strides, dtype) of `cat(tensors, dim)`."""
+def cat_layout(tensors, dim, meta=False):
+    """(kept tensors, wrapped dim, shape, strides, dtype) of `cat(tensors, dim)`.
+
+    meta: raise like torch's Meta kernel, an IndexError when the first tensor is 0-d."""
     if len(tensors) == 0:
         raise ValueError("cat(): expected a non-empty list of Tensors")
     dev = tensors[0]._device
@@ -31,7 +33,8 @@ def cat_layout(tensors, dim):
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev} and {t._device}!")
         if not t._shape:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+            err = IndexError if meta and not tensors[0]._shape else RuntimeError
+            raise err(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     dt = D.result_type(*tensors)
     kept = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
     if not kept:
@@ -57,7 +60,7 @@ def cat_layout(tensors, dim):
 
 
 def cat(tensors, dim):
-    _, _, shape, strides, dt = cat_layout(tensors, dim)
+    _, _, shape, strides, dt = cat_layout(tensors, dim, meta=True)
     return empty_meta(shape, dt, strides)
 
 
@@ -68,14 +71,12 @@ _INDEX_DTYPES = (D.int64, D.int32, D.uint8, D.bool_)
 class IndexPlan:
     """What `self[indices]` reads.
 
-    `entries` has one item per indexed dim of self (masks expanded to one item per mask
-    dim): None (whole dim) or an index (shape, strides, array-or-None); `shape` and
-    `strides` describe the result.
+    `entries` has one item per indexed dim of self (a mask gives one per mask dim): None
+    (whole dim) or (shape, strides, index array or None for a mask, is_int32);
+    `numpy_index` is the matching NumPy index (masks stay bool arrays, which NumPy reads
+    as their nonzero indices, like torch); `shape` and `strides` describe the result.
     """
-    __slots__ = ("entries", "shape", "strides")
-
-    def numpy_index(self) -> tuple:
-        return tuple(slice(None) if e is None else e[2] for e in self.entries)
+    __slots__ = ("entries", "numpy_index", "shape", "strides")
 
 
 def check_index_types(self, indices):
@@ -97,43 +98,61 @@ def _check_mask(self, mask, start):
                              f"match the shape of the indexed tensor {list(shape)} at index {src}")
 
 
-def index_plan(self, indices, nonzero=None, with_strides=True) -> IndexPlan:
+def index_plan(self, indices, count_nonzero=None, with_strides=True) -> IndexPlan:
     """Validates `indices` (torch's order and messages) and lays out the result.
 
-    `nonzero(mask)` turns a bool/uint8 mask into one index array per mask dim (CPU);
-    without it a mask raises NotImplementedError, as its result size depends on data.
+    `count_nonzero(mask)` counts a bool/uint8 mask's True entries (CPU); without it a
+    mask raises NotImplementedError, as the result's size depends on data.
     """
     check_index_types(self, indices)
     if len(indices) == 0:
         raise IndexError("at least one index must be provided")
-    entries = []
+    entries, np_index = [], []
     for t in indices:
         if t is None:
             entries.append(None)
+            np_index.append(slice(None))
         elif _is_mask(t):
             if t._dtype is D.uint8:
                 warnings.warn("indexing with dtype ember.uint8 is now deprecated, please use a "
                               "dtype ember.bool instead.", UserWarning, stacklevel=4)
             _check_mask(self, t, len(entries))
-            if nonzero is None:
+            if count_nonzero is None:
                 raise NotImplementedError(
                     "aten::index with a boolean mask has a dynamic output shape (it depends on "
                     "the mask's values), so it cannot run on the Meta device")
-            for col in nonzero(t):  # nonzero's (N, k) result is column-major: stride 1
-                entries.append((col.shape, (1,), col, False))
+            if t._shape:  # (a 0-d mask stands for no index, as in torch)
+                n = count_nonzero(t)  # torch's nonzero() columns: (n,) with stride 1
+                entries.extend([((n,), (1,), None, False)] * len(t._shape))
+                np_index.append(t._np if t._dtype is D.bool_ else t._np.astype(bool))
         else:
             entries.append((t._shape, t.stride(), t._np, t._dtype is D.int32))
-    if all(e is None for e in entries):
-        raise IndexError("at least one index must be provided")
+            np_index.append(t._np)
     plan = IndexPlan()
-    plan.entries = entries
-    plan.shape, plan.strides = _layout(self, entries, with_strides)
+    plan.entries, plan.numpy_index = entries, tuple(np_index)
+    key = (self._shape, self.stride(), with_strides,
+           tuple(e if e is None else (e[0], e[1], e[3]) for e in entries))
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _layout(self, entries, with_strides)
+        if len(_LAYOUTS) >= 4096:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    plan.shape, plan.strides = layout
     return plan
+
+
+# Layouts depend only on metadata and take a few microseconds of Python to work out,
+# so the ones seen recently are kept: (shape, strides, with_strides, entries) -> layout.
+_LAYOUTS = {}
 
 
 def _layout(self, entries, with_strides):
     """Result shape (and strides) of advanced indexing, after torch's make_info."""
     shapes = [e[0] for e in entries if e is not None]
+    if not shapes:  # only Nones: a copy of self
+        return self._shape, with_strides and _iter_output_strides(
+            self._shape, [(self._shape, self.stride())]) or None
     try:
         bshape = broadcast_shapes(*shapes)
     except RuntimeError:
@@ -344,13 +363,25 @@ def _is_mask(t) -> bool:
 
 # --- kernels ----------------------------------------------------------------------------
 def index(self, indices):
-    """`self[indices]` on Meta: integer index tensors only (a mask's count is data)."""
-    plan = index_plan(self, indices)
+    """`self[indices]` on Meta: integer index tensors only (a mask's count is data).
+    Like torch's Meta kernel, the index checks raise RuntimeError here."""
+    try:
+        plan = index_plan(self, indices)
+    except IndexError as e:
+        raise RuntimeError(str(e)) from None
     return empty_meta(plan.shape, self._dtype, plan.strides)
 
 
 def index_put_(self, indices, values, accumulate):
     """Checks what can be checked without data; returns self."""
+    try:
+        _check_index_put_meta(self, indices, values, accumulate)
+    except IndexError as e:
+        raise RuntimeError(str(e)) from None
+    return self
+
+
+def _check_index_put_meta(self, indices, values, accumulate):
     check_index_types(self, indices)
     if any(_is_mask(t) for t in indices):
         start = 0
@@ -358,8 +389,7 @@ def index_put_(self, indices, values, accumulate):
             if _is_mask(t):
                 _check_mask(self, t, start)
             start += t.dim() if _is_mask(t) else 1
-        return self
+        return
     plan = index_plan(self, indices, with_strides=False)
     if accumulate or not can_masked_fill(indices, values):
         check_index_put(self, values, plan.shape)
-    return self

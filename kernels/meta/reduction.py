@@ -58,8 +58,9 @@ def mean_dtype(self_dtype, dtype):
     return self_dtype
 
 
-def check_amax(self, dim, dims):
-    """amax has no identity, so reducing an empty dim is an error (torch's messages)."""
+def check_amax(self, dim, dims, meta=False):
+    """amax has no identity, so reducing an empty dim is an error (torch's messages; its
+    Meta kernel raises a RuntimeError of its own)."""
     shape = self._shape
     if 0 in shape:
         if dim is None or (isinstance(dim, (list, tuple)) and not dim):
@@ -67,18 +68,22 @@ def check_amax(self, dim, dims):
                                "== 0. Specify the reduction dim with the 'dim' argument.")
         for d in sorted(dims):
             if shape[d] == 0:
+                if meta:
+                    raise RuntimeError("reducing over zero-size dimension for reduction "
+                                       "operation without identity")
                 raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
 
 
-def argmax_layout(self, dim, keepdim):
-    """(wrapped dim or None, output shape) of argmax; torch's errors for bool and empty."""
+def argmax_layout(self, dim, keepdim, meta=False):
+    """(wrapped dim or None, output shape) of argmax; torch's errors for bool and empty
+    (an IndexError on CPU, a RuntimeError on torch's Meta for a dim-less empty input)."""
     if self._dtype is D.bool_:
         raise RuntimeError("argmax(): does not support bool input")
     shape = self._shape
     if dim is None:
         if 0 in shape:
-            raise IndexError("argmax(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
+            err = RuntimeError if meta else IndexError
+            raise err("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
         return None, (1,) * len(shape) if keepdim else ()
     d = wrap_dims((dim,), len(shape))[0]
     if not shape:
@@ -111,10 +116,10 @@ def mean_dim(self, dim, keepdim, dtype):
 
 def amax(self, dim, keepdim):
     dims, shape = reduce_layout(self, dim, keepdim)
-    check_amax(self, dim, dims)
+    check_amax(self, dim, dims, meta=True)
     return empty_meta(shape, self._dtype)
 
 
 def argmax(self, dim, keepdim):
-    _, shape = argmax_layout(self, dim, keepdim)
+    _, shape = argmax_layout(self, dim, keepdim, meta=True)
     return empty_meta(shape, D.int64)

@@ -14,11 +14,17 @@ applied to the converted base on both sides. `DEVICE` stands for the device unde
 test ("cpu", or "meta" in the Meta test). ScalarType and MemoryFormat arguments are
 written with ember objects (`ember.float64`, `ember.contiguous_format`); the test maps
 them to torch's.
+
+Flags that are not listed per op, because torch decides them: supported dtypes (samples
+sweep bool, uint8, int32, int64, float16, bfloat16, float32, float64; where torch raises,
+e.g. NotImplementedError "... not implemented for 'Bool'", ember must raise the same
+type) and view-ness (a result must share storage with an input exactly when torch's
+does). `kind` (functional / inplace / out) comes from the schema's `Tensor(a!)` marks.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import ml_dtypes
 import numpy as np
@@ -57,7 +63,7 @@ class SampleInput:
 class View:
     """A non-contiguous input: `aten.<op>(converted base, *args)` on both sides.
 
-    >>> View(np.zeros((4, 3)), "transpose.int", (0, 1))   # a (3, 4) input, strides (1, 3)
+    >>> v = View(np.zeros((4, 3)), "transpose.int", (0, 1))   # (3, 4), strides (1, 3)
     """
     base: np.ndarray
     op: str
@@ -111,7 +117,8 @@ def make(shape, dtype=F32, *, low=None, high=None, nonzero=False, rng=None):
     if dtype == BOOL:
         a = rng.random(shape) < 0.5
     elif dtype.kind in "iu":
-        lo = (0 if dtype.kind == "u" else -9) if low is None else max(low, 0 if dtype.kind == "u" else low)
+        floor = 0 if dtype.kind == "u" else -9
+        lo = floor if low is None else max(low, 0 if dtype.kind == "u" else low)
         a = rng.integers(lo, 10 if high is None else high, shape)
     else:
         a = rng.uniform(-5 if low is None else low, 5 if high is None else high, shape)
@@ -175,6 +182,7 @@ def binary_samples(*, dtypes=ALL, lhs=None, rhs=None, scalars=(2, 2.5, True), **
         sample(make((3, 4), U8, **lhs), make((3, 4), I32, **rhs), "uint8_int32"),
         sample(make((3, 4), BOOL), make((3, 4), F32, **rhs), "bool_float32"),
         sample(make((3, 4), I64, **lhs), make((3, 4), BF16, **rhs), "int64_bfloat16"),
+        sample(make((3, 4), F32, **lhs), make((4, 3), F32, **rhs), "shape_mismatch_error"),
     ]
     for s in scalars:
         out.append(sample(make((3, 4), I32, **lhs), s, f"int32_with_{type(s).__name__}"))
@@ -237,15 +245,24 @@ def unary_samples(*, dtypes=ALL, inplace=False, **mk):
 OPS: dict[str, OpInfo] = {}
 
 
+def schema_kind(name) -> str:
+    """"out" for `Tensor(a!) out` overloads, "inplace" for `Tensor(a!) self`, else "functional"."""
+    packet, overload = name.split(".")
+    schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
+    return "out" if "Tensor(a!) out" in schema else "inplace" if "Tensor(a!) self" in schema \
+        else "functional"
+
+
 def register(name, samples, **flags):
     if name in OPS:
         raise ValueError(f"duplicate OpInfo {name}")
-    OPS[name] = OpInfo(name, samples, **flags)
+    OPS[name] = OpInfo(name, samples, kind=schema_kind(name), **flags)
 
 
 def out_of(name, functional, *, ref=None):
     """The out= variant of `functional`: same samples, `out=` allocated like the result."""
     f = OPS[functional]
+    assert schema_kind(name) == "out", name
     OPS[name] = OpInfo(name, f.samples, kind="out", values=f.values,
                        exact_strides=f.exact_strides, tols=f.tols, ref=ref, functional=functional)
 
@@ -258,7 +275,12 @@ def _sizes():
     return [[2, 3], [], [0, 3], [1, 4, 1]]
 
 
-register("empty.memory_format", lambda: [S(s, name=str(s)) for s in _sizes()] + [
+def size_name(size):
+    """[2, 3] -> "2x3", [] -> "0d"."""
+    return "x".join(map(str, size)) or "0d"
+
+
+register("empty.memory_format", lambda: [S(s, name=size_name(s)) for s in _sizes()] + [
     S([2, 3], dtype=E.int64, name="int64"), S([2, 3], dtype=E.bool, name="bool"),
     S([2, 3, 4, 5], memory_format=E.channels_last, name="channels_last"),
     S([2, 3], memory_format=E.contiguous_format, name="contiguous_format")],
@@ -269,7 +291,7 @@ register("empty_strided.default", lambda: [
     S([3, 2], [4, 1], dtype=E.int32, name="padded")],
     values=False, exact_strides=True)
 for _name in ("zeros.default", "ones.default"):
-    register(_name, lambda: [S(s, name=str(s)) for s in _sizes()] + [
+    register(_name, lambda: [S(s, name=size_name(s)) for s in _sizes()] + [
         S([2, 3], dtype=d, name=d.name) for d in (E.bool, E.uint8, E.int32, E.int64, E.float16,
                                                      E.bfloat16, E.float64)],
         exact_strides=True)
@@ -285,7 +307,10 @@ register("scalar_tensor.default", lambda: [
     S(1, dtype=E.bool, name="bool_dtype"), S(-2.5, dtype=E.bfloat16, name="bfloat16")],
     exact_strides=True)
 register("arange.default", lambda: [
-    S(5, name="int"), S(5.0, name="float"), S(0, name="empty"), S(5, dtype=E.float64, name="float64"),
+    S(5, name="int"),
+    S(5.0, name="float"),
+    S(0, name="empty"),
+    S(5, dtype=E.float64, name="float64"),
     S(4.5, dtype=E.int32, name="float_end_int32"), S(7, dtype=E.float16, name="float16"),
     S(-3, name="negative_end_error")], exact_strides=True)
 register("arange.start", lambda: [
@@ -297,7 +322,7 @@ register("arange.start_step", lambda: [
     S(0, 10, 2, dtype=E.float64, name="float64"), S(1, 2, 0.25, dtype=E.float16, name="float16"),
     S(0, 5, 0, name="zero_step_error"), S(0, 5, -1, name="wrong_sign_error")], exact_strides=True)
 for _name in ("rand.default", "randn.default"):
-    register(_name, lambda: [S(s, name=str(s)) for s in _sizes()] + [
+    register(_name, lambda: [S(s, name=size_name(s)) for s in _sizes()] + [
         S([2, 3], dtype=d, name=d.name) for d in (E.float16, E.bfloat16, E.float64, E.int64)],
         values=False, exact_strides=True)
 
@@ -348,7 +373,8 @@ def _clone_samples():
 
 register("clone.default", _clone_samples, exact_strides=True)
 out_of("clone.out", "clone.default")
-register("copy_.default", lambda: [S(make((3, 4), dt), make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+register("copy_.default", lambda: [
+    S(make((3, 4), dt), make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
     S(make((3, 4), F32), make((4,), F32), name="broadcast_src"),
     S(make((3, 4), I32), make((3, 4), F64), name="float64_into_int32"),
     S(make((3, 4), BOOL), make((3, 4), F32), name="float32_into_bool"),
@@ -385,7 +411,10 @@ register("_to_copy.default", _to_copy_samples, exact_strides=True)
 def _to_copy_out_ref(self, *, out, **kwargs):
     """torch's _to_copy.out has no dtype/device arguments; ember's (autogen) has them."""
     import torch
-    return out.copy_(torch.ops.aten._to_copy.default(self, **kwargs))
+    result = torch.ops.aten._to_copy.default(self, **kwargs)
+    if out.numel() == 0:
+        out.resize_(result.shape)
+    return out.copy_(result)
 
 
 out_of("_to_copy.out", "_to_copy.default", ref=_to_copy_out_ref)
@@ -429,10 +458,13 @@ register("fill_.Scalar", lambda: [S(make((3, 4), dt), v, name=f"{dtname(dt)}_{v}
                                   for v in (3, 2.5)] + [
     S(make((3, 4), BOOL), True, name="bool_true"), S(make((), F32), 1.5, name="0d"),
     S(make((0, 3), I32), 1, name="empty"), S(transposed((3, 4), F32), 7, name="transposed"),
-    S(strided((3, 4), I64), -1, name="strided"), S(make((2,), U8), 300, name="uint8_overflow_error")],
+    S(strided((3, 4), I64), -1, name="strided"),
+    S(make((2,), U8), 300, name="uint8_overflow_error")],
     exact_strides=True)
-register("fill_.Tensor", lambda: [S(make((3, 4), dt), make((), F64), name=dtname(dt)) for dt in ALL] + [
-    S(make((3, 4), F32), make((), I64), name="int_value"), S(make((), I32), make((), F32), name="0d"),
+register("fill_.Tensor", lambda: [
+    S(make((3, 4), dt), make((), F64), name=dtname(dt)) for dt in ALL] + [
+    S(make((3, 4), F32), make((), I64), name="int_value"),
+    S(make((), I32), make((), F32), name="0d"),
     S(offset((3, 4), F32), make((), F32), name="offset"),
     S(make((3, 4), F32), make((1,), F32), name="1d_value_error")], exact_strides=True)
 register("zero_.default", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
@@ -471,15 +503,15 @@ for _op in ("add", "sub"):
     register(f"{_op}.Tensor", _alpha_samples())
     out_of(f"{_op}.out", f"{_op}.Tensor")
     register(f"{_op}.Scalar", _alpha_scalar_samples())
-    register(f"{_op}_.Tensor", _alpha_samples(inplace=True), kind="inplace")
-    register(f"{_op}_.Scalar", _alpha_scalar_samples(inplace=True), kind="inplace")
+    register(f"{_op}_.Tensor", _alpha_samples(inplace=True))
+    register(f"{_op}_.Scalar", _alpha_scalar_samples(inplace=True))
 
 register("mul.Tensor", binary_samples)
 out_of("mul.out", "mul.Tensor")
 register("mul.Scalar", scalar_samples)
-register("mul_.Tensor", inplace_binary_samples, kind="inplace")
+register("mul_.Tensor", inplace_binary_samples)
 register("mul_.Scalar", lambda: scalar_samples() + [
-    S(make((3, 4), I32), 2.5, name="int32_float_error")], kind="inplace")
+    S(make((3, 4), I32), 2.5, name="int32_float_error")])
 
 _NZ = {"nonzero": True}
 register("div.Tensor", lambda: binary_samples(rhs=_NZ, scalars=(2, 2.5, True)))
@@ -519,13 +551,15 @@ out_of("div.out_mode", "div.Tensor_mode")
 register("div.Scalar", lambda: scalar_samples(values=(2, 2.5, True)) + [
     S(make((3, 4), I64), 0, name="int64_by_zero")])
 register("div_.Tensor", lambda: inplace_binary_samples(dtypes=FLOATS, rhs=_NZ) + [
-    S(make((3, 4), I64), make((3, 4), I64, nonzero=True), name="int64_error")], kind="inplace")
-register("div_.Tensor_mode", _div_mode_samples(inplace=True), kind="inplace")
+    S(make((3, 4), I64), make((3, 4), I64, nonzero=True), name="int64_error")])
+register("div_.Tensor_mode", _div_mode_samples(inplace=True))
 
 _POW_BASE = {"low": 0, "high": 4}
 _POW_EXP = {"low": 0, "high": 3}
-register("pow.Tensor_Tensor", lambda: binary_samples(lhs=_POW_BASE, rhs=_POW_EXP, scalars=(2, 0.5, True)) + [
-    S(make((3, 4), F32, low=0.5, high=3), make((3, 4), F32, low=-2, high=2), name="float_negative_exp"),
+register("pow.Tensor_Tensor", lambda: binary_samples(lhs=_POW_BASE, rhs=_POW_EXP,
+                                                    scalars=(2, 0.5, True)) + [
+    S(make((3, 4), F32, low=0.5, high=3), make((3, 4), F32, low=-2, high=2),
+      name="float_negative_exp"),
     S(make((3,), I64), np.array([-1, 0, 2], np.int64), name="int64_negative_exp_tensor")])
 out_of("pow.Tensor_Tensor_out", "pow.Tensor_Tensor")
 register("pow.Tensor_Scalar", lambda: scalar_samples(lhs=_POW_BASE, values=(2, 0.5, True)) + [
@@ -534,12 +568,13 @@ register("pow.Tensor_Scalar", lambda: scalar_samples(lhs=_POW_BASE, values=(2, 0
     S(make((3, 4), I64, low=0, high=4), 3, name="int64_exp_3"),
     S(make((3, 4), I64), -2, name="int64_negative_exp_error"),
     S(make((3, 4), F16, low=0, high=3), 1.5, name="float16_exp_1.5")])
-register("pow.Scalar", lambda: [S(2, make((3, 4), dt, low=0, high=4), name=f"2_{dtname(dt)}") for dt in ALL] + [
+register("pow.Scalar", lambda: [
+    S(2, make((3, 4), dt, low=0, high=4), name=f"2_{dtname(dt)}") for dt in ALL] + [
     S(2.5, make((3, 4), I64, low=0, high=4), name="float_base_int64"),
     S(True, make((3, 4), F32, low=-2, high=2), name="bool_base"),
     S(3, make((), F32), name="0d"), S(2, make((0, 2), I32), name="empty"),
     S(1.5, transposed((3, 4), F64), name="transposed")])
-register("pow_.Tensor", lambda: inplace_binary_samples(lhs=_POW_BASE, rhs=_POW_EXP), kind="inplace")
+register("pow_.Tensor", lambda: inplace_binary_samples(lhs=_POW_BASE, rhs=_POW_EXP))
 
 _CMP = ("eq", "ne", "lt", "le", "gt", "ge")
 for _op in _CMP:
@@ -557,8 +592,10 @@ def _where_samples():
             S(make((3, 4), BOOL), make((3, 4), F16), make((), F64), name="float16_with_0d_float64"),
             S(make((), BOOL), make((), I64), make((), I64), name="0d"),
             S(make((0, 4), BOOL), make((4,), F32), make((0, 1), F32), name="empty"),
-            S(transposed((3, 4), BOOL), strided((3, 4), F32), offset((3, 4), F32), name="noncontiguous"),
-            S(make((3, 4), U8, low=0, high=2), make((3, 4), F32), make((3, 4), F32), name="uint8_cond_error"),
+            S(transposed((3, 4), BOOL), strided((3, 4), F32), offset((3, 4), F32),
+              name="noncontiguous"),
+            S(make((3, 4), U8, low=0, high=2), make((3, 4), F32), make((3, 4), F32),
+              name="uint8_cond_deprecated"),
             S(make((3, 4), BOOL), make((3, 4), F32), make((2, 4), F32), name="shape_error")]
     return out
 
@@ -569,9 +606,11 @@ out_of("where.self_out", "where.self")
 
 def _clamp_samples(inplace=False):
     def samples():
-        out = [S(make((3, 4), dt), -2, 3, name=dtname(dt)) for dt in (U8, I32, I64, F16, BF16, F32, F64)]
-        out += [S(make((3, 4), F32), -1.5, name="min_only"), S(make((3, 4), F32), None, 1.5, name="max_only"),
-                S(make((3, 4), F32), 2, -2, name="min_gt_max"), S(make((3, 4), F32), name="none_error"),
+        out = [S(make((3, 4), dt), -2, 3, name=dtname(dt)) for dt in NUMERIC]
+        out += [S(make((3, 4), F32), -1.5, name="min_only"),
+                S(make((3, 4), F32), None, 1.5, name="max_only"),
+                S(make((3, 4), F32), 2, -2, name="min_gt_max"),
+                S(make((3, 4), F32), name="none_error"),
                 S(make((3, 4), F32), 0.5, 0.5, name="equal_bounds"),
                 S(make((3, 4), BOOL), False, True, name="bool"),
                 S(make((), F64), -1, 1, name="0d"), S(make((0, 3), F32), -1, 1, name="empty"),
@@ -588,15 +627,18 @@ def _clamp_samples(inplace=False):
 register("clamp.default", _clamp_samples())
 out_of("clamp.out", "clamp.default")
 register("clamp.Tensor", lambda: [
-    S(make((3, 4), dt), make((3, 4), dt), make((3, 4), dt), name=dtname(dt)) for dt in (U8, I64, F16, F32)] + [
-    S(make((3, 4), F32), make((4,), F32, low=-5, high=0), make((3, 1), F32, low=0, high=5), name="broadcast"),
+    S(make((3, 4), dt), make((3, 4), dt), make((3, 4), dt), name=dtname(dt))
+    for dt in (U8, I64, F16, F32)] + [
+    S(make((3, 4), F32), make((4,), F32, low=-5, high=0), make((3, 1), F32, low=0, high=5),
+      name="broadcast"),
     S(make((3, 4), F32), make((), F32), None, name="min_only"),
     S(make((3, 4), F32), None, make((4,), F32), name="max_only"),
     S(make((3, 4), I32), make((3, 4), F32, low=-5, high=0), None, name="int32_float_min"),
     S(make((3, 4), F32), None, None, name="none_error"),
-    S(transposed((3, 4), F32), strided((3, 4), F32, high=0), offset((3, 4), F32, low=0), name="noncontiguous"),
+    S(transposed((3, 4), F32), strided((3, 4), F32, high=0), offset((3, 4), F32, low=0),
+      name="noncontiguous"),
     S(make((0, 2), F32), make((2,), F32), make((2,), F32), name="empty")])
-register("clamp_.default", _clamp_samples(inplace=True), kind="inplace")
+register("clamp_.default", _clamp_samples(inplace=True))
 
 
 def _masked_fill_samples(tensor_value, inplace=False):
@@ -619,16 +661,18 @@ def _masked_fill_samples(tensor_value, inplace=False):
         else:
             out.append(S(make((4,), F32), make((3, 4), BOOL), val(1), name="broadcast_self"))
         if tensor_value:
-            out += [S(make((3, 4), F32), make((3, 4), BOOL), make((2,), F32), name="1d_value_error"),
-                    S(make((3, 4), I64), make((3, 4), BOOL), np.array(2.5, F64), name="float64_0d_into_int64")]
+            out += [S(make((3, 4), F32), make((3, 4), BOOL), make((2,), F32),
+                      name="1d_value_error"),
+                    S(make((3, 4), I64), make((3, 4), BOOL), np.array(2.5, F64),
+                      name="float64_0d_into_int64")]
         return out
     return samples
 
 
 register("masked_fill.Scalar", _masked_fill_samples(False))
 register("masked_fill.Tensor", _masked_fill_samples(True))
-register("masked_fill_.Scalar", _masked_fill_samples(False, True), kind="inplace")
-register("masked_fill_.Tensor", _masked_fill_samples(True, True), kind="inplace")
+register("masked_fill_.Scalar", _masked_fill_samples(False, True))
+register("masked_fill_.Tensor", _masked_fill_samples(True, True))
 
 
 # ---- pointwise unary ---------------------------------------------------------------
@@ -637,8 +681,7 @@ def _unary(name, *, out=True, extra=(), **mk):
     if out:
         out_of(f"{name}.out", f"{name}.default")
     register(f"{name}_.default", lambda: unary_samples(inplace=True, **mk) + (
-        [S(expanded((3, 4), F32, **mk), name="expanded_overlap_error")] if name == "neg" else []),
-        kind="inplace")
+        [S(expanded((3, 4), F32, **mk), name="expanded_overlap_error")] if name == "neg" else []))
 
 
 _unary("neg")
@@ -673,7 +716,8 @@ def _dim_reduction_samples(dtypes):
                 S(x, [-1], True, name="last_keepdim"), S(x, [0, -1], True, name="two_keepdim"),
                 S(x, [], name="empty_dim_list_all"), S(x, None, name="dim_none"),
                 S(x, None, True, name="dim_none_keepdim"),
-                S(make((0, 3), F32), [0], name="empty_reduced"), S(make((0, 3), F32), [1], name="empty_kept"),
+                S(make((0, 3), F32), [0], name="empty_reduced"),
+                S(make((0, 3), F32), [1], name="empty_kept"),
                 S(make((), F32), [0], name="0d"), S(make((), F32), [], True, name="0d_empty_dims"),
                 S(transposed((3, 4), F32), [0], name="transposed"),
                 S(offset((3, 4), F64), [1], True, name="offset_keepdim"),
@@ -690,15 +734,18 @@ register("mean.default", _full_reduction_samples((I64,) + FLOATS), tols=_RED_TOL
 register("mean.dim", _dim_reduction_samples((I64, U8) + FLOATS), tols=_RED_TOLS)
 out_of("mean.out", "mean.dim")
 register("amax.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for dt in ALL] + [
-    S(make((2, 3, 4), F32), name="default_all_dims"), S(make((2, 3, 4), F32), [0, 2], True, name="keepdim"),
+    S(make((2, 3, 4), F32), name="default_all_dims"),
+    S(make((2, 3, 4), F32), [0, 2], True, name="keepdim"),
     S(make((2, 3, 4), I64), -1, name="int_dim"),
-    S(make((0, 3), F32), [1], name="empty_kept"), S(make((0, 3), F32), [0], name="empty_reduced_error"),
+    S(make((0, 3), F32), [1], name="empty_kept"),
+    S(make((0, 3), F32), [0], name="empty_reduced_error"),
     S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
     S(np.array([[1, np.nan], [2, 3]], np.float32), [1], name="nan")])
 out_of("amax.out", "amax.default")
 register("argmax.default", lambda: [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL] + [
     S(make((3, 4), I32, low=0, high=3), name="dim_none_ties"),
-    S(make((2, 3, 4), F32), -1, True, name="keepdim"), S(make((2, 3, 4), F32), None, True, name="none_keepdim"),
+    S(make((2, 3, 4), F32), -1, True, name="keepdim"),
+    S(make((2, 3, 4), F32), None, True, name="none_keepdim"),
     S(make((), F32), name="0d"), S(make((0, 3), F32), 1, name="empty_kept"),
     S(make((0, 3), F32), name="empty_error"), S(transposed((3, 4), F64), 0, name="transposed"),
     S(np.array([[1, np.nan, 2], [np.nan, 5, 4]], np.float32), 1, name="nan"),
@@ -708,11 +755,12 @@ out_of("argmax.out", "argmax.default")
 
 # ---- linear algebra ----------------------------------------------------------------
 _MM_DTYPES = (F32, F64, F16, BF16, I64, I32, U8, BOOL)
-_LA = dict(low=-2, high=2)
+_LA = {"low": -2, "high": 2}
 
 
 def _mm_samples():
-    return [S(make((3, 4), dt, **_LA), make((4, 5), dt, **_LA), name=dtname(dt)) for dt in _MM_DTYPES] + [
+    return [S(make((3, 4), dt, **_LA), make((4, 5), dt, **_LA), name=dtname(dt))
+            for dt in _MM_DTYPES] + [
         S(make((0, 4), F32), make((4, 5), F32), name="empty_m"),
         S(make((3, 0), F32), make((0, 5), F32), name="empty_k_zeros"),
         S(transposed((3, 4), F32), transposed((4, 5), F32), name="transposed"),
@@ -725,8 +773,9 @@ def _mm_samples():
 
 register("mm.default", _mm_samples, tols=ACCUMULATING_TOLS)
 out_of("mm.out", "mm.default")
-register("bmm.default", lambda: [S(make((2, 3, 4), dt, **_LA), make((2, 4, 5), dt, **_LA), name=dtname(dt))
-                                 for dt in _MM_DTYPES] + [
+register("bmm.default", lambda: [
+    S(make((2, 3, 4), dt, **_LA), make((2, 4, 5), dt, **_LA), name=dtname(dt))
+    for dt in _MM_DTYPES] + [
     S(make((0, 3, 4), F32), make((0, 4, 5), F32), name="empty_batch"),
     S(make((2, 3, 0), F32), make((2, 0, 5), F32), name="empty_k"),
     S(transposed((2, 3, 4), F32), transposed((2, 4, 5), F32), name="transposed"),
@@ -737,17 +786,22 @@ register("addmm.default", lambda: [
     S(make((5,), dt, **_LA), make((3, 4), dt, **_LA), make((4, 5), dt, **_LA), name=dtname(dt))
     for dt in (F32, F64, F16, BF16, I64)] + [
     S(make((3, 5), F32), make((3, 4), F32), make((4, 5), F32), name="full_self"),
-    S(make((3, 1), F32), make((3, 4), F32), make((4, 5), F32), beta=0.5, alpha=2, name="beta_alpha"),
-    S(make((5,), I64), make((3, 4), I64), make((4, 5), I64), beta=2, alpha=3, name="int64_beta_alpha"),
-    S(np.full((5,), np.nan, np.float32), make((3, 4), F32), make((4, 5), F32), beta=0, name="beta0_ignores_nan"),
+    S(make((3, 1), F32), make((3, 4), F32), make((4, 5), F32), beta=0.5, alpha=2,
+      name="beta_alpha"),
+    S(make((5,), I64), make((3, 4), I64), make((4, 5), I64), beta=2, alpha=3,
+      name="int64_beta_alpha"),
+    S(np.full((5,), np.nan, np.float32), make((3, 4), F32), make((4, 5), F32), beta=0,
+      name="beta0_ignores_nan"),
     S(make((5,), F32), make((3, 0), F32), make((0, 5), F32), name="empty_k"),
     S(make((), F32), transposed((3, 4), F32), transposed((4, 5), F32), name="0d_self_transposed"),
     S(make((4,), F32), make((3, 4), F32), make((4, 5), F32), name="self_broadcast_error")],
     tols=ACCUMULATING_TOLS)
 out_of("addmm.out", "addmm.default")
 register("matmul.default", lambda: [
-    S(make((4,), F32), make((4,), F32), name="dot"), S(make((3, 4), F32), make((4,), F32), name="mv"),
-    S(make((4,), F64), make((4, 5), F64), name="vm"), S(make((3, 4), I64, **_LA), make((4, 5), I64, **_LA), name="mm_int64"),
+    S(make((4,), F32), make((4,), F32), name="dot"),
+    S(make((3, 4), F32), make((4,), F32), name="mv"),
+    S(make((4,), F64), make((4, 5), F64), name="vm"),
+    S(make((3, 4), I64, **_LA), make((4, 5), I64, **_LA), name="mm_int64"),
     S(make((2, 3, 4), F32), make((4, 5), F32), name="batched_2d"),
     S(make((2, 1, 3, 4), F32), make((5, 4, 2), F32), name="batch_broadcast"),
     S(make((4,), F32), make((2, 4, 5), F32), name="1d_batched"),
@@ -772,8 +826,14 @@ def _view(name, samples):
     register(name, samples, exact_strides=True)
 
 
-_X = lambda dt=F32: make((3, 4), dt)  # noqa: E731
-_X3 = lambda dt=F32: make((2, 3, 4), dt)  # noqa: E731
+def _X(dt=F32):
+    return make((3, 4), dt)
+
+
+def _X3(dt=F32):
+    return make((2, 3, 4), dt)
+
+
 _view("view.default", lambda: [
     S(_X(dt), [12], name=dtname(dt)) for dt in (BOOL, I64, BF16)] + [
     S(_X3(), [6, -1], name="infer"), S(_X3(), [2, 3, 2, 2], name="split_dim"),
@@ -786,7 +846,8 @@ _view("view.default", lambda: [
 _view("view.dtype", lambda: [
     S(_X(F32), E.int32, name="float32_as_int32"), S(_X(I64), E.float64, name="int64_as_float64"),
     S(_X(BOOL), E.uint8, name="bool_as_uint8"), S(_X(F16), E.bfloat16, name="float16_as_bfloat16"),
-    S(_X(F32), E.float16, name="float32_as_float16_wider"), S(_X(U8), E.int32, name="uint8_as_int32_narrower"),
+    S(_X(F32), E.float16, name="float32_as_float16_wider"),
+    S(_X(U8), E.int32, name="uint8_as_int32_narrower"),
     S(_X(F32), E.float32, name="same"), S(make((), F32), E.int32, name="0d"),
     S(transposed((3, 4), F32), E.int32, name="transposed_same_size"),
     S(transposed((3, 4), F32), E.float16, name="transposed_resize_error"),
@@ -796,14 +857,16 @@ _view("reshape.default", lambda: [
     S(transposed((3, 4), F32), [12], name="transposed_copies"),
     S(transposed((3, 4), I64), [4, 3], name="transposed_view_back"),
     S(strided((3, 4), F32), [6, 2], name="strided_view"), S(make((), F32), [1], name="0d"),
-    S(make((0, 4), F32), [2, 0, -1], name="empty"), S(expanded((3, 4), F32), [12], name="expanded_copies"),
+    S(make((0, 4), F32), [2, 0, -1], name="empty"),
+    S(expanded((3, 4), F32), [12], name="expanded_copies"),
     S(_X(), [5, -1], name="bad_size_error")])
 _view("view_as.default", lambda: [
     S(_X3(), make((6, 4), I32), name="basic"), S(make((1,), F32), make((), F32), name="to_0d"),
     S(transposed((3, 4), F32), make((4, 3, 1), F32), name="transposed"),
     S(_X(), make((5,), F32), name="bad_size_error")])
 _view("reshape_as.default", lambda: [
-    S(_X3(), make((6, 4), I32), name="basic"), S(transposed((3, 4), F32), make((12,), F32), name="copies"),
+    S(_X3(), make((6, 4), I32), name="basic"),
+    S(transposed((3, 4), F32), make((12,), F32), name="copies"),
     S(make((0, 2), F32), make((2, 0), F32), name="empty")])
 _view("as_strided.default", lambda: [
     S(_X(), [2, 2], [1, 2], name="basic"), S(_X(), [3, 3], [4, 1], 1, name="offset"),
@@ -839,11 +902,13 @@ _view("squeeze.default", lambda: [
     S(_X(), name="nothing"), S(make((), F32), name="0d"), S(make((0, 1, 2), F32), name="empty"),
     S(View(make((4, 1, 3), F32), "transpose.int", (0, 2)), name="transposed")])
 _view("squeeze.dim", lambda: [
-    S(make((1, 3, 1, 4), F32), 2, name="basic"), S(make((1, 3, 1, 4), F32), 1, name="not_size1_noop"),
+    S(make((1, 3, 1, 4), F32), 2, name="basic"),
+    S(make((1, 3, 1, 4), F32), 1, name="not_size1_noop"),
     S(make((1, 3, 1), F32), -1, name="negative"), S(make((), F32), 0, name="0d"),
     S(offset((1, 4), F32), 0, name="offset"), S(_X(), 2, name="out_of_range_error")])
 _view("squeeze.dims", lambda: [
-    S(make((1, 3, 1, 4), F32), [0, 2], name="basic"), S(make((1, 3, 1, 4), F32), [0, 1], name="mixed"),
+    S(make((1, 3, 1, 4), F32), [0, 2], name="basic"),
+    S(make((1, 3, 1, 4), F32), [0, 1], name="mixed"),
     S(make((1, 3, 1), F32), [], name="empty_list"), S(make((), F32), [0], name="0d"),
     S(make((1, 3, 1), F32), [0, -3], name="repeated_error")])
 _view("expand.default", lambda: [
@@ -851,30 +916,40 @@ _view("expand.default", lambda: [
     S(make((), F32), [2, 3], name="0d"), S(make((4,), I64), [0, 4], name="to_empty"),
     S(_X(), [3, 4], name="same"), S(make((1, 4), F32), [3, 4], implicit=True, name="implicit"),
     S(transposed((1, 4), F32), [2, 4, 1], name="transposed"),
-    S(make((3,), F32), [4], name="bad_size_error"), S(make((3, 1), F32), [4], name="fewer_dims_error"),
+    S(make((3,), F32), [4], name="bad_size_error"),
+    S(make((3, 1), F32), [4], name="fewer_dims_error"),
     S(make((3, 1), F32), [-1, -1, 4], name="new_dim_-1_error")])
 _view("expand_as.default", lambda: [
-    S(make((3, 1), F32), make((2, 3, 4), I32), name="basic"), S(make((), F32), make((2,), F32), name="0d"),
+    S(make((3, 1), F32), make((2, 3, 4), I32), name="basic"),
+    S(make((), F32), make((2,), F32), name="0d"),
     S(make((3,), F32), make((4,), F32), name="bad_size_error")])
 _view("slice.Tensor", lambda: [
     S(_X(), 0, 1, 3, name="rows"), S(_X(), 1, None, None, 2, name="step2"),
     S(_X(), 1, -3, -1, name="negative_bounds"), S(_X(), 0, 1, 100, name="end_clamped"),
     S(_X(), 0, 5, 7, name="empty_past_end"), S(_X(), 0, 2, 1, name="empty_reversed"),
     S(_X(), name="defaults"), S(_X3(), -1, 1, None, 3, name="last_dim_step3"),
-    S(offset((3, 4), F32), 1, 1, 3, name="offset_input"), S(transposed((3, 4), I32), 1, 0, 2, name="transposed"),
+    S(offset((3, 4), F32), 1, 1, 3, name="offset_input"),
+    S(transposed((3, 4), I32), 1, 0, 2, name="transposed"),
     S(_X(), 0, 0, 2, 0, name="zero_step_error"), S(_X(), 2, 0, 1, name="dim_error")])
 _view("select.int", lambda: [
-    S(_X(), 0, 1, name="row"), S(_X(), 1, -1, name="negative_index"), S(_X3(), -2, 2, name="middle"),
+    S(_X(), 0, 1, name="row"),
+    S(_X(), 1, -1, name="negative_index"),
+    S(_X3(), -2, 2, name="middle"),
     S(make((4,), I64), 0, 3, name="to_0d"), S(offset((3, 4), F32), 1, 0, name="offset"),
     S(transposed((3, 4), F32), 0, 2, name="transposed"),
     S(_X(), 0, 3, name="index_error"), S(_X(), 1, -5, name="negative_index_error"),
     S(make((), F32), 0, 0, name="0d_error")])
 _view("narrow.default", lambda: [
-    S(_X(), 0, 1, 2, name="rows"), S(_X(), -1, 1, 3, name="cols"), S(_X(), 1, -2, 2, name="negative_start"),
+    S(_X(), 0, 1, 2, name="rows"),
+    S(_X(), -1, 1, 3, name="cols"),
+    S(_X(), 1, -2, 2, name="negative_start"),
     S(_X(), 0, 3, 0, name="empty"), S(offset((3, 4), F32), 1, 2, 2, name="offset"),
     S(_X(), 0, 2, 3, name="too_long_error")])
 _view("diagonal.default", lambda: [
-    S(_X(), name="main"), S(_X(), 1, name="above"), S(_X(), -2, name="below"), S(_X(), 5, name="empty"),
+    S(_X(), name="main"),
+    S(_X(), 1, name="above"),
+    S(_X(), -2, name="below"),
+    S(_X(), 5, name="empty"),
     S(_X3(), 0, 0, 2, name="dims02"), S(_X3(), -1, -1, 1, name="negative_dims"),
     S(transposed((3, 4), F32), 1, name="transposed"), S(offset((3, 4), F32), name="offset"),
     S(_X(), 0, 0, 0, name="same_dims_error")])
@@ -882,8 +957,14 @@ _view("split.Tensor", lambda: [
     S(make((5, 3), F32), 2, name="uneven"), S(make((4, 6), F32), 3, 1, name="dim1"),
     S(make((4, 6), F32), 10, name="one_chunk"), S(make((0, 2), F32), 2, name="empty"),
     S(offset((3, 4), F32), 2, -1, name="offset"), S(make((4, 3), F32), 0, name="zero_size_error")])
+_view("split.sizes", lambda: [
+    S(make((5, 3), F32), [2, 3], name="basic"),
+    S(make((5, 3), I64), [1, 0, 2], 1, name="with_zero"),
+    S(offset((3, 4), F32), [1, 2], name="offset"),
+    S(make((5, 3), F32), [2, 2], name="bad_sum_error")])
 _view("split_with_sizes.default", lambda: [
-    S(make((5, 3), F32), [2, 3], name="basic"), S(make((5, 3), F32), [1, 0, 2], 1, name="with_zero"),
+    S(make((5, 3), F32), [2, 3], name="basic"),
+    S(make((5, 3), F32), [1, 0, 2], 1, name="with_zero"),
     S(transposed((3, 5), F32), [4, 1], 1, name="transposed"),
     S(make((5, 3), F32), [2, 2], name="bad_sum_error")])
 _view("chunk.default", lambda: [
@@ -894,17 +975,27 @@ _view("unbind.int", lambda: [
     S(_X(), name="dim0"), S(_X3(), -1, name="last"), S(offset((3, 4), F32), 1, name="offset"),
     S(make((0, 3), F32), 1, name="empty"), S(make((), F32), name="0d_error")])
 _view("flatten.using_ints", lambda: [
-    S(_X3(), name="all"), S(_X3(), 1, name="tail"), S(_X3(), 0, 1, name="head"), S(make((), F32), name="0d"),
+    S(_X3(), name="all"),
+    S(_X3(), 1, name="tail"),
+    S(_X3(), 0, 1, name="head"),
+    S(make((), F32), name="0d"),
     S(transposed((3, 4), F32), name="transposed_copies"), S(_X3(), 1, 1, name="noop"),
     S(make((2, 0, 3), F32), 1, name="empty"), S(_X3(), 2, 1, name="start_after_end_error")])
 _view("unflatten.int", lambda: [
-    S(make((2, 12), F32), 1, [3, 4], name="basic"), S(make((2, 12), F32), -1, [2, -1], name="infer"),
-    S(make((6,), I64), 0, [1, 6, 1], name="with_ones"), S(make((2, 12), F32), 1, [5, 2], name="bad_sizes_error")])
+    S(make((2, 12), F32), 1, [3, 4], name="basic"),
+    S(make((2, 12), F32), -1, [2, -1], name="infer"),
+    S(make((6,), I64), 0, [1, 6, 1], name="with_ones"),
+    S(make((2, 12), F32), 1, [5, 2], name="bad_sizes_error")])
 _view("movedim.intlist", lambda: [
-    S(_X3(), [0, 1], [2, 0], name="basic"), S(_X3(), [-1], [0], name="negative"), S(_X3(), [], [], name="none"),
-    S(_X3(), [0, 0], [1, 2], name="repeated_error"), S(_X3(), [0], [1, 2], name="len_mismatch_error")])
+    S(_X3(), [0, 1], [2, 0], name="basic"),
+    S(_X3(), [-1], [0], name="negative"),
+    S(_X3(), [], [], name="none"),
+    S(_X3(), [0, 0], [1, 2], name="repeated_error"),
+    S(_X3(), [0], [1, 2], name="len_mismatch_error")])
 _view("movedim.int", lambda: [
-    S(_X3(), 0, 2, name="basic"), S(_X3(), -1, 0, name="negative"), S(transposed((3, 4), F32), 1, 0, name="transposed"),
+    S(_X3(), 0, 2, name="basic"),
+    S(_X3(), -1, 0, name="negative"),
+    S(transposed((3, 4), F32), 1, 0, name="transposed"),
     S(make((), F32), 0, 0, name="0d"), S(_X3(), 0, 3, name="out_of_range_error")])
 _view("detach.default", lambda: [S(_X(dt), name=dtname(dt)) for dt in (BOOL, I64, F32)] + [
     S(offset((3, 4), F32), name="offset"), S(make((), F32), name="0d")])
@@ -913,7 +1004,8 @@ _view("alias.default", lambda: [S(_X(dt), name=dtname(dt)) for dt in (BOOL, BF16
 
 
 # ---- joining and indexing ----------------------------------------------------------
-register("cat.default", lambda: [S([make((2, 3), dt), make((1, 3), dt)], name=dtname(dt)) for dt in ALL] + [
+register("cat.default", lambda: [
+    S([make((2, 3), dt), make((1, 3), dt)], name=dtname(dt)) for dt in ALL] + [
     S([make((2, 3), F32), make((2, 1), F32)], 1, name="dim1"),
     S([make((2, 3), F32), make((2, 2), F32), make((2, 4), F32)], -1, name="three_last_dim"),
     S([make((2, 3), I32), make((1, 3), F16)], name="promotion"),
@@ -927,7 +1019,8 @@ register("cat.default", lambda: [S([make((2, 3), dt), make((1, 3), dt)], name=dt
     S([make((), F32), make((), F32)], name="0d_error"), S([], name="empty_list_error"),
     S([make((2, 3), F32), make((2, 3), F32)], 2, name="dim_error")])
 out_of("cat.out", "cat.default")
-register("stack.default", lambda: [S([make((2, 3), dt), make((2, 3), dt)], name=dtname(dt)) for dt in (BOOL, I64, BF16, F32)] + [
+register("stack.default", lambda: [
+    S([make((2, 3), dt), make((2, 3), dt)], name=dtname(dt)) for dt in (BOOL, I64, BF16, F32)] + [
     S([make((2, 3), F32), make((2, 3), F32)], 1, name="dim1"),
     S([make((2, 3), F32), make((2, 3), F32), make((2, 3), F32)], -1, name="last"),
     S([make((), F32), make((), F32)], name="0d"), S([make((0, 2), F32)], 1, name="empty"),
@@ -949,7 +1042,8 @@ def _index_samples():
             S(x, [None, _idx(4, 0)], name="none_then_index"),
             S(make((2, 3, 4), F32), [_idx(1), None, _idx(0, 3)], name="separated_advanced"),
             S(x, [np.array([1, 0], np.int32)], name="int32_index"),
-            S(x, [_idx()], name="empty_index"), S(x, [np.zeros((2, 0), np.int64)], name="empty_2d_index"),
+            S(x, [_idx()], name="empty_index"),
+            S(x, [np.zeros((2, 0), np.int64)], name="empty_2d_index"),
             S(make((0, 3), F32), [_idx()], name="empty_self"),
             S(make((4,), F32), [np.array(2, np.int64)], name="0d_index"),
             S(transposed((4, 5), F32), [_idx(1, 3)], name="transposed_self"),
@@ -971,7 +1065,8 @@ def _index_put_samples(inplace):
         out = [S(make((4, 5), dt), [_idx(0, 2)], make((5,), dt), name=dtname(dt)) for dt in ALL]
         out += [S(x, [_idx(0, 3), _idx(1, -1)], make((2,), F32), name="two_indices"),
                 S(x, [_idx(1, 1, 2)], make((3, 5), F32), True, name="accumulate_duplicates"),
-                S(make((4, 5), I64), [None, _idx(0, 0)], make((4, 2), I64), True, name="accumulate_none_index"),
+                S(make((4, 5), I64), [None, _idx(0, 0)], make((4, 2), I64), True,
+                  name="accumulate_none_index"),
                 S(x, [_idx(0, 3)], make((), F32), name="0d_value_broadcast"),
                 S(x, [_idx(0, 3)], make((5,), F64), name="float64_values_error"),
                 S(transposed((4, 5), F32), [_idx(1, 3)], make((2, 5), F32), name="transposed_self"),
@@ -982,5 +1077,5 @@ def _index_put_samples(inplace):
     return samples
 
 
-register("index_put_.default", _index_put_samples(True), kind="inplace")
+register("index_put_.default", _index_put_samples(True))
 register("index_put.default", _index_put_samples(False))

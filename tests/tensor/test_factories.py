@@ -57,6 +57,27 @@ def test_zeros_ones_match_torch(size, dt):
     assert (e.dtype.name, tuple(e.shape), e.stride()) == (dt.name, tuple(t.shape), t.stride())
 
 
+FACTORY_CALLS = [
+    lambda dt, **kw: ember.empty(2, 3, dtype=dt, **kw),
+    lambda dt, **kw: ember.empty(2, 3, 4, 5, dtype=dt, memory_format=ember.channels_last, **kw),
+    lambda dt, **kw: ember.empty_strided((2, 3), (1, 2), dtype=dt, **kw),
+    lambda dt, **kw: ember.zeros(0, 4, dtype=dt, **kw),
+    lambda dt, **kw: ember.ones((), dtype=dt, **kw),
+    lambda dt, **kw: ember.full((2, 1, 3), 1, dtype=dt, **kw),
+    lambda dt, **kw: ember.scalar_tensor(1, dtype=dt, **kw),
+    lambda dt, **kw: ember.arange(1, 9, 2, dtype=dt, **kw),
+]
+
+
+@pytest.mark.parametrize("call", range(len(FACTORY_CALLS)))
+@pytest.mark.parametrize("dt", [d for d in DTYPES if d is not ember.bool])
+def test_meta_parity(call, dt):
+    c = FACTORY_CALLS[call](dt)
+    m = FACTORY_CALLS[call](dt, device="meta")
+    assert m.device.type == "meta" and c.device.type == "cpu"
+    assert (m.shape, m.stride(), m.dtype) == (c.shape, c.stride(), c.dtype)
+
+
 def test_size_forms_and_default_dtype():
     for e in (ember.zeros(2, 3), ember.zeros((2, 3)), ember.zeros([2, 3]),
               ember.zeros(ember.Size([2, 3])), ember.zeros(np.int64(2), 3)):
@@ -361,6 +382,15 @@ def test_tensor_from_numpy_keeps_dtype_and_copies(dt):
     assert ember.tensor(a, dtype=ember.float64).dtype is ember.float64
 
 
+@pytest.mark.parametrize("arr", [np.array([300, -1, 7]), np.array([2.7, -2.7, 0.5]),
+                                 np.array([True, False, True])])
+@pytest.mark.parametrize("dt", [ember.uint8, ember.int32, ember.bool, ember.float16])
+def test_tensor_from_numpy_with_dtype_casts_without_checks(arr, dt):
+    if dt is ember.uint8 and arr.dtype.kind == "f":
+        arr = np.abs(arr)
+    assert_same(ember.tensor(arr, dtype=dt), torch.tensor(arr, dtype=tdt(dt)))
+
+
 def test_tensor_from_numpy_preserves_dense_layout():
     a = np.ones((3, 2)).T
     assert ember.tensor(a).stride() == torch.tensor(a).stride() == (1, 2)
@@ -526,6 +556,9 @@ def test_default_device():
         assert ember.zeros(2).device.type == "meta"
         assert ember.arange(3).device.type == "meta"
         assert ember.zeros(2, device="cpu").device.type == "cpu"
+        assert ember.tensor([1, 2]).device.type == "meta"
+        assert ember.as_tensor(np.zeros(2)).device.type == "meta"
+        assert ember.full((2,), 1.0).device.type == "meta"
     finally:
         ember.set_default_device(None)
     assert ember.zeros(2).device.type == "cpu"

@@ -174,3 +174,30 @@ def test_repr_of_large_tensor_is_fast():
     r = repr(e)
     assert time.perf_counter() - start < 0.5
     assert "..." in r
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_tensors(seed):
+    """Random shapes, dtypes and magnitudes (incl. nan/inf/zeros) against torch."""
+    rng = np.random.default_rng(seed)
+    ndim = int(rng.integers(0, 4))
+    shape = tuple(int(n) for n in rng.integers(1, 9, ndim))
+    dtype = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+             torch.int32, torch.uint8, torch.bool][seed % 8]
+    scale = 10.0 ** rng.integers(-6, 10)
+    vals = rng.normal(0, scale, shape)
+    if rng.random() < 0.3:
+        vals = np.asarray(np.round(vals))
+    if dtype.is_floating_point:
+        flat = vals.reshape(-1)
+        for special in (np.nan, np.inf, 0.0):
+            if flat.size and rng.random() < 0.3:
+                flat[rng.integers(flat.size)] = special
+        t = torch.from_numpy(vals).to(dtype)
+    elif dtype == torch.bool:
+        t = torch.from_numpy(np.asarray(vals > 0))
+    else:
+        lim = 255 if dtype == torch.uint8 else 10**6
+        ints = np.clip(np.abs(vals) if dtype == torch.uint8 else vals, -lim, lim)
+        t = torch.from_numpy(np.asarray(ints).astype(np.int64)).to(dtype)
+    check(t)
