@@ -182,4 +182,7 @@ def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Bi
         if variant == "method" and not any(a.name == "self" for a in fn.schema.arguments.positional):
             continue
         groups.setdefault(fn.op_name, []).append(Binding(fn, outs.get(fn.qualified)))
+    for bindings in groups.values():  # like torch: Tensor overloads before Scalar ones
+        bindings.sort(key=lambda b: sum(str(a.type).startswith("Scalar")
+                                        for a in b.fn.schema.arguments.flat()))
     return dict(sorted(groups.items()))

@@ -430,41 +430,41 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:401
-def _m0_clamp(input, min=None, max=None, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
-        return (input, min, max, out)
-    return None
-
-
-def _c0_clamp(input, min, max, out):
-    if out is None:
-        return _entry_clamp(input, min, max)
-    return _entry_clamp_out(input, min, max, out)
-
-
 # schema/native_functions.yaml:409
-def _m1_clamp(input, min=None, max=None):
+def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
     return None
 
 
-def _c1_clamp(input, min, max):
+def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
+
+
+# schema/native_functions.yaml:401
+def _m1_clamp(input, min=None, max=None, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max, out)
+    return None
+
+
+def _c1_clamp(input, min, max, out):
+    if out is None:
+        return _entry_clamp(input, min, max)
+    return _entry_clamp_out(input, min, max, out)
 
 
 _cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
 _sigs_clamp = (
-    'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
 )
 
 
 def clamp(*args, **kwargs):
     """Overloads:
-    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(clamp, args, kwargs)
@@ -635,39 +635,39 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:153
-def _m0_fill_(input, value):
-    if _F['Tensor'](input) and _F['Scalar'](value):
-        return (input, value)
-    return None
-
-
-def _c0_fill_(input, value):
-    return _entry_fill__Scalar(input, value)
-
-
 # schema/native_functions.yaml:159
-def _m1_fill_(input, value):
+def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
     return None
 
 
-def _c1_fill_(input, value):
+def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
+
+
+# schema/native_functions.yaml:153
+def _m1_fill_(input, value):
+    if _F['Tensor'](input) and _F['Scalar'](value):
+        return (input, value)
+    return None
+
+
+def _c1_fill_(input, value):
+    return _entry_fill__Scalar(input, value)
 
 
 _cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
 _sigs_fill_ = (
-    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
+    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
 )
 
 
 def fill_(*args, **kwargs):
     """Overloads:
-    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(fill_, args, kwargs)

@@ -268,39 +268,39 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:401
-def _m0_clamp(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
-        return (self, min, max)
-    return None
-
-
-def _c0_clamp(self, min, max):
-    return _entry_clamp(self, min, max)
-
-
 # schema/native_functions.yaml:409
-def _m1_clamp(self, min=None, max=None):
+def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
     return None
 
 
-def _c1_clamp(self, min, max):
+def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
+
+
+# schema/native_functions.yaml:401
+def _m1_clamp(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clamp(self, min, max):
+    return _entry_clamp(self, min, max)
 
 
 _cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
 _sigs_clamp = (
-    'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
 )
 
 
 def clamp(*args, **kwargs):
     """Overloads:
-    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(clamp, args, kwargs)
@@ -502,39 +502,39 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:153
-def _m0_fill_(self, value):
-    if _F['Tensor'](self) and _F['Scalar'](value):
-        return (self, value)
-    return None
-
-
-def _c0_fill_(self, value):
-    return _entry_fill__Scalar(self, value)
-
-
 # schema/native_functions.yaml:159
-def _m1_fill_(self, value):
+def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
     return None
 
 
-def _c1_fill_(self, value):
+def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
+
+
+# schema/native_functions.yaml:153
+def _m1_fill_(self, value):
+    if _F['Tensor'](self) and _F['Scalar'](value):
+        return (self, value)
+    return None
+
+
+def _c1_fill_(self, value):
+    return _entry_fill__Scalar(self, value)
 
 
 _cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
 _sigs_fill_ = (
-    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
+    'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
 )
 
 
 def fill_(*args, **kwargs):
     """Overloads:
-    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+    fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(fill_, args, kwargs)
@@ -1134,65 +1134,65 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:128
-def _m0_to(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
-    return None
-
-
-def _c0_to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):
-    return _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
-
-
-# schema/native_functions.yaml:133
-def _m1_to(self, device, dtype, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['Device'](device) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, device, dtype, non_blocking, copy, memory_format)
-    return None
-
-
-def _c1_to(self, device, dtype, non_blocking, copy, memory_format):
-    return _entry_to_device(self, device, dtype, non_blocking, copy, memory_format)
-
-
-# schema/native_functions.yaml:138
-def _m2_to(self, dtype, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, dtype, non_blocking, copy, memory_format)
-    return None
-
-
-def _c2_to(self, dtype, non_blocking, copy, memory_format):
-    return _entry_to_dtype(self, dtype, non_blocking, copy, memory_format)
-
-
 # schema/native_functions.yaml:143
-def _m3_to(self, other, non_blocking=False, copy=False, memory_format=None):
+def _m0_to(self, other, non_blocking=False, copy=False, memory_format=None):
     if _F['Tensor'](self) and _F['Tensor'](other) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
         return (self, other, non_blocking, copy, memory_format)
     return None
 
 
-def _c3_to(self, other, non_blocking, copy, memory_format):
+def _c0_to(self, other, non_blocking, copy, memory_format):
     return _entry_to_other(self, other, non_blocking, copy, memory_format)
+
+
+# schema/native_functions.yaml:128
+def _m1_to(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, copy=False, memory_format=None):
+    if _F['Tensor'](self) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
+        return (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+    return None
+
+
+def _c1_to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):
+    return _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+
+
+# schema/native_functions.yaml:133
+def _m2_to(self, device, dtype, non_blocking=False, copy=False, memory_format=None):
+    if _F['Tensor'](self) and _F['Device'](device) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
+        return (self, device, dtype, non_blocking, copy, memory_format)
+    return None
+
+
+def _c2_to(self, device, dtype, non_blocking, copy, memory_format):
+    return _entry_to_device(self, device, dtype, non_blocking, copy, memory_format)
+
+
+# schema/native_functions.yaml:138
+def _m3_to(self, dtype, non_blocking=False, copy=False, memory_format=None):
+    if _F['Tensor'](self) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
+        return (self, dtype, non_blocking, copy, memory_format)
+    return None
+
+
+def _c3_to(self, dtype, non_blocking, copy, memory_format):
+    return _entry_to_dtype(self, dtype, non_blocking, copy, memory_format)
 
 
 _cases_to = ((_m0_to, _c0_to), (_m1_to, _c1_to), (_m2_to, _c2_to), (_m3_to, _c3_to), )
 _sigs_to = (
+    'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
-    'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
 )
 
 
 def to(*args, **kwargs):
     """Overloads:
+    to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
     """
     if _tf[0]:
         r = _htf_any(to, args, kwargs)

@@ -164,9 +164,12 @@ def _apply(t, items):
     """Applies the basic indices in `items` to t as views; returns (view, advanced index
     list for the index op or None). Masks cover as many dims as they have."""
     ndim = len(t._shape)
-    specified = 0
+    specified = ellipses = 0
     for it in items:
-        if it is None or it is Ellipsis or it is True or it is False:
+        if it is Ellipsis:
+            ellipses += 1
+            continue
+        if it is None or it is True or it is False:
             continue
         if isinstance(it, Tensor) and it._dtype in _MASK_DTYPES:
             specified += len(it._shape)
@@ -174,6 +177,8 @@ def _apply(t, items):
             specified += 1
     if specified > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    if ellipses > 1:  # (torch reads past the sizes here; NumPy's rule is clearer)
+        raise IndexError("an index can only have a single ellipsis ('...')")
     result, dim = t, 0
     adv, covered = None, 0  # the index list, and how many dims its entries cover
     for i, it in enumerate(items):
@@ -249,7 +254,8 @@ def _sequence_index(seq, like):
         raise IndexError(f"could not convert the index {seq!r} to a tensor: {e}") from None
     if a.dtype != np.bool_:
         if a.size and a.dtype.kind not in "iuf":
-            raise IndexError(_BAD_INDEX.format(type(seq).__name__))
+            bad = next((x for x in a.ravel() if not isinstance(x, (int, float, np.number))), seq)
+            raise RuntimeError(f"Could not infer dtype of {type(bad).__name__}")
         a = a.astype(np.int64)
     t = from_array(a)
     if like._device.type != "cpu":

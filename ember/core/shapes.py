@@ -58,28 +58,46 @@ def strides_for_order(shape, order) -> tuple:
     return tuple(strides)
 
 
-def dim_order(shape, stride) -> list:
-    """Dims from outermost to innermost by decreasing stride; size-1 and broadcast
-    (stride-0) dims stay where they are."""
-    fixed = [shape[d] == 1 or stride[d] == 0 for d in range(len(shape))]
-    movable = sorted((d for d in range(len(shape)) if not fixed[d]), key=lambda d: (-stride[d], d))
-    it = iter(movable)
-    return [d if fixed[d] else next(it) for d in range(len(shape))]
-
-
 def elementwise_strides(shape, inputs) -> tuple:
-    """Output strides of a pointwise op, after torch's TensorIterator: the layout of the
-    first input that has the output's full shape (so `x.t() + 1` stays transposed and a
-    channels-last input gives a channels-last output); contiguous otherwise.
+    """Output strides of a pointwise op, as torch's TensorIterator lays them out: dims are
+    ordered by the first operand whose strides tell them apart (broadcast dims tell
+    nothing), so `x.t() + 1` stays transposed and channels-last stays channels-last.
 
     `inputs` are (shape, stride) pairs of the tensor operands (Python numbers excluded).
+    >>> elementwise_strides((3, 4), [((3, 4), (1, 3))])
+    (1, 3)
     """
     shape = tuple(shape)
-    if len(shape) > 1:
-        for s, st in inputs:
-            if tuple(s) == shape:
-                return strides_for_order(shape, dim_order(shape, st))
-    return contiguous_strides(shape)
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape)
+    ops = []
+    for s, st in inputs:
+        off = ndim - len(s)
+        ops.append([0] * off + [st[i] if s[i] == shape[off + i] else 0 for i in range(len(s))])
+
+    def should_swap(d0, d1):
+        for st in ops:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(ndim - 1, -1, -1))  # innermost first; insertion sort like torch's
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            c = should_swap(perm[d0], perm[d1])
+            if c > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif c < 0:
+                break
+    return strides_for_order(shape, perm[::-1])
 
 
 def reduced_shape(shape, dims, keepdim: bool) -> tuple:

@@ -25,10 +25,18 @@ def ks_number(x) -> int:
 
 
 def ks_list(xs) -> int:
+    """OR of a tensor list's keysets; an empty list dispatches to the default backend, whose
+    kernel raises the op's own error (like torch's `cat([])`)."""
     ks = 0
     for x in xs:
         ks |= x._ks
-    return ks
+    return ks or _default_ks()
+
+
+def _default_ks() -> int:
+    from ..core.factories import default_device
+    from ..core.tensor import _KS_OF_DEVICE_TYPE
+    return _KS_OF_DEVICE_TYPE[default_device().type]
 
 
 def ks_optlist(xs) -> int:

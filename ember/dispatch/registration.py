@@ -48,8 +48,12 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
     """ADInplaceOrView kernel of a mutating op: redispatch, then bump the version
     counter of every mutated tensor (inference tensors have none)."""
     below = K.below(K.ADInplaceOrView)
+    check_overlap = op.name not in ("fill_", "zero_")  # torch's fill_ allows expanded selves
 
     def kernel(keyset, *args):
+        if check_overlap:
+            for i in mutated:
+                check_no_internal_overlap(args[i])
         result = op.redispatch(keyset & below, *args)
         for i in mutated:
             t = args[i]
@@ -58,3 +62,13 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
         return result
     kernel.__qualname__ = f"ADInplaceOrView[{op}]"
     return kernel
+
+
+def check_no_internal_overlap(t) -> None:
+    """torch refuses to write into a tensor whose elements share memory (expanded views)."""
+    if 0 in t.stride():
+        for n, st in zip(t._shape, t.stride()):
+            if st == 0 and n > 1:
+                raise RuntimeError("unsupported operation: more than one element of the "
+                                   "written-to tensor refers to a single memory location. "
+                                   "Please clone() the tensor before performing the operation.")

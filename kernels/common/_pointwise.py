@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.outputs import _torch_name
-from ember.core.shapes import broadcast_shapes, elementwise_strides
+from ember.core.shapes import broadcast_shapes, elementwise_strides  # noqa: F401
 from ember.core.tensor import Tensor
 
 
@@ -21,8 +21,8 @@ def check_same_device(*tensors) -> None:
             cpu_scalar = (t._device.type == "cpu" and t.dim() == 0) or (
                 first._device.type == "cpu" and first.dim() == 0)
             if not (cpu_scalar and "meta" not in (t._device.type, first._device.type)):
-                raise RuntimeError("Expected all tensors to be on the same device, but found at "
-                                   f"least two devices, {first._device} and {t._device}!")
+                raise RuntimeError(f"Tensor on device {t._device} is not on the expected device "
+                                   f"{first._device}!")
 
 
 def tensors_of(*xs):
@@ -51,9 +51,14 @@ def check_alpha(self_dtype: D.dtype, alpha) -> None:
 
 
 def check_bool_sub(a, b) -> None:
-    if _dtype_of(a) is D.bool_ and _dtype_of(b) is D.bool_:
+    da, db = _dtype_of(a), _dtype_of(b)
+    if da is D.bool_ and db is D.bool_:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
                            "supported. Use the `^` or `logical_xor()` operator instead.")
+    if da is D.bool_ or db is D.bool_:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
 
 
 def check_bool_neg(t) -> None:
@@ -92,21 +97,47 @@ def check_fill_value(value, op="masked_fill_") -> None:
                            f"with {value.dim()} dimension(s).")
 
 
+def check_where_condition(condition) -> None:
+    if condition._dtype is D.uint8:
+        import warnings
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and "
+                      "will be removed in a future version of PyTorch. Use a boolean condition "
+                      "instead.", UserWarning, stacklevel=4)
+    elif condition._dtype is not D.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {_torch_name(condition._dtype)}")
+
+
 def where_dtype(self, other) -> D.dtype:
     return D.result_type(self, other)
+
+
+def not_implemented_for(kernel: str, dt: D.dtype):
+    """torch's error for a kernel without a loop for this dtype."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{_torch_name(dt)}\'')
 
 
 def clamp_dtype(self, lo, hi) -> D.dtype:
     if lo is None and hi is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return D.result_type(self, *[v for v in (lo, hi) if v is not None])
+    dt = D.result_type(self, *[v for v in (lo, hi) if v is not None])
+    if dt is D.bool_:
+        raise not_implemented_for("clamp_scalar_cpu", dt)
+    return dt
 
 
 def pow_dtype(base, exponent) -> D.dtype:
-    return D.result_type(base, exponent)
+    dt = D.result_type(base, exponent)
+    if dt is D.bool_ and (isinstance(exponent, Tensor) or exponent not in (0, 1)):
+        raise not_implemented_for("pow", dt)
+    if dt.category == D.INT and not isinstance(exponent, Tensor) and exponent < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    return dt
 
 
-def check_div_mode(rounding_mode) -> None:
+def check_div_mode(rounding_mode, dt: D.dtype = None) -> None:
+    if rounding_mode is not None and dt is D.bool_:
+        raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
     if rounding_mode not in (None, "trunc", "floor"):
-        raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                          f"found '{rounding_mode}'")

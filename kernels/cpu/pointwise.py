@@ -29,6 +29,10 @@ def _arr(x, dt):
         return a if a.dtype == dt.np else a.astype(dt.np)
     if isinstance(x, bool) and dt is not D.bool_:
         return int(x)
+    if x.__class__ is int and dt.category == D.INT:
+        info = np.iinfo(dt.np)
+        if not info.min <= x <= info.max:  # torch wraps Python ints into the dtype
+            return np.array(x).astype(dt.np)
     return x
 
 
@@ -49,16 +53,19 @@ def _binary(ufunc, meta, dtype_of, compute_half_in_float=False, quiet=False):
 
     def kernel(self, other):
         if other.__class__ is Tensor:
-            b = other._np
-            if b is None:
+            a, b = self._np, other._np
+            if a is None or b is None:
                 _check_devices(self, other)
-            a = self._np
             if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous \
                     and not (compute_half_in_float and self._dtype in _HALF):
-                if quiet:
-                    with _quiet(all="ignore"):
-                        return from_array(ufunc(a, b), dtype_of(self._dtype))
-                return from_array(ufunc(a, b), dtype_of(self._dtype))
+                try:
+                    if quiet:
+                        with _quiet(all="ignore"):
+                            return from_array(ufunc(a, b), dtype_of(self._dtype))
+                    return from_array(ufunc(a, b), dtype_of(self._dtype))
+                except ValueError:  # shapes do not broadcast: torch's error from Meta
+                    meta(self, other)
+                    raise
         elif other.__class__ is float and self._dtype.category == D.FLOAT and \
                 self._np.flags.c_contiguous and not (compute_half_in_float and self._dtype in _HALF):
             if quiet:
@@ -210,32 +217,43 @@ def div_mode_(self, other, rounding_mode):
 
 
 # --- pow ------------------------------------------------------------------------------
-def _check_int_pow(base, exponent, dt):
-    if dt.category == D.INT:
-        e = exponent._np if isinstance(exponent, Tensor) else exponent
-        if np.any(np.asarray(e) < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
+def _power(a, b, out=None, casting=None):
+    """np.power, plus torch's integer rule for negative exponents in a tensor:
+    1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    b_arr = np.asarray(b)
+    if b_arr.dtype.kind in "iu" and np.asarray(a).dtype.kind in "iu" and (b_arr < 0).any():
+        neg = b_arr < 0
+        r = np.power(a, np.where(neg, 0, b_arr))
+        odd = (b_arr % 2) == 1
+        r = np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)), r)
+    else:
+        r = np.power(a, b)
+    if out is None:
+        return r
+    np.copyto(out, r, casting="unsafe")
+    return out
 
 
 def pow(self, exponent):
     meta = M.pow(self, exponent)
-    _check_int_pow(self, exponent, meta._dtype)
+    if not isinstance(exponent, Tensor) and exponent in (0, 1):  # torch: fill 1 / copy
+        out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+        np.copyto(out._np, 1 if exponent == 0 else self._np, casting="unsafe")
+        return out
     if exponent.__class__ is float or exponent.__class__ is int:
         a = self._np
         if exponent == 2 and meta._dtype is self._dtype:
             return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
                 _general(np.multiply, meta, (self, self))
-    return _general(np.power, meta, (self, exponent), half_in_float=True, quiet=True)
+    return _general(_power, meta, (self, exponent), half_in_float=True, quiet=True)
 
 
 def pow_scalar(self, exponent):
     meta = M.pow_scalar(self, exponent)
-    _check_int_pow(self, exponent, meta._dtype)
     cdt = D.float32 if meta._dtype in _HALF else meta._dtype
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
     with _quiet(all="ignore"):
-        np.copyto(out._np, np.power(np.asarray(self, cdt.np), _arr(exponent, cdt)),
-                  casting="unsafe")
+        _power(np.asarray(self, cdt.np), _arr(exponent, cdt), out=out._np)
     return out
 
 
@@ -250,8 +268,9 @@ def pow_(self, exponent):
 def _comparison(ufunc):
     def kernel(self, other):
         if other.__class__ is Tensor and self._dtype is other._dtype and \
-                self._np.flags.c_contiguous and other._np is not None and \
-                other._np.flags.c_contiguous:
+                self._np is not None and other._np is not None and \
+                self._np.flags.c_contiguous and other._np.flags.c_contiguous and \
+                self._shape == other._shape:
             return from_array(ufunc(self._np, other._np), D.bool_)
         meta = M.eq(self, other)
         return _general(ufunc, meta, (self, other))
@@ -273,7 +292,8 @@ def where(condition, self, other):
     _check_devices(condition, self, other)
     dt = meta._dtype
     out = empty_cpu(meta._shape, dt, meta._stride)
-    np.copyto(out._np, np.where(condition._np, _arr(self, dt), _arr(other, dt)), casting="unsafe")
+    cond = condition._np if condition._dtype is D.bool_ else condition._np.astype(bool)
+    np.copyto(out._np, np.where(cond, _arr(self, dt), _arr(other, dt)), casting="unsafe")
     return out
 
 

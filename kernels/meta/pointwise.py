@@ -42,7 +42,7 @@ def div(self, other):
 
 
 def div_mode(self, other, rounding_mode):
-    P.check_div_mode(rounding_mode)
+    P.check_div_mode(rounding_mode, D.result_type(self, other))
     if rounding_mode is None:
         return div(self, other)
     return mul(self, other)
@@ -53,7 +53,9 @@ def pow(self, exponent):
 
 
 def pow_scalar(self, exponent):
-    return _result(P.pow_dtype(self, exponent), exponent)
+    """torch computes `scalar ** t` into a fresh contiguous tensor."""
+    P.check_same_device(exponent)
+    return empty_meta(exponent._shape, P.pow_dtype(self, exponent))
 
 
 def _compare(self, other):
@@ -65,9 +67,7 @@ eq = ne = lt = le = gt = ge = _compare
 
 
 def where(condition, self, other):
-    if condition._dtype is not D.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {P._torch_name(condition._dtype)}")
+    P.check_where_condition(condition)
     return _result(P.where_dtype(self, other), condition, self, other)
 
 
@@ -76,9 +76,11 @@ def clamp(self, min=None, max=None):
 
 
 def masked_fill(self, mask, value):
+    """torch clones the broadcast self contiguously, then fills: a contiguous result."""
     P.check_bool_mask(mask)
     P.check_fill_value(value)
-    return _result(self._dtype, self, mask)
+    P.check_same_device(self, mask)
+    return empty_meta(P.broadcast_shapes(self._shape, mask._shape), self._dtype)
 
 
 # --- in place -------------------------------------------------------------------------
@@ -101,7 +103,7 @@ def div_(self, other):
 
 
 def div_mode_(self, other, rounding_mode):
-    P.check_div_mode(rounding_mode)
+    P.check_div_mode(rounding_mode, D.result_type(self, other))
     return div_(self, other) if rounding_mode is None else mul_(self, other)
 
 

@@ -177,7 +177,7 @@ def test_overload_resolution():
 
 
 def test_device_mismatch_error():
-    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+    with pytest.raises(RuntimeError, match="Tensor on device meta is not on the expected device cpu"):
         arr(2) + ember.empty(2, device="meta")
 
 

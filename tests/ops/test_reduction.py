@@ -37,8 +37,9 @@ def pair(a):
     a = np.array(a, copy=True, order="C")
     dt = ember.core.dtype.from_numpy_dtype(a.dtype)
     e = make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    t = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
-    return e, (t.to(torch.bfloat16) if dt is ember.bfloat16 else t).contiguous()
+    src = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
+    tdt = torch.bfloat16 if dt is ember.bfloat16 else src.dtype
+    return e, torch.empty(a.shape, dtype=tdt).copy_(src)  # torch's strides, also when empty
 
 
 def inputs(shape, name, layout="contiguous", seed=0):

@@ -91,7 +91,7 @@ def make_inputs(shape, dtype, layout, seed=0):
     root_shape_of, arrange = LAYOUTS[layout]
     root_shape = root_shape_of(shape)
     data = _np_data(root_shape, dtype, seed)
-    e_root = from_array(data.copy())
+    e_root = ember.from_numpy(data.copy())  # NumPy strides, like torch.from_numpy
     t_root = _torch_from_np(data, dtype)
     m_root = ember.empty(root_shape, dtype=getattr(ember, dtype), device="meta")
     tm_root = torch.empty(root_shape, dtype=getattr(torch, dtype), device="meta")
