@@ -76,12 +76,17 @@ def _type_checks(fn: NativeFunction, method: bool) -> list[tuple[str, str]]:
     return checks
 
 
+def _tuple_expr(names) -> str:
+    return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+
+
 def binding_context(name: str, bindings: list, method: bool) -> dict:
     cases = []
     for i, b in enumerate(bindings):
         fn = b.fn
         va = api.varargs_param(fn, method)
         call = api.call_args(fn.schema, rename_self=not method)
+        n_pos = len(fn.schema.arguments.positional)
         params = api.py_params(fn, method, b.out_fn)
         bound = [c for c in call]
         if b.out_fn is not None and not method:
@@ -92,6 +97,9 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
             "checks": _type_checks(fn, method), "idx": i,
+            "tf_args": _tuple_expr(call[:n_pos]),
+            "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (
+                ["out"] if b.out_fn is not None and not method else [])) + "}",
             "relevant": [c for c, a in zip(call, fn.schema.arguments.flat_non_out())
                          if a.type.is_tensor_like()],
         })

@@ -256,7 +256,7 @@ __all__ = [
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(_to_copy, (input,), (input, dtype, layout, device, pin_memory, non_blocking, memory_format, out))
+        r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -268,7 +268,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(add, (input, other), (input, other, alpha, out))
+        r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -280,7 +280,7 @@ def add(input, other, *, alpha=1, out=None):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2, beta, alpha, out))
+        r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -292,7 +292,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(adjoint, (input,), (input,))
+        r = _htf(adjoint, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_adjoint(input)
@@ -302,7 +302,7 @@ def adjoint(input):
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(alias, (input,), (input,))
+        r = _htf(alias, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_alias(input)
@@ -312,7 +312,7 @@ def alias(input):
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amax, (input,), (input, dim, keepdim, out))
+        r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -378,7 +378,7 @@ def arange(*args, **kwargs):
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmax, (input,), (input, dim, keepdim, out))
+        r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -390,7 +390,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(as_strided, (input,), (input, size, stride, storage_offset))
+        r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
         if r is not _NO:
             return r
     return _entry_as_strided(input, size, stride, storage_offset)
@@ -400,7 +400,7 @@ def as_strided(input, size, stride, storage_offset=None):
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(bmm, (input, mat2), (input, mat2, out))
+        r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -412,7 +412,7 @@ def bmm(input, mat2, *, out=None):
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(cat, (tensors,), (tensors, dim, out))
+        r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -424,7 +424,7 @@ def cat(tensors, dim=0, *, out=None):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(chunk, (input,), (input, chunks, dim))
+        r = _htf(chunk, (input,), (input, chunks, dim), {})
         if r is not _NO:
             return r
     return _entry_chunk(input, chunks, dim)
@@ -477,7 +477,7 @@ def clamp(*args, **kwargs):
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(clamp_, (input,), (input, min, max))
+        r = _htf(clamp_, (input,), (input, min, max), {})
         if r is not _NO:
             return r
     return _entry_clamp_(input, min, max)
@@ -487,7 +487,7 @@ def clamp_(input, min=None, max=None):
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(clone, (input,), (input, memory_format, out))
+        r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -499,7 +499,7 @@ def clone(input, *, memory_format=None, out=None):
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(copy_, (input, src), (input, src, non_blocking))
+        r = _htf(copy_, (input, src), (input, src, non_blocking), {})
         if r is not _NO:
             return r
     return _entry_copy_(input, src, non_blocking)
@@ -509,7 +509,7 @@ def copy_(input, src, non_blocking=False):
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(detach, (input,), (input,))
+        r = _htf(detach, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_detach(input)
@@ -519,7 +519,7 @@ def detach(input):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(diagonal, (input,), (input, offset, dim1, dim2))
+        r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
         if r is not _NO:
             return r
     return _entry_diagonal(input, offset, dim1, dim2)
@@ -575,7 +575,7 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(empty, (), (size, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
@@ -585,7 +585,7 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_like, (input,), (input, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
@@ -595,7 +595,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_strided, (), (size, stride, dtype, layout, device, pin_memory))
+        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
@@ -605,7 +605,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(eq, (input, other), (input, other, out))
+        r = _htf(eq, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -617,7 +617,7 @@ def eq(input, other, *, out=None):
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp, (input,), (input, out))
+        r = _htf(exp, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -629,7 +629,7 @@ def exp(input, *, out=None):
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp_, (input,), (input,))
+        r = _htf(exp_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_exp_(input)
@@ -680,7 +680,7 @@ def fill_(*args, **kwargs):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(flatten, (input,), (input, start_dim, end_dim))
+        r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
@@ -690,7 +690,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full, (), (size, fill_value, dtype, layout, device, pin_memory))
+        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_full(size, fill_value, dtype, layout, device, pin_memory)
@@ -700,7 +700,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full_like, (input,), (input, fill_value, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
@@ -710,7 +710,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ge, (input, other), (input, other, out))
+        r = _htf(ge, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -722,7 +722,7 @@ def ge(input, other, *, out=None):
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(gt, (input, other), (input, other, out))
+        r = _htf(gt, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -734,7 +734,7 @@ def gt(input, other, *, out=None):
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(index, (input, indices), (input, indices, out))
+        r = _htf(index, (input, indices), (input, indices), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -746,7 +746,7 @@ def index(input, indices, *, out=None):
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate))
+        r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
         if r is not _NO:
             return r
     return _entry_index_put(input, indices, values, accumulate)
@@ -756,7 +756,7 @@ def index_put(input, indices, values, accumulate=False):
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate))
+        r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
         if r is not _NO:
             return r
     return _entry_index_put_(input, indices, values, accumulate)
@@ -766,7 +766,7 @@ def index_put_(input, indices, values, accumulate=False):
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(le, (input, other), (input, other, out))
+        r = _htf(le, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -778,7 +778,7 @@ def le(input, other, *, out=None):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias))
+        r = _htf(linear, (input, weight, bias), (input, weight, bias), {})
         if r is not _NO:
             return r
     return _entry_linear(input, weight, bias)
@@ -788,7 +788,7 @@ def linear(input, weight, bias=None):
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log, (input,), (input, out))
+        r = _htf(log, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -800,7 +800,7 @@ def log(input, *, out=None):
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_, (input,), (input,))
+        r = _htf(log_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_log_(input)
@@ -810,7 +810,7 @@ def log_(input):
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(lt, (input, other), (input, other, out))
+        r = _htf(lt, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -822,7 +822,7 @@ def lt(input, other, *, out=None):
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value))
+        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {})
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(input, mask, value)
@@ -832,7 +832,7 @@ def masked_fill(input, mask, value):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other))
+        r = _htf(matmul, (input, other), (input, other), {})
         if r is not _NO:
             return r
     return _entry_matmul(input, other)
@@ -885,7 +885,7 @@ def mean(*args, **kwargs):
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(mm, (input, mat2), (input, mat2, out))
+        r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -938,7 +938,7 @@ def movedim(*args, **kwargs):
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(mul, (input, other), (input, other, out))
+        r = _htf(mul, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -950,7 +950,7 @@ def mul(input, other, *, out=None):
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(narrow, (input,), (input, dim, start, length))
+        r = _htf(narrow, (input,), (input, dim, start, length), {})
         if r is not _NO:
             return r
     return _entry_narrow(input, dim, start, length)
@@ -960,7 +960,7 @@ def narrow(input, dim, start, length):
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ne, (input, other), (input, other, out))
+        r = _htf(ne, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -972,7 +972,7 @@ def ne(input, other, *, out=None):
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(neg, (input,), (input, out))
+        r = _htf(neg, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -984,7 +984,7 @@ def neg(input, *, out=None):
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(neg_, (input,), (input,))
+        r = _htf(neg_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_neg_(input)
@@ -995,7 +995,7 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(ones, (), (size, dtype, layout, device, pin_memory))
+        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_ones(size, dtype, layout, device, pin_memory)
@@ -1005,7 +1005,7 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(ones_like, (input,), (input, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
@@ -1015,7 +1015,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(permute, (input,), (input, dims))
+        r = _htf(permute, (input,), (input, dims), {})
         if r is not _NO:
             return r
     return _entry_permute(input, dims)
@@ -1069,7 +1069,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory
     """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(rand, (), (size, generator, dtype, layout, device, pin_memory))
+        r = _htf(rand, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_rand(size, generator, dtype, layout, device, pin_memory)
@@ -1079,7 +1079,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory
 def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(rand_like, (input,), (input, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(rand_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
@@ -1090,7 +1090,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memor
     """randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(randn, (), (size, generator, dtype, layout, device, pin_memory))
+        r = _htf(randn, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_randn(size, generator, dtype, layout, device, pin_memory)
@@ -1100,7 +1100,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memor
 def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(randn_like, (input,), (input, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(randn_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
@@ -1110,7 +1110,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,))
+        r = _htf(relu, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_relu(input)
@@ -1120,7 +1120,7 @@ def relu(input):
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(relu_, (input,), (input,))
+        r = _htf(relu_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_relu_(input)
@@ -1130,7 +1130,7 @@ def relu_(input):
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(reshape, (input,), (input, shape))
+        r = _htf(reshape, (input,), (input, shape), {})
         if r is not _NO:
             return r
     return _entry_reshape(input, shape)
@@ -1140,7 +1140,7 @@ def reshape(input, shape):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(scalar_tensor, (), (s, dtype, layout, device, pin_memory))
+        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
@@ -1150,7 +1150,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(select, (input,), (input, dim, index))
+        r = _htf(select, (input,), (input, dim, index), {})
         if r is not _NO:
             return r
     return _entry_select_int(input, dim, index)
@@ -1160,7 +1160,7 @@ def select(input, dim, index):
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid, (input,), (input, out))
+        r = _htf(sigmoid, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -1172,7 +1172,7 @@ def sigmoid(input, *, out=None):
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sigmoid_, (input,), (input,))
+        r = _htf(sigmoid_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_sigmoid_(input)
@@ -1182,7 +1182,7 @@ def sigmoid_(input):
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(slice, (input,), (input, dim, start, end, step))
+        r = _htf(slice, (input,), (input, dim, start, end, step), {})
         if r is not _NO:
             return r
     return _entry_slice_Tensor(input, dim, start, end, step)
@@ -1233,7 +1233,7 @@ def split(*args, **kwargs):
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(split_with_sizes, (input,), (input, split_sizes, dim))
+        r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
         if r is not _NO:
             return r
     return _entry_split_with_sizes(input, split_sizes, dim)
@@ -1297,7 +1297,7 @@ def squeeze(*args, **kwargs):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(stack, (tensors,), (tensors, dim))
+        r = _htf(stack, (tensors,), (tensors, dim), {})
         if r is not _NO:
             return r
     return _entry_stack(tensors, dim)
@@ -1307,7 +1307,7 @@ def stack(tensors, dim=0):
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(sub, (input, other), (input, other, alpha, out))
+        r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -1362,7 +1362,7 @@ def sum(*args, **kwargs):
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(t, (input,), (input,))
+        r = _htf(t, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_t(input)
@@ -1372,7 +1372,7 @@ def t(input):
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh, (input,), (input, out))
+        r = _htf(tanh, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -1384,7 +1384,7 @@ def tanh(input, *, out=None):
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tanh_, (input,), (input,))
+        r = _htf(tanh_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_tanh_(input)
@@ -1394,7 +1394,7 @@ def tanh_(input):
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(transpose, (input,), (input, dim0, dim1))
+        r = _htf(transpose, (input,), (input, dim0, dim1), {})
         if r is not _NO:
             return r
     return _entry_transpose_int(input, dim0, dim1)
@@ -1404,7 +1404,7 @@ def transpose(input, dim0, dim1):
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(unbind, (input,), (input, dim))
+        r = _htf(unbind, (input,), (input, dim), {})
         if r is not _NO:
             return r
     return _entry_unbind_int(input, dim)
@@ -1414,7 +1414,7 @@ def unbind(input, dim=0):
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unflatten, (input,), (input, dim, sizes))
+        r = _htf(unflatten, (input,), (input, dim, sizes), {})
         if r is not _NO:
             return r
     return _entry_unflatten_int(input, dim, sizes)
@@ -1424,7 +1424,7 @@ def unflatten(input, dim, sizes):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unsqueeze, (input,), (input, dim))
+        r = _htf(unsqueeze, (input,), (input, dim), {})
         if r is not _NO:
             return r
     return _entry_unsqueeze(input, dim)
@@ -1434,7 +1434,7 @@ def unsqueeze(input, dim):
 def where(condition, input, other, *, out=None):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(where, (condition, input, other), (condition, input, other, out))
+        r = _htf(where, (condition, input, other), (condition, input, other), {'out': out})
         if r is not _NO:
             return r
     if out is None:
@@ -1446,7 +1446,7 @@ def where(condition, input, other, *, out=None):
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(zero_, (input,), (input,))
+        r = _htf(zero_, (input,), (input,), {})
         if r is not _NO:
             return r
     return _entry_zero_(input)
@@ -1457,7 +1457,7 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(zeros, (), (size, dtype, layout, device, pin_memory))
+        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
     return _entry_zeros(size, dtype, layout, device, pin_memory)
@@ -1467,7 +1467,7 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(zeros_like, (input,), (input, dtype, layout, device, pin_memory, memory_format))
+        r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)

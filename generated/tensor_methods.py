@@ -172,7 +172,7 @@ from ember._generated.ops import (  # noqa: F401
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(add, (self, other), (self, other, alpha))
+        r = _htf(add, (self, other), (self, other), {'alpha': alpha})
         if r is not _NO:
             return r
     return _entry_add_Tensor(self, other, alpha)
@@ -182,7 +182,7 @@ def add(self, other, *, alpha=1):
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(add_, (self, other), (self, other, alpha))
+        r = _htf(add_, (self, other), (self, other), {'alpha': alpha})
         if r is not _NO:
             return r
     return _entry_add__Tensor(self, other, alpha)
@@ -192,7 +192,7 @@ def add_(self, other, *, alpha=1):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addmm, (self, mat1, mat2), (self, mat1, mat2, beta, alpha))
+        r = _htf(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
         if r is not _NO:
             return r
     return _entry_addmm(self, mat1, mat2, beta, alpha)
@@ -202,7 +202,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(adjoint, (self,), (self,))
+        r = _htf(adjoint, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_adjoint(self)
@@ -212,7 +212,7 @@ def adjoint(self):
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(alias, (self,), (self,))
+        r = _htf(alias, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_alias(self)
@@ -222,7 +222,7 @@ def alias(self):
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amax, (self,), (self, dim, keepdim))
+        r = _htf(amax, (self,), (self, dim, keepdim), {})
         if r is not _NO:
             return r
     return _entry_amax(self, dim, keepdim)
@@ -232,7 +232,7 @@ def amax(self, dim=(), keepdim=False):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmax, (self,), (self, dim, keepdim))
+        r = _htf(argmax, (self,), (self, dim, keepdim), {})
         if r is not _NO:
             return r
     return _entry_argmax(self, dim, keepdim)
@@ -242,7 +242,7 @@ def argmax(self, dim=None, keepdim=False):
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(as_strided, (self,), (self, size, stride, storage_offset))
+        r = _htf(as_strided, (self,), (self, size, stride, storage_offset), {})
         if r is not _NO:
             return r
     return _entry_as_strided(self, size, stride, storage_offset)
@@ -252,7 +252,7 @@ def as_strided(self, size, stride, storage_offset=None):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(bmm, (self, mat2), (self, mat2))
+        r = _htf(bmm, (self, mat2), (self, mat2), {})
         if r is not _NO:
             return r
     return _entry_bmm(self, mat2)
@@ -262,7 +262,7 @@ def bmm(self, mat2):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(chunk, (self,), (self, chunks, dim))
+        r = _htf(chunk, (self,), (self, chunks, dim), {})
         if r is not _NO:
             return r
     return _entry_chunk(self, chunks, dim)
@@ -313,7 +313,7 @@ def clamp(*args, **kwargs):
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(clamp_, (self,), (self, min, max))
+        r = _htf(clamp_, (self,), (self, min, max), {})
         if r is not _NO:
             return r
     return _entry_clamp_(self, min, max)
@@ -323,7 +323,7 @@ def clamp_(self, min=None, max=None):
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(clone, (self,), (self, memory_format))
+        r = _htf(clone, (self,), (self,), {'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_clone(self, memory_format)
@@ -333,7 +333,7 @@ def clone(self, *, memory_format=None):
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(contiguous, (self,), (self, memory_format))
+        r = _htf(contiguous, (self,), (self,), {'memory_format': memory_format})
         if r is not _NO:
             return r
     return _entry_contiguous(self, memory_format)
@@ -343,7 +343,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(copy_, (self, src), (self, src, non_blocking))
+        r = _htf(copy_, (self, src), (self, src, non_blocking), {})
         if r is not _NO:
             return r
     return _entry_copy_(self, src, non_blocking)
@@ -353,7 +353,7 @@ def copy_(self, src, non_blocking=False):
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(detach, (self,), (self,))
+        r = _htf(detach, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_detach(self)
@@ -363,7 +363,7 @@ def detach(self):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(diagonal, (self,), (self, offset, dim1, dim2))
+        r = _htf(diagonal, (self,), (self, offset, dim1, dim2), {})
         if r is not _NO:
             return r
     return _entry_diagonal(self, offset, dim1, dim2)
@@ -455,7 +455,7 @@ def div_(*args, **kwargs):
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(eq, (self, other), (self, other))
+        r = _htf(eq, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_eq_Tensor(self, other)
@@ -465,7 +465,7 @@ def eq(self, other):
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp, (self,), (self,))
+        r = _htf(exp, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_exp(self)
@@ -475,7 +475,7 @@ def exp(self):
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp_, (self,), (self,))
+        r = _htf(exp_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_exp_(self)
@@ -486,7 +486,7 @@ def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(expand, (self,), (self, size, implicit))
+        r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if r is not _NO:
             return r
     return _entry_expand(self, size, implicit)
@@ -496,7 +496,7 @@ def expand(self, *size, implicit=False):
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(expand_as, (self, other), (self, other))
+        r = _htf(expand_as, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_expand_as(self, other)
@@ -547,7 +547,7 @@ def fill_(*args, **kwargs):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(flatten, (self,), (self, start_dim, end_dim))
+        r = _htf(flatten, (self,), (self, start_dim, end_dim), {})
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(self, start_dim, end_dim)
@@ -557,7 +557,7 @@ def flatten(self, start_dim=0, end_dim=-1):
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ge, (self, other), (self, other))
+        r = _htf(ge, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_ge_Tensor(self, other)
@@ -567,7 +567,7 @@ def ge(self, other):
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(gt, (self, other), (self, other))
+        r = _htf(gt, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_gt_Tensor(self, other)
@@ -577,7 +577,7 @@ def gt(self, other):
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(index, (self, indices), (self, indices))
+        r = _htf(index, (self, indices), (self, indices), {})
         if r is not _NO:
             return r
     return _entry_index_Tensor(self, indices)
@@ -587,7 +587,7 @@ def index(self, indices):
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_put, (self, indices, values), (self, indices, values, accumulate))
+        r = _htf(index_put, (self, indices, values), (self, indices, values, accumulate), {})
         if r is not _NO:
             return r
     return _entry_index_put(self, indices, values, accumulate)
@@ -597,7 +597,7 @@ def index_put(self, indices, values, accumulate=False):
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_put_, (self, indices, values), (self, indices, values, accumulate))
+        r = _htf(index_put_, (self, indices, values), (self, indices, values, accumulate), {})
         if r is not _NO:
             return r
     return _entry_index_put_(self, indices, values, accumulate)
@@ -607,7 +607,7 @@ def index_put_(self, indices, values, accumulate=False):
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(le, (self, other), (self, other))
+        r = _htf(le, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_le_Tensor(self, other)
@@ -617,7 +617,7 @@ def le(self, other):
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log, (self,), (self,))
+        r = _htf(log, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_log(self)
@@ -627,7 +627,7 @@ def log(self):
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_, (self,), (self,))
+        r = _htf(log_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_log_(self)
@@ -637,7 +637,7 @@ def log_(self):
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(lt, (self, other), (self, other))
+        r = _htf(lt, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_lt_Tensor(self, other)
@@ -647,7 +647,7 @@ def lt(self, other):
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (self, mask, value), (self, mask, value))
+        r = _htf(masked_fill, (self, mask, value), (self, mask, value), {})
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(self, mask, value)
@@ -657,7 +657,7 @@ def masked_fill(self, mask, value):
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(masked_fill_, (self, mask, value), (self, mask, value))
+        r = _htf(masked_fill_, (self, mask, value), (self, mask, value), {})
         if r is not _NO:
             return r
     return _entry_masked_fill__Tensor(self, mask, value)
@@ -667,7 +667,7 @@ def masked_fill_(self, mask, value):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (self, other), (self, other))
+        r = _htf(matmul, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_matmul(self, other)
@@ -718,7 +718,7 @@ def mean(*args, **kwargs):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(mm, (self, mat2), (self, mat2))
+        r = _htf(mm, (self, mat2), (self, mat2), {})
         if r is not _NO:
             return r
     return _entry_mm(self, mat2)
@@ -769,7 +769,7 @@ def movedim(*args, **kwargs):
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(mul, (self, other), (self, other))
+        r = _htf(mul, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_mul_Tensor(self, other)
@@ -779,7 +779,7 @@ def mul(self, other):
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(mul_, (self, other), (self, other))
+        r = _htf(mul_, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_mul__Tensor(self, other)
@@ -789,7 +789,7 @@ def mul_(self, other):
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(narrow, (self,), (self, dim, start, length))
+        r = _htf(narrow, (self,), (self, dim, start, length), {})
         if r is not _NO:
             return r
     return _entry_narrow(self, dim, start, length)
@@ -799,7 +799,7 @@ def narrow(self, dim, start, length):
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ne, (self, other), (self, other))
+        r = _htf(ne, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_ne_Tensor(self, other)
@@ -809,7 +809,7 @@ def ne(self, other):
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(neg, (self,), (self,))
+        r = _htf(neg, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_neg(self)
@@ -819,7 +819,7 @@ def neg(self):
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(neg_, (self,), (self,))
+        r = _htf(neg_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_neg_(self)
@@ -830,7 +830,7 @@ def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
     if _tf[0]:
-        r = _htf(permute, (self,), (self, dims))
+        r = _htf(permute, (self,), (self, dims), {})
         if r is not _NO:
             return r
     return _entry_permute(self, dims)
@@ -840,7 +840,7 @@ def permute(self, *dims):
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
-        r = _htf(pow, (self, exponent), (self, exponent))
+        r = _htf(pow, (self, exponent), (self, exponent), {})
         if r is not _NO:
             return r
     return _entry_pow_Tensor_Tensor(self, exponent)
@@ -850,7 +850,7 @@ def pow(self, exponent):
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(pow_, (self, exponent), (self, exponent))
+        r = _htf(pow_, (self, exponent), (self, exponent), {})
         if r is not _NO:
             return r
     return _entry_pow__Tensor(self, exponent)
@@ -860,7 +860,7 @@ def pow_(self, exponent):
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (self,), (self,))
+        r = _htf(relu, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_relu(self)
@@ -870,7 +870,7 @@ def relu(self):
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(relu_, (self,), (self,))
+        r = _htf(relu_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_relu_(self)
@@ -881,7 +881,7 @@ def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
     if _tf[0]:
-        r = _htf(reshape, (self,), (self, shape))
+        r = _htf(reshape, (self,), (self, shape), {})
         if r is not _NO:
             return r
     return _entry_reshape(self, shape)
@@ -891,7 +891,7 @@ def reshape(self, *shape):
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(reshape_as, (self, other), (self, other))
+        r = _htf(reshape_as, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_reshape_as(self, other)
@@ -901,7 +901,7 @@ def reshape_as(self, other):
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(select, (self,), (self, dim, index))
+        r = _htf(select, (self,), (self, dim, index), {})
         if r is not _NO:
             return r
     return _entry_select_int(self, dim, index)
@@ -911,7 +911,7 @@ def select(self, dim, index):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid, (self,), (self,))
+        r = _htf(sigmoid, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_sigmoid(self)
@@ -921,7 +921,7 @@ def sigmoid(self):
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sigmoid_, (self,), (self,))
+        r = _htf(sigmoid_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_sigmoid_(self)
@@ -931,7 +931,7 @@ def sigmoid_(self):
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(slice, (self,), (self, dim, start, end, step))
+        r = _htf(slice, (self,), (self, dim, start, end, step), {})
         if r is not _NO:
             return r
     return _entry_slice_Tensor(self, dim, start, end, step)
@@ -982,7 +982,7 @@ def split(*args, **kwargs):
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(split_with_sizes, (self,), (self, split_sizes, dim))
+        r = _htf(split_with_sizes, (self,), (self, split_sizes, dim), {})
         if r is not _NO:
             return r
     return _entry_split_with_sizes(self, split_sizes, dim)
@@ -1047,7 +1047,7 @@ def squeeze(*args, **kwargs):
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(sub, (self, other), (self, other, alpha))
+        r = _htf(sub, (self, other), (self, other), {'alpha': alpha})
         if r is not _NO:
             return r
     return _entry_sub_Tensor(self, other, alpha)
@@ -1057,7 +1057,7 @@ def sub(self, other, *, alpha=1):
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sub_, (self, other), (self, other, alpha))
+        r = _htf(sub_, (self, other), (self, other), {'alpha': alpha})
         if r is not _NO:
             return r
     return _entry_sub__Tensor(self, other, alpha)
@@ -1108,7 +1108,7 @@ def sum(*args, **kwargs):
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(t, (self,), (self,))
+        r = _htf(t, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_t(self)
@@ -1118,7 +1118,7 @@ def t(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh, (self,), (self,))
+        r = _htf(tanh, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_tanh(self)
@@ -1128,7 +1128,7 @@ def tanh(self):
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tanh_, (self,), (self,))
+        r = _htf(tanh_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_tanh_(self)
@@ -1205,7 +1205,7 @@ def to(*args, **kwargs):
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(transpose, (self,), (self, dim0, dim1))
+        r = _htf(transpose, (self,), (self, dim0, dim1), {})
         if r is not _NO:
             return r
     return _entry_transpose_int(self, dim0, dim1)
@@ -1215,7 +1215,7 @@ def transpose(self, dim0, dim1):
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(unbind, (self,), (self, dim))
+        r = _htf(unbind, (self,), (self, dim), {})
         if r is not _NO:
             return r
     return _entry_unbind_int(self, dim)
@@ -1225,7 +1225,7 @@ def unbind(self, dim=0):
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unflatten, (self,), (self, dim, sizes))
+        r = _htf(unflatten, (self,), (self, dim, sizes), {})
         if r is not _NO:
             return r
     return _entry_unflatten_int(self, dim, sizes)
@@ -1235,7 +1235,7 @@ def unflatten(self, dim, sizes):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unsqueeze, (self,), (self, dim))
+        r = _htf(unsqueeze, (self,), (self, dim), {})
         if r is not _NO:
             return r
     return _entry_unsqueeze(self, dim)
@@ -1287,7 +1287,7 @@ def view(*args, **kwargs):
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(view_as, (self, other), (self, other))
+        r = _htf(view_as, (self, other), (self, other), {})
         if r is not _NO:
             return r
     return _entry_view_as(self, other)
@@ -1297,7 +1297,7 @@ def view_as(self, other):
 def where(self, condition, other):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(where, (condition, self, other), (condition, self, other))
+        r = _htf(where, (condition, self, other), (condition, self, other), {})
         if r is not _NO:
             return r
     return _entry_where_self(condition, self, other)
@@ -1307,7 +1307,7 @@ def where(self, condition, other):
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(zero_, (self,), (self,))
+        r = _htf(zero_, (self,), (self,), {})
         if r is not _NO:
             return r
     return _entry_zero_(self)

@@ -151,8 +151,9 @@ def _layout(self, entries, with_strides):
     """Result shape (and strides) of advanced indexing, after torch's make_info."""
     shapes = [e[0] for e in entries if e is not None]
     if not shapes:  # only Nones: a copy of self
-        return self._shape, with_strides and _iter_output_strides(
-            self._shape, [(self._shape, self.stride())]) or None
+        if not with_strides:
+            return self._shape, None
+        return self._shape, _iter_output_strides(self._shape, [(self._shape, self.stride())])
     try:
         bshape = broadcast_shapes(*shapes)
     except RuntimeError:
