@@ -22,9 +22,19 @@ import warnings
 import numpy as np
 
 from .._generated.ops import (
-    _entry__to_copy, _entry_alias, _entry_copy_, _entry_expand, _entry_fill__Scalar,
-    _entry_fill__Tensor, _entry_index_Tensor, _entry_index_put_, _entry_scalar_tensor,
-    _entry_select_int, _entry_slice_Tensor, _entry_unsqueeze, _entry_view,
+    _entry__to_copy,
+    _entry_alias,
+    _entry_copy_,
+    _entry_expand,
+    _entry_fill__Scalar,
+    _entry_fill__Tensor,
+    _entry_index_put_,
+    _entry_index_Tensor,
+    _entry_scalar_tensor,
+    _entry_select_int,
+    _entry_slice_Tensor,
+    _entry_unsqueeze,
+    _entry_view,
 )
 from ..overrides import NO_OVERRIDE, handle_torch_function, tf_state
 from . import dtype as D
@@ -32,6 +42,7 @@ from .alloc import empty_strided_on
 from .tensor import Tensor, from_array
 
 _MASK_DTYPES = (D.bool_, D.uint8)
+_SEQUENCE_ITEMS = (slice, Tensor, list, tuple, range, np.ndarray)
 _BAD_INDEX = ("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
               "Variables are valid indices (got {})")
 
@@ -169,7 +180,7 @@ def _apply(t, items):
         if it is Ellipsis:
             ellipses += 1
             continue
-        if it is None or it is True or it is False:
+        if it is None or type(it) is bool or type(it) is np.bool_:
             continue
         if isinstance(it, Tensor) and it._dtype in _MASK_DTYPES:
             specified += len(it._shape)
@@ -270,7 +281,7 @@ def _as_items(index) -> tuple:
         return index
     if isinstance(index, (list, tuple)) and len(index) < 32:
         for it in index:
-            if (it is None or it is Ellipsis or isinstance(it, (slice, Tensor, list, tuple, range))):
+            if it is None or it is Ellipsis or isinstance(it, _SEQUENCE_ITEMS):
                 warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
                               "deprecated; use x[tuple(seq)] instead of x[seq].", UserWarning,
                               stacklevel=4)

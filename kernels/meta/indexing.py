@@ -13,6 +13,8 @@ from ember.core.alloc import empty_meta
 from ember.core.shapes import broadcast_shapes, wrap_dim
 from ember.core.tensor import channels_last, channels_last_strides, contiguous_strides
 
+from .reduction import TORCH_NAMES
+
 # --- cat -----------------------------------------------------------------------------
 
 
@@ -346,7 +348,6 @@ def can_masked_fill(indices, values) -> bool:
 def check_index_put(self, values, shape):
     """values must match self's dtype and broadcast to the indexed shape `shape`."""
     if values._dtype is not self._dtype:
-        from .reduction import TORCH_NAMES
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
                            f"{TORCH_NAMES[self._dtype]} for the destination and "
                            f"{TORCH_NAMES[values._dtype]} for the source.")
