@@ -1,4 +1,5 @@
 """Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, new_*."""
+from .indexing import getitem, setitem
 from .tensor import Tensor
 
 
@@ -15,22 +16,12 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
-def _getitem(self, index):
-    from .indexing import getitem
-    return getitem(self, index)
-
-
-def _setitem(self, index, value):
-    from .indexing import setitem
-    setitem(self, index, value)
-
-
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.H = property(_T)
 Tensor.mH = property(_mT)
-Tensor.__getitem__ = _getitem
-Tensor.__setitem__ = _setitem
+Tensor.__getitem__ = getitem
+Tensor.__setitem__ = setitem
 
 
 # --- conversions torch defines in Python on top of `to` ------------------------------------

@@ -342,34 +342,42 @@ def masked_fill_(self, mask, value):
 
 
 # --- unary ----------------------------------------------------------------------------------
-def _unary(fn, meta, half_in_float=True, quiet=False):
+def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
+    """A unary kernel: contiguous inputs take one NumPy call; others get Meta's layout."""
     def kernel(self):
-        out_meta = meta(self)
         a = self._np
-        dt = out_meta._dtype
-        if half_in_float and dt in _HALF:
-            a = a.astype(np.float32)
-        elif a.dtype != dt.np:
+        dt = self._dtype
+        if a is None or dt is D.bool_ or not a.flags.c_contiguous:
+            return _unary_general(fn, meta(self), self, half_in_float, quiet)
+        if float_result and dt.category != D.FLOAT:
+            dt = D.get_default_dtype()
             a = a.astype(dt.np)
+        elif half_in_float and dt in _HALF:
+            a = a.astype(np.float32)
         if quiet:
             with _quiet(all="ignore"):
                 r = fn(a)
         else:
             r = fn(a)
-        if r.dtype != dt.np:
-            r = r.astype(dt.np)
-        if a.flags.c_contiguous or r.strides == _np_strides(out_meta):
-            return from_array(r, dt)
-        out = empty_cpu(out_meta._shape, dt, out_meta._stride)
-        np.copyto(out._np, r)
-        return out
+        return from_array(r if r.dtype == dt.np else r.astype(dt.np), dt)
     kernel.__name__ = getattr(fn, "__name__", "unary")
     return kernel
 
 
-def _np_strides(meta):
-    isz = meta._dtype.itemsize
-    return tuple(s * isz for s in meta._stride)
+def _unary_general(fn, out_meta, self, half_in_float, quiet):
+    dt = out_meta._dtype
+    a = self._np
+    if half_in_float and dt in _HALF:
+        a = a.astype(np.float32)
+    elif a.dtype != dt.np:
+        a = a.astype(dt.np)
+    out = empty_cpu(out_meta._shape, dt, out_meta._stride)
+    if quiet:
+        with _quiet(all="ignore"):
+            np.copyto(out._np, fn(a), casting="unsafe")
+    else:
+        np.copyto(out._np, fn(a), casting="unsafe")
+    return out
 
 
 def _unary_inplace(functional, meta):
@@ -399,10 +407,10 @@ def _check_not_bool(name, meta):
 
 
 neg = _unary(np.negative, M.neg, half_in_float=False)
-exp = _unary(np.exp, M.unary_float, quiet=True)
-log = _unary(np.log, M.unary_float, quiet=True)
-sigmoid = _unary(_sigmoid, M.unary_float, quiet=True)
-tanh = _unary(np.tanh, M.unary_float)
+exp = _unary(np.exp, M.unary_float, quiet=True, float_result=True)
+log = _unary(np.log, M.unary_float, quiet=True, float_result=True)
+sigmoid = _unary(_sigmoid, M.unary_float, quiet=True, float_result=True)
+tanh = _unary(np.tanh, M.unary_float, float_result=True)
 relu = _unary(_relu, _check_not_bool("relu", M.unary_same), half_in_float=False)
 neg_ = _unary_inplace(neg, M.neg_)
 exp_ = _unary_inplace(exp, M.unary_inplace_float)

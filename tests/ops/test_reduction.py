@@ -1,6 +1,8 @@
 """Reductions (sum, mean, amax, argmax) against torch: values, dtypes, shapes, strides,
 for many shapes (0-d, empty, non-contiguous), dims (int, list, tuple, negative, None, [])
 and dtypes; Meta layouts; torch's errors."""
+from functools import partial
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -256,10 +258,10 @@ def test_argmax_ties_nan_and_0d():
 def test_mean_errors():
     for name, phrase in [("int64", "Got: Long"), ("bool", "Got: Bool"), ("uint8", "Got: Byte")]:
         e, t = inputs((3,), name)
-        raises_like(lambda: e.mean(), lambda: t.mean(),
+        raises_like(e.mean, t.mean,
                     "mean(): could not infer output dtype. Input dtype must be either a "
                     "floating point or complex dtype. " + phrase)
-        raises_like(lambda: e.mean(0), lambda: t.mean(0), phrase)
+        raises_like(partial(e.mean, 0), partial(t.mean, 0), phrase)
     e, t = inputs((3,), "float32")
     raises_like(lambda: e.mean(dtype=ember.int64), lambda: t.mean(dtype=torch.int64),
                 "Optional dtype must be either a floating point or complex dtype. Got: Long")
@@ -282,8 +284,8 @@ def test_amax_argmax_empty_errors():
 def test_dim_errors():
     e, t = inputs((2, 3), "float32")
     for f in ("sum", "mean", "amax"):
-        raises_like(lambda: getattr(e, f)(2), lambda: getattr(t, f)(2), "Dimension out of range")
-        raises_like(lambda: getattr(e, f)([0, -2]), lambda: getattr(t, f)([0, -2]),
+        raises_like(partial(getattr(e, f), 2), partial(getattr(t, f), 2), "Dimension out of range")
+        raises_like(partial(getattr(e, f), [0, -2]), partial(getattr(t, f), [0, -2]),
                     "appears multiple times in the list of dims")
     raises_like(lambda: e.argmax(-3), lambda: t.argmax(-3), "Dimension out of range")
     e0, t0 = inputs((), "float32")

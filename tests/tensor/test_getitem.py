@@ -226,8 +226,8 @@ def test_numpy_array_indices():
     ((slice(None), [0, 4]), IndexError, "index 4 is out of bounds for dimension 0 with size 4"),
     (([0, 1], [0, 1, 2]), IndexError, "shape mismatch: indexing tensors could not be broadcast"),
     ([True, False], IndexError, "The shape of the mask [2] at index 0 does not match"),
-    (1.5, IndexError, "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                      "Variables are valid indices (got float)"),
+    (1.5, IndexError, ("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                       "Variables are valid indices (got float)")),
     ({}, IndexError, "valid indices (got dict)"),
     (torch.tensor([1.0]), IndexError, "tensors used as indices must be long, int, byte or bool"),
     ((0, torch.tensor(1.0)), IndexError, "tensors used as indices must be long, int, byte"),
