@@ -31,6 +31,20 @@ def measure(fn, number=20000, repeat=15):
     return statistics.median(times), min(times), max(times)
 
 
+def _per_shape_cases(s, a, b, a_np, b_np, ta, tb):
+    """The elementwise and reduction rows for one shape (its operands bound here)."""
+    t = torch is not None
+    return [
+        (f"a + b ({s})", lambda: a + b, lambda: np.add(a_np, b_np), (lambda: ta + tb) if t else None),
+        (f"add(a, b) ({s})", lambda: ember.add(a, b), lambda: np.add(a_np, b_np),
+         (lambda: torch.add(ta, tb)) if t else None),
+        (f"a * 2.0 ({s})", lambda: a * 2.0, lambda: np.multiply(a_np, 2.0),
+         (lambda: ta * 2.0) if t else None),
+        (f"a.sum() ({s})", lambda: a.sum(), lambda: a_np.sum(), (lambda: ta.sum()) if t else None),
+        (f"a.exp() ({s})", lambda: a.exp(), lambda: np.exp(a_np), (lambda: ta.exp()) if t else None),
+    ]
+
+
 def cases():
     """(name, ember fn, numpy fn, torch fn) for each measured operation."""
     out = []
@@ -42,16 +56,7 @@ def cases():
         if torch is not None:
             ta, tb = torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())
         s = "x".join(map(str, shape))
-        out.append((f"a + b ({s})", lambda a=a, b=b: a + b, lambda: np.add(a_np, b_np),
-                    (lambda: ta + tb) if torch else None))
-        out.append((f"add(a, b) ({s})", lambda a=a, b=b: ember.add(a, b),
-                    lambda: np.add(a_np, b_np), (lambda: torch.add(ta, tb)) if torch else None))
-        out.append((f"a * 2.0 ({s})", lambda a=a: a * 2.0, lambda: np.multiply(a_np, 2.0),
-                    (lambda: ta * 2.0) if torch else None))
-        out.append((f"a.sum() ({s})", lambda a=a: a.sum(), lambda: a_np.sum(),
-                    (lambda: ta.sum()) if torch else None))
-        out.append((f"a.exp() ({s})", lambda a=a: a.exp(), lambda: np.exp(a_np),
-                    (lambda: ta.exp()) if torch else None))
+        out += _per_shape_cases(s, a, b, a_np, b_np, ta, tb)
     m_np = np.random.rand(64, 64).astype(np.float32)
     m = ember.from_numpy(m_np.copy())
     tm = torch.from_numpy(m_np.copy()) if torch else None

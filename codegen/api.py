@@ -146,7 +146,7 @@ def hidden_from_python(fn: NativeFunction, siblings: dict[str, NativeFunction]) 
     twin = siblings.get(ov[: -len("Scalar")] + "Tensor")
     if twin is None or "pointwise" not in twin.tags:
         return False
-    names = lambda f: [a.name for a in f.schema.arguments.flat()]  # noqa: E731
+    names = lambda f: [a.name for a in f.schema.arguments.flat()]
     return names(twin) == names(fn)
 
 

@@ -15,7 +15,7 @@ import yaml
 class CodegenError(Exception):
     """A schema problem: `file:line: what is wrong (what was expected)`."""
 
-    def __init__(self, loc: "Loc", message: str):
+    def __init__(self, loc: Loc, message: str):
         self.loc = loc
         self.message = message
         super().__init__(f"{loc}: {message}")
@@ -104,14 +104,12 @@ def line_of(node, *path) -> int:
             for k, v in cur.value:
                 if k.value == p:
                     nxt = v
-                    line = k.start_mark.line + 1
                     break
             if nxt is None:
                 return cur.start_mark.line + 1
             cur = nxt
         elif isinstance(cur, yaml.SequenceNode) and isinstance(p, int) and p < len(cur.value):
             cur = cur.value[p]
-            line = cur.start_mark.line + 1
         else:
             break
     return cur.start_mark.line + 1 if cur is not None else 1

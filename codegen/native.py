@@ -9,8 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .loader import CodegenError, Entry, Loc
-from .model import (FunctionSchema, SchemaError, default_to_python, Annotation, Argument,
-                    Arguments, BaseType, Return)
+from .model import (
+    Annotation,
+    Argument,
+    BaseType,
+    FunctionSchema,
+    Return,
+    SchemaError,
+    default_to_python,
+)
 
 ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "python_module",
                 "device_check", "structured_delegate", "manual_cpp_binding")

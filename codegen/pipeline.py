@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .kernel_index import KernelIndex
-from .loader import CodegenError, Loc, load_yaml_list, load_yaml_mapping, line_of
+from .loader import CodegenError, Loc, line_of, load_yaml_list, load_yaml_mapping
 from .native import parse_native_functions
 from .render import environment, render_all
 

@@ -22,7 +22,7 @@ from .dispatch.dispatcher import OpOverload, find_op, ops, register_fallback
 from .dispatch.tls import state as _tls
 
 KINDS = ("DEF", "IMPL", "FRAGMENT")
-_defined: dict[str, "Library"] = {}
+_defined: dict[str, Library] = {}
 
 
 def _make_bind(schema: FunctionSchema):
@@ -177,4 +177,4 @@ def impl(qualname: str, dispatch_key: str, fn=None):
     return register(fn) if fn is not None else register
 
 
-__all__ = ["Library", "impl", "Tensor"]
+__all__ = ["Library", "Tensor", "impl"]

@@ -1,7 +1,9 @@
 """pyproject.toml lists every package, so a plain `pip install .` ships all of ember."""
 from __future__ import annotations
 
-import tomllib
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

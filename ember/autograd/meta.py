@@ -7,8 +7,15 @@ from ..dispatch import keys as K
 
 
 class AutogradMeta:
-    __slots__ = ("requires_grad", "grad", "grad_fn", "retains_grad", "hooks", "output_nr",
-                 "name")
+    __slots__ = (
+        "grad",
+        "grad_fn",
+        "hooks",
+        "name",
+        "output_nr",
+        "requires_grad",
+        "retains_grad",
+    )
 
     def __init__(self):
         self.requires_grad = False

@@ -45,4 +45,4 @@ def empty_strided_on(device, shape, stride, dt):
     return allocator_for(device)(shape, stride, dt)
 
 
-__all__ = ["empty_cpu", "empty_meta", "empty_strided_on", "storage_nbytes", "CPU", "META"]
+__all__ = ["CPU", "META", "empty_cpu", "empty_meta", "empty_strided_on", "storage_nbytes"]

@@ -5,14 +5,16 @@
 """
 from __future__ import annotations
 
+from typing import ClassVar
+
 DEVICE_TYPES = ("cpu", "cuda", "meta")
 
 
 class device:
     """Where a tensor's data lives. Instances are interned: one object per (type, index)."""
 
-    __slots__ = ("type", "index", "_str")
-    _cache: dict = {}
+    __slots__ = ("_str", "index", "type")
+    _cache: ClassVar[dict] = {}
 
     def __new__(cls, type_or_str, index=None):
         if isinstance(type_or_str, device):

@@ -19,8 +19,15 @@ BOOL, INT, FLOAT = 0, 1, 2
 class dtype:
     """An element type. One instance per type: compare with `is` or `==`."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_signed", "category", "np",
-                 "_rank")
+    __slots__ = (
+        "_rank",
+        "category",
+        "is_floating_point",
+        "is_signed",
+        "itemsize",
+        "name",
+        "np",
+    )
     is_complex = False
 
     def __init__(self, name, np_dtype, category, rank):
@@ -146,7 +153,7 @@ def scalar_default_dtype(x) -> dtype:
 
 class _State:
     """Three promotion tiers, as in torch's ResultTypeState."""
-    __slots__ = ("dim", "zero", "wrapped")
+    __slots__ = ("dim", "wrapped", "zero")
 
     def __init__(self):
         self.dim = self.zero = self.wrapped = None

@@ -24,7 +24,6 @@ import ml_dtypes
 import numpy as np
 
 from . import dtype as D
-from .alloc import empty_cpu
 from .device import CPU, as_device
 from .device import device as _device
 from .tensor import (

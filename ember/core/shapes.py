@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .tensor import _wrap_dim, contiguous_strides  # noqa: F401  (re-exported)
+from .tensor import _wrap_dim, contiguous_strides
 
 wrap_dim = _wrap_dim
 

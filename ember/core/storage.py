@@ -42,7 +42,7 @@ class Storage:
     True
     """
 
-    __slots__ = ("_owner", "_bytes", "_nbytes", "device", "_version", "__weakref__")
+    __slots__ = ("__weakref__", "_bytes", "_nbytes", "_owner", "_version", "device")
 
     def __init__(self, owner=None, nbytes=0, device=CPU):
         self._owner = owner      # ndarray (cpu) / device buffer (cuda) / None (meta)
@@ -52,7 +52,7 @@ class Storage:
         self._version = 0        # shared version counter of a tensor and its views
 
     @staticmethod
-    def of_array(arr: np.ndarray) -> "Storage":
+    def of_array(arr: np.ndarray) -> Storage:
         s = Storage.__new__(Storage)
         s._owner = arr
         s._bytes = None

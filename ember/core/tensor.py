@@ -14,7 +14,8 @@ import numpy as np
 
 from ..dispatch import keys as K
 from . import dtype as D
-from .device import CPU, META, device as _device_cls
+from .device import CPU, META
+from .device import device as _device_cls
 from .storage import Storage
 
 _new = object.__new__
@@ -59,15 +60,26 @@ def contiguous_strides(shape) -> tuple:
 
 def channels_last_strides(shape) -> tuple:
     """NHWC strides of an NCHW shape (torch's rule: no clamping of size-0 dims)."""
-    n, c, h, w = shape
+    _, c, h, w = shape
     return (h * w * c, 1, w * c, c)
 
 
 class Tensor:
     """A strided view of a Storage. See the module docstring."""
 
-    __slots__ = ("_np", "_shape", "_stride", "_offset", "_dtype", "_device", "_storage",
-                 "_ks", "_base", "_ag", "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_ag",
+        "_base",
+        "_device",
+        "_dtype",
+        "_ks",
+        "_np",
+        "_offset",
+        "_shape",
+        "_storage",
+        "_stride",
+    )
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 
     def __new__(cls, *args, **kwargs):
@@ -248,7 +260,7 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous"
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous"
                                if self.numel() else "Boolean value of Tensor with no values is ambiguous")
         return bool(self.item())
 
@@ -345,7 +357,8 @@ class Tensor:
     # ember.dispatch.python_dispatch; subclasses override it.
 
     @staticmethod
-    def _make_subclass(cls, data: "Tensor", require_grad: bool = False):
+    def _make_subclass(cls, data:  # noqa: PLW0211  (torch's signature)
+                        Tensor, require_grad: bool = False):
         """A `cls` instance that shares `data`'s storage and metadata."""
         t = shallow_copy(data, cls)
         if require_grad:
@@ -353,8 +366,8 @@ class Tensor:
         return t
 
     @staticmethod
-    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=0, *, dtype=None,
-                               device=None, requires_grad=False, **_ignored):
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=0, *,  # noqa: PLW0211
+                               dtype=None, device=None, requires_grad=False, **_ignored):
         """A data-less `cls` instance with the given metadata (for __torch_dispatch__ wrappers)."""
         dev = _device_cls(device) if device is not None else CPU
         t = _new(cls)
@@ -461,8 +474,6 @@ def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
 def _set_data(t: Tensor, other: Tensor):
     if not isinstance(other, Tensor):
         raise TypeError("data must be a Tensor")
-    if other._device != t._device or other._dtype is not t._dtype and False:
-        pass
     t._np = other._np
     t._shape = other._shape
     t._stride = other._stride

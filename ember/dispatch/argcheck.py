@@ -102,14 +102,14 @@ class _Fits(dict):
             f = _BASE[t]
         elif t.endswith("?"):
             inner = self[t[:-1]]
-            f = lambda x, inner=inner: x is None or inner(x)  # noqa: E731
+            f = lambda x, inner=inner: x is None or inner(x)
         elif t.endswith("]") and t.split("[")[0] in ("int", "SymInt"):
             f = _is_int_list
         elif t.endswith("]") and t.split("[")[0] in ("float", "bool", "Scalar"):
             elem = self[t.split("[")[0]]
-            f = lambda x, elem=elem: isinstance(x, (list, tuple)) and all(map(elem, x))  # noqa: E731
+            f = lambda x, elem=elem: isinstance(x, (list, tuple)) and all(map(elem, x))
         else:
-            f = lambda x: True  # noqa: E731
+            f = lambda x: True
         self[t] = f
         return f
 
@@ -176,6 +176,6 @@ def wrap_number(x, like: Tensor):
     """A Python number as a 0-dim tensor on `like`'s device (reflected dunders: `2 - t`)."""
     if isinstance(x, Tensor):
         return x
-    from ..core.dtype import scalar_default_dtype
     from .._generated.ops import _entry_scalar_tensor
+    from ..core.dtype import scalar_default_dtype
     return _entry_scalar_tensor(x, scalar_default_dtype(x), None, like.device, None)

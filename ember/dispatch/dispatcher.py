@@ -18,7 +18,6 @@ import sys
 from functools import partial
 
 from . import keys as K
-from .tls import state as _tls
 
 
 class Fallthrough:
@@ -36,7 +35,7 @@ for _k in (K.ADInplaceOrView, K.AutocastCPU, K.AutocastCUDA, K.Functionalize,
            K.PreDispatch, K.BackendSelect, K.Autograd):
     _fallbacks[_k] = FALLTHROUGH
 
-_all_ops: list["OpOverload"] = []
+_all_ops: list[OpOverload] = []
 _trace = [os.environ.get("EMBER_SHOW_DISPATCH_TRACE", "") not in ("", "0")]
 
 
@@ -64,9 +63,24 @@ class OpOverload:
     Generated bindings skip the binding and call `op._entry(*positional)`.
     """
 
-    __slots__ = ("namespace", "name", "overload_name", "tags", "_schema_str", "_schema_obj",
-                 "_table", "_cache", "_entry", "_bind", "_n_positional", "_arg_names",
-                 "_composite_implicit", "_composite_explicit", "__weakref__", "__dict__")
+    __slots__ = (
+        "__dict__",
+        "__weakref__",
+        "_arg_names",
+        "_bind",
+        "_cache",
+        "_composite_explicit",
+        "_composite_implicit",
+        "_entry",
+        "_n_positional",
+        "_schema_obj",
+        "_schema_str",
+        "_table",
+        "name",
+        "namespace",
+        "overload_name",
+        "tags",
+    )
 
     def __init__(self, namespace, name, overload_name, schema_str, arg_names=(), n_positional=0,
                  tags=(), bind=None, entry=None):

@@ -17,7 +17,8 @@ from __future__ import annotations
 from ..core.tensor import Tensor
 from . import keys as K
 from .dispatcher import register_fallback
-from .tls import excluding, state as _tls
+from .tls import excluding
+from .tls import state as _tls
 
 
 def _sync_python_key():
@@ -46,7 +47,7 @@ def _default_torch_dispatch(cls, func, types, args=(), kwargs=None):
 Tensor.__torch_dispatch__ = classmethod(_default_torch_dispatch)
 
 
-from ..core.tensor import _has_python_dispatch as has_python_dispatch  # noqa: E402
+from ..core.tensor import _has_python_dispatch as has_python_dispatch
 
 
 def python_fallback(op, keyset, *args):

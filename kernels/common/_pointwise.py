@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.outputs import _torch_name
-from ember.core.shapes import broadcast_shapes, elementwise_strides  # noqa: F401
+from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor
 
 

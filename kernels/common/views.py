@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import operator
 
-from ember.kernels.common import _view_rules as R
-
 from ember.core.alloc import storage_nbytes
 from ember.core.tensor import make_view
+from ember.kernels.common import _view_rules as R
 
 _index = operator.index
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import operator
 import warnings
 
-from ember.kernels.common import _view_rules as R
-
 import ember
+from ember.kernels.common import _view_rules as R
 
 _index = operator.index
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from ember import random as _random
 from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
 from ember.core.factories import (
     arange_params,
     check_layout,
@@ -19,7 +20,6 @@ from ember.core.factories import (
     format_strides,
     scalar_category_dtype,
 )
-from ember.core.alloc import empty_cpu
 from ember.core.outputs import _torch_name
 from ember.core.tensor import from_array
 

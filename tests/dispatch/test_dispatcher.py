@@ -126,7 +126,7 @@ def test_library_define_and_impl_custom_op():
     finally:
         lib._destroy()
     with pytest.raises(AttributeError):
-        ember.ops.embertest.scale.default
+        ember.ops.embertest.scale.default  # noqa: B018
 
 
 def test_library_backend_kernel_only_cpu():

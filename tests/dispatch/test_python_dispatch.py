@@ -1,6 +1,8 @@
 """The Python key: TorchDispatchMode, __torch_dispatch__ subclasses, __torch_function__."""
 from __future__ import annotations
 
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
@@ -69,12 +71,12 @@ class Wrapper(ember.Tensor):
         t.elem = elem
         return t
 
-    calls: list = []
+    calls: ClassVar[list] = []
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         cls.calls.append(str(func))
-        unwrap = lambda x: x.elem if isinstance(x, Wrapper) else x  # noqa: E731
+        unwrap = lambda x: x.elem if isinstance(x, Wrapper) else x
         out = func(*[unwrap(a) for a in args], **{k: unwrap(v) for k, v in (kwargs or {}).items()})
         return Wrapper(out) if isinstance(out, ember.Tensor) else out
 
@@ -99,7 +101,7 @@ def test_mode_runs_before_subclass():
 
 
 class Tagged(ember.Tensor):
-    seen: list = []
+    seen: ClassVar[list] = []
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
