@@ -45,7 +45,7 @@ half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 strided = "strided"  # the only layout ember has (layout= accepts it or None)
 __version__ = "0.1.0"
-__all__ = [  # noqa: RUF022  (hand-written names, then the generated ones)
+__all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "Generator", "Size", "Tensor", "as_tensor", "can_cast", "device", "dtype", "enable_grad",
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
