@@ -16,6 +16,11 @@ import numpy as np
 BOOL, INT, FLOAT = 0, 1, 2
 
 
+_SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                 "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                 "float64": "Double"}
+
+
 class dtype:
     """An element type. One instance per type: compare with `is` or `==`."""
 
@@ -27,6 +32,7 @@ class dtype:
         "itemsize",
         "name",
         "np",
+        "scalar_name",
     )
     is_complex = False
 
@@ -37,6 +43,7 @@ class dtype:
         self.category = category
         self.is_floating_point = category == FLOAT
         self.is_signed = name not in ("bool", "uint8")
+        self.scalar_name = _SCALAR_NAMES[name]  # torch's C++ name, used in its error messages
         self._rank = rank
 
     def __repr__(self):

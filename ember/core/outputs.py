@@ -13,8 +13,8 @@ def copy_to_out(result, out):
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
                            f"{out.device} instead")
     if not can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {_torch_name(result.dtype)} can't be cast to the desired "
-                           f"output type {_torch_name(out.dtype)}")
+        raise RuntimeError(f"result type {result.dtype.scalar_name} can't be cast to the desired "
+                           f"output type {out.dtype.scalar_name}")
     if out.shape != result.shape:
         if out.numel() != 0:
             warnings.warn(f"An output with one or more elements was resized since it had shape "
@@ -34,13 +34,3 @@ def resize_(t, shape):
     t._np, t._shape, t._stride, t._offset = fresh._np, fresh._shape, fresh._stride, 0
     t._storage = fresh.untyped_storage()
     return t
-
-
-_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool"}
-
-
-def _torch_name(dt) -> str:
-    """torch's C++ name of a dtype, used in its error messages ('Float', 'Long')."""
-    return _NAMES[dt.name]

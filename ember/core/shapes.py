@@ -58,26 +58,17 @@ def strides_for_order(shape, order) -> tuple:
     return tuple(strides)
 
 
-def elementwise_strides(shape, inputs) -> tuple:
-    """Output strides of a pointwise op, as torch's TensorIterator lays them out: dims are
-    ordered by the first operand whose strides tell them apart (broadcast dims tell
-    nothing), so `x.t() + 1` stays transposed and channels-last stays channels-last.
+def tensor_iterator_perm(shape, strides_list) -> list:
+    """torch's TensorIterator dim order, innermost first: an insertion sort where the first
+    operand whose strides tell two dims apart decides (a stride-0 dim never decides).
 
-    `inputs` are (shape, stride) pairs of the tensor operands (Python numbers excluded).
-    >>> elementwise_strides((3, 4), [((3, 4), (1, 3))])
-    (1, 3)
+    >>> tensor_iterator_perm((3, 4), [(1, 3)])
+    [0, 1]
     """
-    shape = tuple(shape)
     ndim = len(shape)
-    if ndim <= 1:
-        return contiguous_strides(shape)
-    ops = []
-    for s, st in inputs:
-        off = ndim - len(s)
-        ops.append([0] * off + [st[i] if s[i] == shape[off + i] else 0 for i in range(len(s))])
 
     def should_swap(d0, d1):
-        for st in ops:
+        for st in strides_list:
             s0, s1 = st[d0], st[d1]
             if s0 == 0 or s1 == 0:
                 continue
@@ -87,7 +78,7 @@ def elementwise_strides(shape, inputs) -> tuple:
                 return 1
         return 0
 
-    perm = list(range(ndim - 1, -1, -1))  # innermost first; insertion sort like torch's
+    perm = list(range(ndim - 1, -1, -1))
     for i in range(1, ndim):
         d1 = i
         for d0 in range(i - 1, -1, -1):
@@ -97,6 +88,32 @@ def elementwise_strides(shape, inputs) -> tuple:
                 d1 = d0
             elif c < 0:
                 break
+    return perm
+
+
+def broadcast_strides(shape, inputs) -> list:
+    """Each (shape, stride) operand's strides against the broadcast `shape` (0 on
+    broadcast and missing leading dims)."""
+    ndim = len(shape)
+    out = []
+    for s, st in inputs:
+        off = ndim - len(s)
+        out.append([0] * off + [st[i] if s[i] == shape[off + i] else 0 for i in range(len(s))])
+    return out
+
+
+def elementwise_strides(shape, inputs) -> tuple:
+    """Output strides of a pointwise op, as torch's TensorIterator lays them out, so
+    `x.t() + 1` stays transposed and channels-last stays channels-last.
+
+    `inputs` are (shape, stride) pairs of the tensor operands (Python numbers excluded).
+    >>> elementwise_strides((3, 4), [((3, 4), (1, 3))])
+    (1, 3)
+    """
+    shape = tuple(shape)
+    if len(shape) <= 1:
+        return contiguous_strides(shape)
+    perm = tensor_iterator_perm(shape, broadcast_strides(shape, inputs))
     return strides_for_order(shape, perm[::-1])
 
 

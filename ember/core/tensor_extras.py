@@ -49,9 +49,8 @@ def _cpu(self, memory_format=None):
 def _type(self, dtype=None, non_blocking=False):
     """`x.type()` names the type ('ember.FloatTensor'); `x.type(ember.int64)` converts."""
     if dtype is None:
-        from .outputs import _torch_name
         prefix = "ember." if self._device.type == "cpu" else f"ember.{self._device.type}."
-        return f"{prefix}{_torch_name(self._dtype)}Tensor"
+        return f"{prefix}{self._dtype.scalar_name}Tensor"
     return self.to(dtype, non_blocking=non_blocking)
 
 

@@ -4,7 +4,6 @@ in-place checks, and output layout (so both backends agree on shape/dtype/stride
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.outputs import _torch_name
 from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor
 
@@ -75,8 +74,8 @@ def _dtype_of(x):
 def check_inplace(self, result_dtype: D.dtype, *others) -> None:
     """An in-place op must keep self's shape and be able to cast the result to self's dtype."""
     if not D.can_cast(result_dtype, self._dtype):
-        raise RuntimeError(f"result type {_torch_name(result_dtype)} can't be cast to the desired "
-                           f"output type {_torch_name(self._dtype)}")
+        raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the desired "
+                           f"output type {self._dtype.scalar_name}")
     ts = tensors_of(*others)
     if ts:
         shape = broadcast_shapes(self._shape, *(t._shape for t in ts))
@@ -105,7 +104,7 @@ def check_where_condition(condition) -> None:
                       "instead.", UserWarning, stacklevel=4)
     elif condition._dtype is not D.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                           f"with dtype {_torch_name(condition._dtype)}")
+                           f"with dtype {condition._dtype.scalar_name}")
 
 
 def where_dtype(self, other) -> D.dtype:
@@ -114,7 +113,7 @@ def where_dtype(self, other) -> D.dtype:
 
 def not_implemented_for(kernel: str, dt: D.dtype):
     """torch's error for a kernel without a loop for this dtype."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_torch_name(dt)}\'')
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')
 
 
 def clamp_dtype(self, lo, hi) -> D.dtype:

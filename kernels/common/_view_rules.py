@@ -16,11 +16,6 @@ from ember.core.tensor import contiguous_strides
 VIEW_ERROR = ("view size is not compatible with input tensor's size and stride (at least one "
               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
 
-# torch's ScalarType names, used in view(dtype) error messages ("view Float as Double").
-SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short",
-                     "int32": "Int", "int64": "Long", "float16": "Half",
-                     "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
 
 def int_list(size) -> tuple:
     """A `SymInt[]` argument as a tuple of Python ints (tuple, list, Size, a bare int or

@@ -48,8 +48,8 @@ def view_dtype(self, dtype):
     old_size, new_size = self._dtype.itemsize, dtype.itemsize
     shape, stride, offset = self._shape, self.stride(), self._offset
     if new_size != old_size:
-        what = (f"to view {R.SCALAR_TYPE_NAMES[self._dtype.name]} as "
-                f"{R.SCALAR_TYPE_NAMES[dtype.name]} (different element sizes)")
+        what = (f"to view {self._dtype.scalar_name} as "
+                f"{dtype.scalar_name} (different element sizes)")
         if not shape:
             raise RuntimeError(f"self.dim() cannot be 0 {what}")
         if new_size < old_size:
@@ -244,7 +244,7 @@ def expand(self, size, implicit):
 
 def _type_string(self):
     """torch's legacy type name for messages: 'ember.FloatTensor'."""
-    return f"ember.{R.SCALAR_TYPE_NAMES[self._dtype.name]}Tensor"
+    return f"ember.{self._dtype.scalar_name}Tensor"
 
 
 # --- slicing and indexing ----------------------------------------------------------------

@@ -9,14 +9,12 @@ import ember
 from ember.core import dtype as D
 from ember.core.shapes import broadcast_shapes
 
-from ..meta.reduction import TORCH_NAMES
-
 
 def _dot(a, b):
     """1-D . 1-D -> 0-d (torch.dot's checks)."""
     if a._dtype is not b._dtype:
         raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                           f"{TORCH_NAMES[a._dtype]} and {TORCH_NAMES[b._dtype]}")
+                           f"{a._dtype.scalar_name} and {b._dtype.scalar_name}")
     n, m = a._shape[0], b._shape[0]
     if n != m:
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
@@ -33,7 +31,7 @@ def _mv(mat, vec):
     if vec._shape[0] != k:
         raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._shape[0]})")
     if mat._dtype is not vec._dtype:
-        v, m = TORCH_NAMES[vec._dtype], TORCH_NAMES[mat._dtype]
+        v, m = vec._dtype.scalar_name, mat._dtype.scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
     if mat._dtype is D.bool_ and mat.device.type == "cpu":
         raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")

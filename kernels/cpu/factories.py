@@ -20,7 +20,6 @@ from ember.core.factories import (
     format_strides,
     scalar_category_dtype,
 )
-from ember.core.outputs import _torch_name
 from ember.core.tensor import from_array
 
 
@@ -111,7 +110,7 @@ def rand(size, generator, dtype, layout, device, pin_memory):
     dt = factory_dtype(dtype)
     if dt.category != D.FLOAT:
         raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
-                                  f"'{_torch_name(dt)}'")
+                                  f"'{dt.scalar_name}'")
     rng = _rng(generator)
     if dt is D.float64 or dt is D.float32:
         arr = rng.random(shape, dtype=dt.np)
@@ -129,7 +128,7 @@ def randn(size, generator, dtype, layout, device, pin_memory):
     dt = factory_dtype(dtype)
     if dt.category != D.FLOAT:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
-                                  f"'{_torch_name(dt)}'")
+                                  f"'{dt.scalar_name}'")
     rng = _rng(generator)
     if dt is D.float64 or dt is D.float32:
         arr = rng.standard_normal(shape, dtype=dt.np)

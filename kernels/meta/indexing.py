@@ -10,10 +10,9 @@ import warnings
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
-from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.core.shapes import broadcast_shapes, broadcast_strides, tensor_iterator_perm, wrap_dim
 from ember.core.tensor import channels_last, channels_last_strides, contiguous_strides
-
-from .reduction import TORCH_NAMES
+from ember.kernels.common._view_rules import compute_stride
 
 # --- cat -----------------------------------------------------------------------------
 
@@ -195,35 +194,6 @@ def _layout(self, entries, with_strides):
 
 
 # --- stride rules (torch's TensorIterator, expand, view) ---------------------------------
-def _iter_perm(shape, strides_list):
-    """TensorIterator's dim order, innermost first: an insertion sort by the operands'
-    strides where a stride-0 dim never decides."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            c = _should_swap(shape, strides_list, perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    return perm
-
-
-def _should_swap(shape, strides_list, d0, d1):
-    for st in strides_list:
-        s0, s1 = st[d0], st[d1]
-        if s0 == 0 or s1 == 0:
-            continue
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        if shape[d0] > shape[d1]:
-            return 1
-    return 0
-
-
 def _iter_output_strides(shape, operands):
     """Strides TensorIterator gives a new output of `shape` from its input operands
     ((shape, strides) pairs, broadcast to `shape`)."""
@@ -232,14 +202,7 @@ def _iter_output_strides(shape, operands):
         return contiguous_strides(shape)
     if all(s == shape for s, _ in operands) and all(_contiguous(s, st) for s, st in operands):
         return contiguous_strides(shape)
-    bcast = []
-    for s, st in operands:
-        off = ndim - len(s)
-        row = [0] * off
-        for i, (n, x) in enumerate(zip(s, st)):
-            row.append(0 if n == 1 and shape[off + i] != 1 else x)
-        bcast.append(row)
-    perm = _iter_perm(shape, bcast)
+    perm = tensor_iterator_perm(shape, broadcast_strides(shape, operands))
     if perm == list(range(ndim - 1, -1, -1)):
         return contiguous_strides(shape)
     strides = [0] * ndim
@@ -277,7 +240,7 @@ def _dense_strides(shape, strides):
     """torch's infer_dense_strides: dense strides keeping the input's dim order."""
     strides_out = [0] * len(shape)
     acc = 1
-    for d in _iter_perm(shape, [strides]):
+    for d in tensor_iterator_perm(shape, [strides]):
         strides_out[d] = acc
         if shape[d] > 1:
             acc *= shape[d]
@@ -300,39 +263,7 @@ def _expand_strides(shape, strides, target):
 
 def _view_strides(oldshape, oldstride, newshape):
     """Strides of `view(newshape)` (torch's computeStride); contiguous when it must copy."""
-    if not oldshape:
-        return (1,) * len(newshape)
-    numel = 1
-    for n in oldshape:
-        numel *= n
-    if numel == 0:
-        if tuple(oldshape) == tuple(newshape):
-            return tuple(oldstride)
-        out, acc = [0] * len(newshape), 1
-        for d in range(len(newshape) - 1, -1, -1):
-            out[d] = acc
-            acc *= max(newshape[d], 1)
-        return tuple(out)
-    newstride = [0] * len(newshape)
-    view_d = len(newshape) - 1
-    base = oldstride[-1]
-    tensor_numel = view_numel = 1
-    for tensor_d in range(len(oldshape) - 1, -1, -1):
-        tensor_numel *= oldshape[tensor_d]
-        if tensor_d == 0 or (oldshape[tensor_d - 1] != 1
-                             and oldstride[tensor_d - 1] != tensor_numel * base):
-            while view_d >= 0 and (view_numel < tensor_numel or newshape[view_d] == 1):
-                newstride[view_d] = view_numel * base
-                view_numel *= newshape[view_d]
-                view_d -= 1
-            if view_numel != tensor_numel:
-                return contiguous_strides(newshape)
-            if tensor_d > 0:
-                base = oldstride[tensor_d - 1]
-                tensor_numel = view_numel = 1
-    if view_d != -1:
-        return contiguous_strides(newshape)
-    return tuple(newstride)
+    return compute_stride(oldshape, oldstride, newshape) or contiguous_strides(newshape)
 
 
 # --- index_put_ ---------------------------------------------------------------------------
@@ -349,8 +280,8 @@ def check_index_put(self, values, shape):
     """values must match self's dtype and broadcast to the indexed shape `shape`."""
     if values._dtype is not self._dtype:
         raise RuntimeError("Index put requires the source and destination dtypes match, got "
-                           f"{TORCH_NAMES[self._dtype]} for the destination and "
-                           f"{TORCH_NAMES[values._dtype]} for the source.")
+                           f"{self._dtype.scalar_name} for the destination and "
+                           f"{values._dtype.scalar_name} for the source.")
     vs = values._shape
     ok = len(vs) <= len(shape) and all(
         v == 1 or v == s for v, s in zip(reversed(vs), reversed(shape)))

@@ -7,8 +7,6 @@ the CPU kernels share. Results are contiguous.
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 
-from .reduction import TORCH_NAMES
-
 # torch names the element types by their C++ type in the mm dtype message.
 CPP_NAMES = {D.bool_: "bool", D.uint8: "unsigned char", D.int8: "signed char",
              D.int16: "short int", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
@@ -41,8 +39,8 @@ def check_bmm(self, mat2) -> tuple:
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {k}] but got: [{b2}, {k2}].")
     if self._dtype is not mat2._dtype:
-        raise RuntimeError(f"expected scalar type {TORCH_NAMES[self._dtype]} but found "
-                           f"{TORCH_NAMES[mat2._dtype]}")
+        raise RuntimeError(f"expected scalar type {self._dtype.scalar_name} but found "
+                           f"{mat2._dtype.scalar_name}")
     return b, n, p
 
 
@@ -50,10 +48,10 @@ def check_addmm(self, mat1, mat2) -> tuple:
     """The (n, p) result shape of addmm; `self` must expand to it."""
     if self._dtype is not mat2._dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
-                           f"{TORCH_NAMES[self._dtype]} and {TORCH_NAMES[mat2._dtype]}")
+                           f"{self._dtype.scalar_name} and {mat2._dtype.scalar_name}")
     if mat1._dtype is not mat2._dtype:
         raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
-                           f"{TORCH_NAMES[mat1._dtype]} and {TORCH_NAMES[mat2._dtype]}")
+                           f"{mat1._dtype.scalar_name} and {mat2._dtype.scalar_name}")
     if mat1.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
     if mat2.dim() != 2:
@@ -68,7 +66,7 @@ def check_addmm(self, mat1, mat2) -> tuple:
 def _check_expands(shape, target, dt):
     """torch's expand errors when `self` cannot broadcast to the addmm result."""
     if len(shape) > len(target):
-        raise RuntimeError(f"expand(ember.{TORCH_NAMES[dt]}Tensor{{{list(shape)}}}, "
+        raise RuntimeError(f"expand(ember.{dt.scalar_name}Tensor{{{list(shape)}}}, "
                            f"size={list(target)}): the number of sizes provided ({len(target)}) "
                            "must be greater or equal to the number of dimensions in the tensor "
                            f"({len(shape)})")

@@ -8,11 +8,6 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
 
-# torch's ScalarType names, used in its error messages ("Got: Long").
-TORCH_NAMES = {D.bool_: "Bool", D.uint8: "Byte", D.int8: "Char", D.int16: "Short",
-               D.int32: "Int", D.int64: "Long", D.float16: "Half", D.bfloat16: "BFloat16",
-               D.float32: "Float", D.float64: "Double"}
-
 
 def reduce_dims(shape, dim) -> tuple:
     """The wrapped dims an `int[1]?` argument names; None or [] mean every dim.
@@ -50,11 +45,11 @@ def mean_dtype(self_dtype, dtype):
     if dtype is not None:
         if not dtype.is_floating_point:
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
-                               f"either a floating point or complex dtype. Got: {TORCH_NAMES[dtype]}")
+                               f"either a floating point or complex dtype. Got: {dtype.scalar_name}")
         return dtype
     if not self_dtype.is_floating_point:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
-                           f"a floating point or complex dtype. Got: {TORCH_NAMES[self_dtype]}")
+                           f"a floating point or complex dtype. Got: {self_dtype.scalar_name}")
     return self_dtype
 
 
