@@ -32,7 +32,8 @@ def _on_subclass(cls):
 Tensor.__init_subclass__ = classmethod(lambda cls, **kw: _on_subclass(cls))
 
 
-def _relevant(args):
+def tensors_in(args):
+    """The tensors among `args`, looking one level into lists and tuples."""
     for a in args:
         if isinstance(a, Tensor):
             yield a
@@ -51,13 +52,13 @@ def handle_torch_function(public, relevant, args, kwargs=None):
         mode = _tls.function_modes.pop()
         try:
             _refresh()
-            types = tuple(dict.fromkeys(type(t) for t in _relevant(relevant)))
+            types = tuple(dict.fromkeys(type(t) for t in tensors_in(relevant)))
             return mode.__torch_function__(public, types, args, kwargs)
         finally:
             _tls.function_modes.append(mode)
             _refresh()
     overloaded = []  # subclasses before their bases, otherwise in argument order
-    for t in _relevant(relevant):
+    for t in tensors_in(relevant):
         c = type(t)
         if c is Tensor or c in overloaded:
             continue
@@ -126,4 +127,4 @@ class TorchFunctionMode:
 
 
 def has_torch_function(args) -> bool:
-    return any(type(a) is not Tensor for a in _relevant(args)) or bool(_tls.function_modes)
+    return any(type(a) is not Tensor for a in tensors_in(args)) or bool(_tls.function_modes)

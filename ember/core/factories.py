@@ -26,6 +26,7 @@ import numpy as np
 from . import dtype as D
 from .device import CPU, as_device
 from .device import device as _device
+from .shapes import infer_dense_strides, is_non_overlapping_and_dense
 from .tensor import (
     MEMORY_FORMATS,
     Size,
@@ -141,53 +142,6 @@ def format_strides(shape, memory_format) -> tuple:
             raise RuntimeError("required rank 4 tensor to use channels_last format")
         return channels_last_strides(shape)
     raise RuntimeError("unsupported memory format Preserve")
-
-
-def is_non_overlapping_and_dense(shape, stride) -> bool:
-    """torch's test: some permutation of the dims (size-1 dims ignored) is contiguous.
-    Empty tensors count as contiguous, so they pass too."""
-    if 0 in shape:
-        return True
-    dims = sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: stride[d])
-    expected = 1
-    for d in dims:
-        if stride[d] != expected:
-            return False
-        expected *= shape[d]
-    return True
-
-
-def infer_dense_strides(shape, stride) -> tuple:
-    """Dense strides keeping the dim order of a non-dense layout (torch's
-    infer_dense_strides: a stable sort by stride, then by size; stride-0 dims stay put)."""
-    ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))  # innermost first
-
-    def should_swap(d0, d1):
-        s0, s1 = stride[d0], stride[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
-    for i in range(1, ndim):
-        dim1 = i
-        for j in range(1, i + 1):
-            dim0 = i - j
-            c = should_swap(perm[dim0], perm[dim1])
-            if c > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif c < 0:
-                break
-    out = [0] * ndim
-    acc = 1
-    for d in perm:
-        out[d] = acc
-        if shape[d] > 1:
-            acc *= shape[d]
-    return tuple(out)
 
 
 def like_strides(shape, stride, memory_format) -> tuple:

@@ -122,3 +122,36 @@ def reduced_shape(shape, dims, keepdim: bool) -> tuple:
     if keepdim:
         return tuple(1 if i in dims else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in dims)
+
+
+def is_non_overlapping_and_dense(shape, stride) -> bool:
+    """torch's test: some permutation of the dims (size-1 dims ignored) is contiguous.
+    Empty tensors count as dense.
+
+    >>> is_non_overlapping_and_dense((2, 3), (1, 2)), is_non_overlapping_and_dense((2, 3), (0, 1))
+    (True, False)
+    """
+    if 0 in shape:
+        return True
+    expected = 1
+    for d in sorted((d for d in range(len(shape)) if shape[d] != 1), key=lambda d: stride[d]):
+        if stride[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def infer_dense_strides(shape, stride) -> tuple:
+    """Dense strides keeping the dim order of a (possibly non-dense) layout: torch's
+    infer_dense_strides, i.e. TensorIterator's order for one operand.
+
+    >>> infer_dense_strides((2, 3), (1, 4))
+    (1, 2)
+    """
+    out = [0] * len(shape)
+    acc = 1
+    for d in tensor_iterator_perm(shape, [stride]):
+        out[d] = acc
+        if shape[d] > 1:
+            acc *= shape[d]
+    return tuple(out)

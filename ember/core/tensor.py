@@ -454,16 +454,21 @@ def _has_python_dispatch(cls) -> bool:
     return False
 
 
+def _copy_layout(dst: Tensor, src: Tensor) -> None:
+    """dst takes src's storage, layout, dtype and device."""
+    dst._np = src._np
+    dst._shape = src._shape
+    dst._stride = src._stride
+    dst._offset = src._offset
+    dst._dtype = src._dtype
+    dst._device = src._device
+    dst._storage = src.untyped_storage()
+
+
 def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
     """A new tensor object over the same storage and metadata (no autograd history)."""
     u = _new(cls)
-    u._np = t._np
-    u._shape = t._shape
-    u._stride = t._stride
-    u._offset = t._offset
-    u._dtype = t._dtype
-    u._device = t._device
-    u._storage = t.untyped_storage()
+    _copy_layout(u, t)
     u._ks = (t._ks & ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)) | (
         K.PYTHON_BIT if cls is not Tensor and _has_python_dispatch(cls) else 0)
     u._base = None
@@ -472,16 +477,12 @@ def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
 
 
 def _set_data(t: Tensor, other: Tensor):
+    """`t.data = other`: t now views other's storage and keeps its own autograd state."""
     if not isinstance(other, Tensor):
         raise TypeError("data must be a Tensor")
-    t._np = other._np
-    t._shape = other._shape
-    t._stride = other._stride
-    t._offset = other._offset
-    t._dtype = other._dtype
-    t._device = other._device
-    t._storage = other.untyped_storage()
-    t._ks = (other._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)) | (t._ks & (K.AUTOGRAD_BIT | K.PYTHON_BIT))
+    _copy_layout(t, other)
+    keep = K.AUTOGRAD_BIT | K.PYTHON_BIT
+    t._ks = (other._ks & ~keep) | (t._ks & keep)
 
 
 # --- constructors used by kernels (hot path: no validation) ---------------------------

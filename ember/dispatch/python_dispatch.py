@@ -15,6 +15,7 @@ reaches `python_fallback`, which pops the innermost mode while its handler runs:
 from __future__ import annotations
 
 from ..core.tensor import Tensor
+from ..overrides import tensors_in as _tensor_args
 from . import keys as K
 from .dispatcher import register_fallback
 from .tls import excluding
@@ -26,16 +27,6 @@ def _sync_python_key():
         _tls.include |= K.PYTHON_BIT
     else:
         _tls.include &= ~K.PYTHON_BIT
-
-
-def _tensor_args(args):
-    for a in args:
-        if isinstance(a, Tensor):
-            yield a
-        elif isinstance(a, (list, tuple)):
-            for b in a:
-                if isinstance(b, Tensor):
-                    yield b
 
 
 def _default_torch_dispatch(cls, func, types, args=(), kwargs=None):

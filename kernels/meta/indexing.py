@@ -10,7 +10,14 @@ import warnings
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
-from ember.core.shapes import broadcast_shapes, broadcast_strides, tensor_iterator_perm, wrap_dim
+from ember.core.shapes import (
+    broadcast_shapes,
+    broadcast_strides,
+    infer_dense_strides,
+    is_non_overlapping_and_dense,
+    tensor_iterator_perm,
+    wrap_dim,
+)
 from ember.core.tensor import channels_last, channels_last_strides, contiguous_strides
 from ember.kernels.common._view_rules import compute_stride
 
@@ -186,8 +193,8 @@ def _layout(self, entries, with_strides):
         ishape, istrides = e[0], e[1]
         if ishape != bshape:
             istrides, ishape = _expand_strides(ishape, istrides, bshape), bshape
-        if e[3] and not _non_overlapping_and_dense(ishape, istrides):  # int32 .to(int64)
-            istrides = _dense_strides(ishape, istrides)
+        if e[3] and not is_non_overlapping_and_dense(ishape, istrides):  # int32 .to(int64)
+            istrides = infer_dense_strides(ishape, istrides)
         rshape = (1,) * before + bshape + (1,) * after
         operands.append((rshape, _view_strides(ishape, istrides, rshape)))
     return shape, _iter_output_strides(shape, operands)
@@ -222,29 +229,6 @@ def _contiguous(shape, strides) -> bool:
             return False
         expected *= n
     return True
-
-
-def _non_overlapping_and_dense(shape, strides) -> bool:
-    """torch's is_non_overlapping_and_dense: a permutation of a contiguous layout."""
-    if _contiguous(shape, strides):
-        return True
-    required = 1
-    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: strides[d]):
-        if strides[d] != required:
-            return False
-        required *= shape[d]
-    return True
-
-
-def _dense_strides(shape, strides):
-    """torch's infer_dense_strides: dense strides keeping the input's dim order."""
-    strides_out = [0] * len(shape)
-    acc = 1
-    for d in tensor_iterator_perm(shape, [strides]):
-        strides_out[d] = acc
-        if shape[d] > 1:
-            acc *= shape[d]
-    return tuple(strides_out)
 
 
 def _expand_strides(shape, strides, target):
