@@ -508,11 +508,15 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     return t
 
 
-def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None) -> Tensor:
-    """A tensor over `storage` with the given layout (views, meta and CUDA results)."""
+def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
+                arr=None) -> Tensor:
+    """A tensor over `storage` with the given layout (views, meta and CUDA results).
+    `arr`, when a kernel already has it, is the NumPy array of exactly this layout."""
     t = _new(Tensor)
     dev = storage.device
-    if dev.type == "cpu":
+    if arr is not None:
+        t._np = arr
+    elif dev.type == "cpu":
         isz = dt.itemsize
         # an empty view may sit past the end of its storage (torch allows it)
         byte_offset = 0 if 0 in tuple(shape) else offset * isz
@@ -532,12 +536,13 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None)
     return t
 
 
-def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None) -> Tensor:
+def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, arr=None) -> Tensor:
     """A view of `base` sharing its storage (keyset and inference-ness follow base).
+    `arr` may pass the view's NumPy array when the kernel got it cheaply from `base._np`.
 
     >>> v = make_view(t, (3,), (2,), 0)   # every other element
     """
     v = make_tensor(base.untyped_storage(), shape, stride, offset, dt or base._dtype,
-                    base if base._base is None else base._base)
+                    base if base._base is None else base._base, arr)
     v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
     return v

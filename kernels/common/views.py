@@ -14,7 +14,7 @@ from __future__ import annotations
 import operator
 
 from ember.core.alloc import storage_nbytes
-from ember.core.tensor import make_view
+from ember.core.tensor import contiguous_strides, make_view
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
@@ -32,6 +32,9 @@ def view(self, size):
     (1,)
     """
     shape = R.infer_size(R.int_list(size), self.numel())
+    a = self._np
+    if a is not None and a.flags.c_contiguous and a.size:  # NumPy's reshape is a view here
+        return make_view(self, shape, contiguous_strides(shape), self._offset, arr=a.reshape(shape))
     stride = R.compute_stride(self._shape, self.stride(), shape)
     if stride is None:
         raise RuntimeError(R.VIEW_ERROR)
@@ -130,8 +133,10 @@ def permute(self, dims):
     if len(set(wrapped)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     stride = self.stride()
+    a = self._np
     return make_view(self, tuple(self._shape[d] for d in wrapped),
-                     tuple(stride[d] for d in wrapped), self._offset)
+                     tuple(stride[d] for d in wrapped), self._offset,
+                     arr=None if a is None else a.transpose(wrapped))
 
 
 def transpose(self, dim0, dim1):
@@ -147,7 +152,9 @@ def transpose(self, dim0, dim1):
     shape, stride = list(self._shape), list(self.stride())
     shape[d0], shape[d1] = shape[d1], shape[d0]
     stride[d0], stride[d1] = stride[d1], stride[d0]
-    return make_view(self, shape, stride, self._offset)
+    a = self._np
+    return make_view(self, shape, stride, self._offset,
+                     arr=None if a is None else a.swapaxes(d0, d1))
 
 
 def t(self):
