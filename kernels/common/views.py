@@ -33,7 +33,8 @@ def view(self, size):
     """
     shape = R.infer_size(R.int_list(size), self.numel())
     a = self._np
-    if a is not None and a.flags.c_contiguous and a.size:  # NumPy's reshape is a view here
+    if a is not None and a.size and self.stride() == contiguous_strides(self._shape):
+        # exactly contiguous (size-1 dims included): NumPy's reshape is the same view
         return make_view(self, shape, contiguous_strides(shape), self._offset, arr=a.reshape(shape))
     stride = R.compute_stride(self._shape, self.stride(), shape)
     if stride is None:

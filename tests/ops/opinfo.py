@@ -26,17 +26,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import ml_dtypes
 import numpy as np
+from helpers import DTYPES, np_dtype
 
 import ember
 
-BOOL, U8, I32, I64 = np.dtype(np.bool_), np.dtype(np.uint8), np.dtype(np.int32), np.dtype(np.int64)
-F16, BF16 = np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)
-F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
-ALL = (BOOL, U8, I32, I64, F16, BF16, F32, F64)
+ALL = tuple(np_dtype(name) for name in DTYPES)
+BOOL, U8, I32, I64, F16, BF16, F32, F64 = ALL
 FLOATS = (F16, BF16, F32, F64)
-NUMERIC = (U8, I32, I64, F16, BF16, F32, F64)
+NUMERIC = ALL[1:]
 
 # (rtol, atol) by result dtype name; OpInfo.tols overrides per op.
 DEFAULT_TOLS = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2),

@@ -4,93 +4,22 @@ promotion, masks, broadcasting, non-contiguous inputs; Meta layouts; torch's err
 import warnings
 from functools import partial
 
-import ml_dtypes
 import numpy as np
 import pytest
+from helpers import DTYPES, builtin_type, check, meta_of, pair, raises_like, to_np
+from helpers import layout_pair as inputs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.core.storage import Storage
-from ember.core.tensor import contiguous_strides, make_tensor
 from ember.kernels.cpu import indexing as cpu_indexing
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-
 
 # --- helpers -------------------------------------------------------------------------------
-def np_data(shape, name, seed=0):
-    rng = np.random.default_rng(seed)
-    if name == "bool":
-        return rng.random(shape) < 0.5
-    if name in ("uint8", "int32", "int64"):
-        return rng.integers(0, 100, shape).astype(name)
-    return rng.standard_normal(shape).astype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
-
-def pair(a):
-    a = np.array(a, copy=True, order="C")
-    dt = ember.core.dtype.from_numpy_dtype(a.dtype)
-    e = make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    src = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
-    tdt = torch.bfloat16 if dt is ember.bfloat16 else src.dtype
-    return e, torch.empty(a.shape, dtype=tdt).copy_(src)  # torch's strides, also when empty
-
-
-def inputs(shape, name="float32", layout="contiguous", seed=0):
-    shape = tuple(shape)
-    if layout == "transposed":
-        e, t = pair(np_data(shape[::-1], name, seed))
-        dims = list(range(len(shape)))[::-1]
-        return e.permute(*dims), t.permute(*dims)
-    if layout == "strided":
-        e, t = pair(np_data((2 * shape[0],) + shape[1:], name, seed))
-        return e[1::2], t[1::2]
-    if layout == "channels_last":
-        e, t = pair(np_data((shape[0], shape[2], shape[3], shape[1]), name, seed))
-        return e.permute(0, 3, 1, 2), t.permute(0, 3, 1, 2)
-    return pair(np_data(shape, name, seed))
-
-
 def idx(*values, dtype=np.int64):
     return pair(np.array(values, dtype))
-
-
-def to_np(x):
-    if isinstance(x, torch.Tensor):
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    return x.numpy().astype(np.float32) if x.dtype is ember.bfloat16 else x.numpy()
-
-
-def check(e, t):
-    assert tuple(e.shape) == tuple(t.shape)
-    assert e.dtype.name == str(t.dtype).removeprefix("torch.")
-    if t.numel():
-        assert e.stride() == t.stride(), (e.stride(), t.stride())
-    np.testing.assert_array_equal(to_np(e), to_np(t))
-
-
-def _builtin(cls):
-    return next(c for c in cls.__mro__ if c.__module__ == "builtins")
-
-
-def raises_like(fn_e, fn_t, phrase=None):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(Exception) as ti:
-            fn_t()
-        with pytest.raises(Exception) as ei:
-            fn_e()
-    assert _builtin(type(ei.value)) is _builtin(type(ti.value)), (ei.value, ti.value)
-    if phrase:
-        assert phrase in str(ti.value), ti.value
-        assert phrase in str(ei.value), ei.value
-
-
-def meta_of(e):
-    return ember.empty_strided(e.shape, e.stride(), dtype=e.dtype, device="meta")
 
 
 def split(pairs):
@@ -496,7 +425,7 @@ def test_random_index_and_index_put_match_torch(case, accumulate):
     except Exception as exc:  # noqa: BLE001
         if "INTERNAL ASSERT" in str(exc):
             return
-        with pytest.raises(_builtin(type(exc))):
+        with pytest.raises(builtin_type(type(exc))):
             ember.index(x_e, i_e)
         return
     r_e = ember.index(x_e, i_e)

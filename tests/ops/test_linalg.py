@@ -3,91 +3,27 @@ many shapes (empty, broadcast batches, every rank combination, non-contiguous in
 dtypes; Meta layouts; torch's errors."""
 from functools import partial
 
-import ml_dtypes
 import numpy as np
 import pytest
+from helpers import NUMERIC, layout_pair, meta_of, pair, raises_like
+from helpers import check as _check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.core.storage import Storage
-from ember.core.tensor import contiguous_strides, make_tensor
 
 torch = pytest.importorskip("torch")
 
-NUMERIC = ["uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (2e-2, 1e-1), "float32": (1e-5, 1e-4),
         "float64": (1e-12, 1e-12)}
+check = partial(_check, tols=TOLS)
 
 
 # --- helpers -------------------------------------------------------------------------------
-def np_data(shape, name, seed=0):
-    rng = np.random.default_rng(seed)
-    if name == "bool":
-        return rng.random(shape) < 0.5
-    if name == "uint8":
-        return rng.integers(0, 5, shape).astype(np.uint8)
-    if name in ("int32", "int64"):
-        return rng.integers(-5, 5, shape).astype(name)
-    a = rng.standard_normal(shape)
-    return a.astype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
-
-def pair(a):
-    a = np.array(a, copy=True, order="C")
-    dt = ember.core.dtype.from_numpy_dtype(a.dtype)
-    e = make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    src = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
-    tdt = torch.bfloat16 if dt is ember.bfloat16 else src.dtype
-    return e, torch.empty(a.shape, dtype=tdt).copy_(src)  # torch's strides, also when empty
-
-
 def inputs(shape, name="float32", transposed=False, seed=0):
-    """(ember, torch); `transposed` gives the last two dims swapped strides."""
-    shape = tuple(shape)
-    if transposed and len(shape) >= 2:
-        e, t = pair(np_data(shape[:-2] + (shape[-1], shape[-2]), name, seed))
-        return e.transpose(-1, -2), t.transpose(-1, -2)
-    return pair(np_data(shape, name, seed))
-
-
-def to_np(x):
-    if isinstance(x, torch.Tensor):
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    return x.numpy().astype(np.float32) if x.dtype is ember.bfloat16 else x.numpy()
-
-
-def check(e, t):
-    assert tuple(e.shape) == tuple(t.shape)
-    assert e.dtype.name == str(t.dtype).removeprefix("torch.")
-    if t.numel():
-        assert e.stride() == t.stride()
-    name = e.dtype.name
-    if name in TOLS:
-        rtol, atol = TOLS[name]
-        np.testing.assert_allclose(to_np(e).astype(np.float64), to_np(t).astype(np.float64),
-                                   rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(to_np(e), to_np(t))
-
-
-def _builtin(cls):
-    return next(c for c in cls.__mro__ if c.__module__ == "builtins")
-
-
-def raises_like(fn_e, fn_t, phrase=None):
-    with pytest.raises(Exception) as ti:
-        fn_t()
-    with pytest.raises(Exception) as ei:
-        fn_e()
-    assert _builtin(type(ei.value)) is _builtin(type(ti.value)), (ei.value, ti.value)
-    if phrase:
-        assert phrase in str(ti.value), ti.value
-        assert phrase in str(ei.value), ei.value
-
-
-def meta_of(e):
-    return ember.empty_strided(e.shape, e.stride(), dtype=e.dtype, device="meta")
+    """(ember, torch), integers in [-5, 5); `transposed` swaps the last two dims in memory."""
+    layout = "mT" if transposed and len(shape) >= 2 else "contiguous"
+    return layout_pair(shape, name, layout, seed, ints=(-5, 5))
 
 
 # --- mm / bmm ------------------------------------------------------------------------------
@@ -111,7 +47,7 @@ def test_bmm(name, b, n, k, p, transposed):
 
 
 def test_bmm_batch_permuted_result_is_contiguous():
-    a_e, a_t = pair(np_data((3, 2, 4), "float32"))
+    a_e, a_t = inputs((3, 2, 4), "float32")
     b_e, b_t = inputs((2, 4, 5), "float32")
     r = a_e.permute(1, 0, 2).bmm(b_e)
     check(r, a_t.permute(1, 0, 2).bmm(b_t))

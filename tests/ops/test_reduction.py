@@ -3,98 +3,32 @@ for many shapes (0-d, empty, non-contiguous), dims (int, list, tuple, negative, 
 and dtypes; Meta layouts; torch's errors."""
 from functools import partial
 
-import ml_dtypes
 import numpy as np
 import pytest
+from helpers import (
+    DTYPES,
+    FLOATS,
+    builtin_type,
+    layout_pair,
+    meta_of,
+    np_data,
+    np_dtype,
+    pair,
+    raises_like,
+)
+from helpers import check as _check
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.core.storage import Storage
-from ember.core.tensor import contiguous_strides, make_tensor
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-FLOATS = ["float16", "bfloat16", "float32", "float64"]
 TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (2e-2, 5e-2), "float32": (1e-5, 1e-5),
         "float64": (1e-12, 1e-12)}
-
-
-# --- helpers -------------------------------------------------------------------------------
-def np_data(shape, name, seed=0):
-    rng = np.random.default_rng(seed)
-    if name == "bool":
-        return rng.random(shape) < 0.5
-    if name in ("uint8",):
-        return rng.integers(0, 50, shape).astype(np.uint8)
-    if name in ("int32", "int64"):
-        return rng.integers(-50, 50, shape).astype(name)
-    a = rng.standard_normal(shape) * 3
-    return a.astype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
-
-def pair(a):
-    """(ember, torch) fresh contiguous tensors holding `a` (torch's strides, also when empty)."""
-    a = np.array(a, copy=True, order="C")
-    dt = ember.core.dtype.from_numpy_dtype(a.dtype)
-    e = make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    src = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
-    tdt = torch.bfloat16 if dt is ember.bfloat16 else src.dtype
-    return e, torch.empty(a.shape, dtype=tdt).copy_(src)  # torch's strides, also when empty
-
-
-def inputs(shape, name, layout="contiguous", seed=0):
-    """(ember, torch) inputs of `shape`; "transposed" reverses the dims of a contiguous root."""
-    if layout == "transposed":
-        e, t = pair(np_data(shape[::-1], name, seed))
-        dims = list(range(len(shape)))[::-1]
-        return e.permute(*dims), t.permute(*dims)
-    if layout == "strided":  # every other row
-        e, t = pair(np_data((2 * shape[0],) + tuple(shape[1:]), name, seed))
-        return e[::2], t[::2]
-    return pair(np_data(shape, name, seed))
-
-
-def to_np(x):
-    if isinstance(x, torch.Tensor):
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    return x.numpy().astype(np.float32) if x.dtype is ember.bfloat16 else x.numpy()
-
-
-def check(e, t, exact_strides=True):
-    assert tuple(e.shape) == tuple(t.shape)
-    assert e.dtype.name == str(t.dtype).removeprefix("torch.")
-    if t.numel() and exact_strides:
-        assert e.stride() == t.stride()
-    name = e.dtype.name
-    if name in TOLS:
-        rtol, atol = TOLS[name]
-        np.testing.assert_allclose(to_np(e).astype(np.float64), to_np(t).astype(np.float64),
-                                   rtol=rtol, atol=atol, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(to_np(e), to_np(t))
-
-
-def raises_like(fn_e, fn_t, phrase=None):
-    """Both raise, with the same builtin exception type; `phrase` in both messages."""
-    with pytest.raises(Exception) as ti:
-        fn_t()
-    with pytest.raises(Exception) as ei:
-        fn_e()
-    assert _builtin(type(ei.value)) is _builtin(type(ti.value)), (ei.value, ti.value)
-    if phrase:
-        assert phrase in str(ti.value), ti.value
-        assert phrase in str(ei.value), ei.value
-
-
-def _builtin(cls):
-    return next(c for c in cls.__mro__ if c.__module__ == "builtins")
-
-
-def meta_of(e):
-    return ember.empty_strided(e.shape, e.stride(), dtype=e.dtype, device="meta")
-
+DATA = {"ints": (-50, 50), "scale": 3}  # np_data: integers in [-50, 50), floats 3 * N(0, 1)
+check = partial(_check, tols=TOLS)
+inputs = partial(layout_pair, **DATA)
 
 SHAPES = [(), (0,), (5,), (3, 4), (2, 0, 3), (2, 3, 4), (1, 4, 1)]
 
@@ -149,11 +83,10 @@ def test_dim_accepts_int_list_tuple_and_int_tensor():
 
 
 @pytest.mark.parametrize("src", DTYPES)
-@pytest.mark.parametrize("dst", ["bool", "uint8", "int32", "int64", "float16", "bfloat16",
-                                 "float32", "float64"])
+@pytest.mark.parametrize("dst", DTYPES)
 def test_sum_dtype_argument(src, dst):
     """The input is cast to `dtype` first (torch's rule), then summed."""
-    a = np_data((4, 6), src)
+    a = np_data((4, 6), src, **DATA)
     if src in FLOATS and dst not in FLOATS:  # avoid float->int casts of negative values
         a = np.abs(a)
     e, t = pair(a)
@@ -182,8 +115,7 @@ def test_integer_sums_are_int64_and_wrap_like_torch():
 @pytest.mark.parametrize("name", ["float16", "bfloat16"])
 def test_half_sums_accumulate_in_float32(name):
     """10000 ones: a float16 accumulator would stop at 2048 (bfloat16: 256)."""
-    e, t = pair(np.ones(10000, np.float32).astype(ml_dtypes.bfloat16 if name == "bfloat16"
-                                                   else np.float16))
+    e, t = pair(np.ones(10000, np_dtype(name)))
     check(e.sum(), t.sum())
     check(e.mean(), t.mean())
     assert float(e.sum()) == float(t.sum())
@@ -347,7 +279,7 @@ def test_random_reductions_match_torch(shape, name, fn, keepdim, transpose, data
     try:
         r_t = getattr(t, fn)(*args, **{k: getattr(torch, v) for k, v in kwargs.items()})
     except Exception as exc:  # noqa: BLE001
-        with pytest.raises(_builtin(type(exc))):
+        with pytest.raises(builtin_type(type(exc))):
             getattr(e, fn)(*args, **{k: getattr(ember, v) for k, v in kwargs.items()})
         return
     r_e = getattr(e, fn)(*args, **{k: getattr(ember, v) for k, v in kwargs.items()})

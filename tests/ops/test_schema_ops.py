@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from opinfo import ALL, BF16, DEVICE, OPS, OpInfo, SampleInput, View, make
+from helpers import builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
+from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make
 
 import ember
 from ember._generated import ops as generated_ops
 from ember.core.alloc import empty_meta
-from ember.core.storage import Storage
-from ember.core.tensor import MEMORY_FORMATS, contiguous_strides, from_array, make_tensor
+from ember.core.tensor import MEMORY_FORMATS, from_array
 from ember.dispatch.dispatcher import OpOverload
 
 torch = pytest.importorskip("torch")
@@ -64,39 +64,13 @@ class OnMeta:
 def np_to_ember(a: np.ndarray):
     """A CPU tensor owning a copy of `a`, with torch's strides (also for empty arrays, whose
     NumPy strides are 0)."""
-    a = np.array(a, copy=True, order="C")
-    if a.size == 0:
-        dt = ember.core.dtype.from_numpy_dtype(a.dtype)
-        return make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    return from_array(a)
-
-
-def np_to_torch(a: np.ndarray):
-    """A contiguous torch copy of `a` (bfloat16 through float32)."""
-    src = torch.from_numpy(a.astype(np.float32) if a.dtype == BF16 else a)
-    dtype = torch.bfloat16 if a.dtype == BF16 else src.dtype
-    return torch.empty(a.shape, dtype=dtype).copy_(src)
-
-
-def ember_to_np(t) -> np.ndarray:
-    a = t.numpy()
-    return a.astype(np.float32) if t.dtype is ember.bfloat16 else a
-
-
-def torch_to_np(t) -> np.ndarray:
-    t = t.detach()
-    return (t.float() if t.dtype == torch.bfloat16 else t).numpy()
-
-
-def dtype_name(d) -> str:
-    """'float32' for ember.float32 and for torch.float32."""
-    return d.name if isinstance(d, ember.dtype) else str(d).removeprefix("torch.")
+    return ember_of(a) if a.size == 0 else from_array(np.array(a, copy=True, order="C"))
 
 
 def materialize(x, side: str):
     """A sample value as ember (side="ember") or torch (side="torch") objects on the CPU."""
     if isinstance(x, np.ndarray):
-        return np_to_ember(x) if side == "ember" else np_to_torch(x)
+        return np_to_ember(x) if side == "ember" else torch_of(x)
     if isinstance(x, View):
         op = ember_op(x.op) if side == "ember" else torch_op(x.op)
         return op(materialize(x.base, side), *x.args)
@@ -122,35 +96,30 @@ def sample_args(sample: SampleInput, side: str):
     return materialize(sample.args, side), kwargs
 
 
-def to_meta(x):
-    """Ember CPU values -> Meta tensors of the same shape, strides, offset and dtype
-    (`empty_strided(..., device="meta")`, then `as_strided` for a storage offset)."""
-    if isinstance(x, ember.Tensor):
-        if x.storage_offset() == 0:
-            return ember.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta")
-        extent = 1 + sum((n - 1) * s for n, s in zip(x.shape, x.stride())) if x.numel() else 0
-        base = ember.empty_strided([x.storage_offset() + extent], [1], dtype=x.dtype,
-                                   device="meta")
-        return base.as_strided(x.shape, x.stride(), x.storage_offset())
+def map_leaves(fn, x):
+    """`fn` applied to each value in nested lists, tuples and dicts."""
     if isinstance(x, list):
-        return [to_meta(v) for v in x]
+        return [map_leaves(fn, v) for v in x]
     if isinstance(x, tuple):
-        return tuple(to_meta(v) for v in x)
+        return tuple(map_leaves(fn, v) for v in x)
     if isinstance(x, dict):
-        return {k: to_meta(v) for k, v in x.items()}
+        return {k: map_leaves(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+def _meta_device(x):
+    """The device "cpu" as "meta", other values as they are."""
     return "meta" if isinstance(x, str) and x == "cpu" else x
+
+
+def to_meta(x):
+    """Ember CPU values -> Meta tensors of the same shape, strides, offset and dtype."""
+    return map_leaves(lambda v: meta_of(v) if isinstance(v, ember.Tensor) else _meta_device(v), x)
 
 
 def torch_to_meta(x):
-    if isinstance(x, torch.Tensor):
-        return x.to("meta")
-    if isinstance(x, list):
-        return [torch_to_meta(v) for v in x]
-    if isinstance(x, tuple):
-        return tuple(torch_to_meta(v) for v in x)
-    if isinstance(x, dict):
-        return {k: torch_to_meta(v) for k, v in x.items()}
-    return "meta" if isinstance(x, str) and x == "cpu" else x
+    """Torch CPU values -> Meta tensors."""
+    return map_leaves(lambda v: v.to("meta") if isinstance(v, torch.Tensor) else _meta_device(v), x)
 
 
 def tensors_in(x):
@@ -222,21 +191,13 @@ def run_torch(info: OpInfo, sample: SampleInput, out_mode=None):
 
 
 # --------------------------------------------------------------------------- assertions
-def builtin_base(exc_type):
-    """torch raises its own subclasses (torch.AcceleratorError, ...): compare builtins."""
-    for cls in exc_type.__mro__:
-        if cls.__module__ == "builtins":
-            return cls
-    return exc_type
-
-
 def assert_same_exception(exc, ref_exc, ref="torch", mine="ember"):
     """`mine` raised the builtin exception type `ref` raised, and not a placeholder's."""
     assert exc is not None, (f"{ref} raised {type(ref_exc).__name__}: {ref_exc}\n"
                              f"but {mine} returned a result")
     if PLACEHOLDER in str(exc):
         raise AssertionError(f"placeholder kernel: {exc}") from exc
-    if builtin_base(type(exc)) is not builtin_base(type(ref_exc)):
+    if builtin_type(type(exc)) is not builtin_type(type(ref_exc)):
         raise AssertionError(f"{ref} raised {type(ref_exc).__name__}: {ref_exc}\n"
                              f"{mine} raised {type(exc).__name__}: {exc}") from exc
 
@@ -262,7 +223,7 @@ def assert_layout(a, b, exact, what, names):
 
 
 def assert_values(e, t, info: OpInfo):
-    ea, ta = ember_to_np(e), torch_to_np(t)
+    ea, ta = to_np(e), to_np(t)
     name = dtype_name(t.dtype)
     if name in ("float16", "bfloat16", "float32", "float64"):
         rtol, atol = info.tolerance(name)
@@ -438,7 +399,7 @@ def test_meta_matches_cpu(name, sample, out_mode):
             pytest.skip(f"value-dependent error on the CPU ({type(c_exc).__name__}); torch's "
                         "Meta kernel does not raise either")
         if m_exc is not None and tm_exc is not None and \
-                builtin_base(type(m_exc)) is builtin_base(type(tm_exc)):
+                builtin_type(type(m_exc)) is builtin_type(type(tm_exc)):
             return  # raised like torch's Meta kernel, whose type may differ from its CPU one
         assert_same_exception(m_exc, c_exc, "ember CPU", "ember Meta")
         return

@@ -2,42 +2,12 @@
 and errors compared with torch; Meta parity."""
 import numpy as np
 import pytest
+from helpers import ALL_DTYPES, assert_same, from_torch, tdt, torch_of
 
 import ember
 from ember.kernels.composite.conversions import tensor_to
 
 torch = pytest.importorskip("torch")
-
-DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
-          ember.float16, ember.bfloat16, ember.float32, ember.float64]
-
-
-def tdt(dt):
-    return getattr(torch, dt.name)
-
-
-def to_torch(t):
-    a = t.numpy()
-    if t.dtype is ember.bfloat16:
-        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
-    return torch.from_numpy(np.array(a))
-
-
-def from_torch(t):
-    """An ember tensor with the values, dtype, shape and strides of torch tensor `t`."""
-    e = ember.empty_strided(tuple(t.shape), t.stride(), dtype=getattr(ember, str(t.dtype)[6:]))
-    src = t.detach().float().numpy() if t.dtype == torch.bfloat16 else t.detach().numpy()
-    np.copyto(e.numpy(), src, casting="unsafe")
-    return e
-
-
-def assert_same(e, t, *, strides=True):
-    assert e.dtype.name == str(t.dtype)[6:]
-    assert tuple(e.shape) == tuple(t.shape)
-    if strides:
-        assert e.stride() == t.stride()
-    if e.device.type == "cpu":
-        torch.testing.assert_close(to_torch(e), t.cpu(), equal_nan=True, rtol=0, atol=0)
 
 
 def sample(dt, shape=(3, 4), seed=0):
@@ -63,8 +33,8 @@ def safe_for(src_dt, dst_dt, t):
 
 
 # --- _to_copy / Tensor.to across all dtypes ---------------------------------------------------
-@pytest.mark.parametrize("src", DTYPES)
-@pytest.mark.parametrize("dst", DTYPES)
+@pytest.mark.parametrize("src", ALL_DTYPES)
+@pytest.mark.parametrize("dst", ALL_DTYPES)
 def test_to_copy_all_dtype_pairs(src, dst):
     t = safe_for(src, dst, sample(src))
     e = from_torch(t)
@@ -116,7 +86,7 @@ def test_clone_channels_last(mf):
     assert_same(e.clone(**ke), t.clone(**kt))
     c = from_torch(torch.randn(2, 3, 4, 5))
     assert_same(c.clone(memory_format=ember.channels_last),
-                to_torch(c).clone(memory_format=torch.channels_last))
+                torch_of(c.numpy()).clone(memory_format=torch.channels_last))
 
 
 def test_clone_is_a_copy():
@@ -223,8 +193,8 @@ def test_contiguous():
 
 
 # --- copy_ ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src", DTYPES)
-@pytest.mark.parametrize("dst", DTYPES)
+@pytest.mark.parametrize("src", ALL_DTYPES)
+@pytest.mark.parametrize("dst", ALL_DTYPES)
 def test_copy_casts(src, dst):
     s = safe_for(src, dst, sample(src))
     t = torch.zeros(3, 4, dtype=tdt(dst)).copy_(s)
@@ -300,7 +270,7 @@ def test_copy_bumps_version():
 
 
 # --- fill_ / zero_ ---------------------------------------------------------------------------
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 @pytest.mark.parametrize("value", [0, 1, 2.7, True, -1.5])
 def test_fill_scalar(dt, value):
     if dt is ember.uint8 and value == -1.5:
@@ -311,7 +281,7 @@ def test_fill_scalar(dt, value):
     assert_same(e, t)
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_fill_tensor(dt):
     for v in (torch.tensor(3), torch.tensor(2.7), torch.tensor(True), torch.tensor(300)):
         if dt in (ember.int8, ember.uint8, ember.float16, ember.bfloat16) and v.item() == 300:
@@ -354,7 +324,7 @@ def test_fill_non_contiguous_and_meta():
     assert m.fill_(ember.tensor(1.0, device="meta")) is m
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_zero_(dt):
     e = ember.ones(2, 3, dtype=dt)
     assert e.zero_() is e

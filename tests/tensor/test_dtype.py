@@ -5,14 +5,14 @@ import itertools
 
 import numpy as np
 import pytest
+from helpers import ALL_DTYPES, np_dtype, pair
 
 import ember
 from ember.core.tensor import from_array
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-          "float64"]
+DTYPES = [d.name for d in ALL_DTYPES]
 E = {n: getattr(ember, n) for n in DTYPES}
 T = {n: getattr(torch, n) for n in DTYPES}
 
@@ -36,11 +36,7 @@ def test_can_cast_matches_torch(a, b):
 
 
 def _pair(dtype, shape):
-    np_dt = np.float32 if dtype == "bfloat16" else np.dtype(dtype if dtype != "bool" else np.bool_)
-    arr = np.ones(shape, np_dt)
-    tt = torch.from_numpy(arr.copy()).to(T[dtype])
-    et = from_array(arr.astype(E[dtype].np))
-    return et, tt
+    return pair(np.ones(shape, np_dtype(dtype)))
 
 
 OPERANDS = [("dim", d) for d in DTYPES] + [("zero", d) for d in DTYPES] + [

@@ -6,36 +6,11 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
+from helpers import ALL_DTYPES, assert_same, tdt, torch_of
 
 import ember
 
 torch = pytest.importorskip("torch")
-
-DTYPES = [ember.bool, ember.uint8, ember.int8, ember.int16, ember.int32, ember.int64,
-          ember.float16, ember.bfloat16, ember.float32, ember.float64]
-FLOATS = [ember.float16, ember.bfloat16, ember.float32, ember.float64]
-
-
-def tdt(dt):
-    """The torch dtype of an ember dtype."""
-    return getattr(torch, dt.name)
-
-
-def to_torch(t):
-    a = t.numpy()
-    if t.dtype is ember.bfloat16:
-        return torch.from_numpy(a.astype(np.float32)).to(torch.bfloat16)
-    return torch.from_numpy(np.array(a))
-
-
-def assert_same(e, t, *, strides=True):
-    """ember tensor `e` equals torch tensor `t`: values, dtype, shape (and strides)."""
-    assert e.dtype.name == str(t.dtype).split(".")[1]
-    assert tuple(e.shape) == tuple(t.shape)
-    if strides:
-        assert e.stride() == t.stride()
-    if e.device.type == "cpu":
-        torch.testing.assert_close(to_torch(e), t.cpu(), equal_nan=True, rtol=0, atol=0)
 
 
 def view_of(arr):
@@ -48,7 +23,7 @@ SIZES = [(), (0,), (3,), (2, 3), (2, 0, 4), (1, 1, 5), (2, 3, 4, 5)]
 
 
 @pytest.mark.parametrize("size", SIZES)
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_zeros_ones_match_torch(size, dt):
     assert_same(ember.zeros(size, dtype=dt), torch.zeros(size, dtype=tdt(dt)))
     assert_same(ember.ones(size, dtype=dt), torch.ones(size, dtype=tdt(dt)))
@@ -70,7 +45,7 @@ FACTORY_CALLS = [
 
 
 @pytest.mark.parametrize("call", range(len(FACTORY_CALLS)))
-@pytest.mark.parametrize("dt", [d for d in DTYPES if d is not ember.bool])
+@pytest.mark.parametrize("dt", [d for d in ALL_DTYPES if d is not ember.bool])
 def test_meta_parity(call, dt):
     c = FACTORY_CALLS[call](dt)
     m = FACTORY_CALLS[call](dt, device="meta")
@@ -121,7 +96,7 @@ def test_full_dtype_inference(value):
     assert ember.full((2,), value, device="meta").dtype.name == str(torch.full((2,), value).dtype)[6:]
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 @pytest.mark.parametrize("value", [1, 0, 2.7, -1.5, True])
 def test_full_explicit_dtype(dt, value):
     if dt is ember.uint8 and isinstance(value, float) and value < 0:
@@ -226,7 +201,7 @@ ARANGE_CASES = [(5,), (0,), (1, 10), (10, 0, -3), (0, 1, 0.1), (1, 0, -0.3), (0.
 def test_arange_default_dtype(args):
     e, t = ember.arange(*args), torch.arange(*args)
     assert e.dtype.name == str(t.dtype)[6:] and tuple(e.shape) == tuple(t.shape)
-    torch.testing.assert_close(to_torch(e), t, rtol=1e-6, atol=1e-7)
+    torch.testing.assert_close(torch_of(e.numpy()), t, rtol=1e-6, atol=1e-7)
     m = ember.arange(*args, device="meta")
     assert m.shape == e.shape and m.dtype is e.dtype
 
@@ -238,7 +213,7 @@ def test_arange_integer_steps_are_exact():
     assert_same(ember.arange(big, big + 5), torch.arange(big, big + 5))
 
 
-@pytest.mark.parametrize("dt", [d for d in DTYPES if d is not ember.bool])
+@pytest.mark.parametrize("dt", [d for d in ALL_DTYPES if d is not ember.bool])
 @pytest.mark.parametrize("args", [(0, 10), (0.5, 5), (-3, 3, 0.5), (0, 1, 0.1), (9, 0, -2),
                                   (-2.5, 3.7, 1.3)])
 def test_arange_explicit_dtype(dt, args):
@@ -253,7 +228,7 @@ def test_arange_explicit_dtype(dt, args):
     e, t = ember.arange(*args, dtype=dt), torch.arange(*args, dtype=tdt(dt))
     assert e.dtype is dt and tuple(e.shape) == tuple(t.shape)
     tol = {ember.float16: 1e-3, ember.bfloat16: 1e-2}.get(dt, 1e-6)
-    torch.testing.assert_close(to_torch(e).double(), t.double(), rtol=tol, atol=tol)
+    torch.testing.assert_close(torch_of(e.numpy()).double(), t.double(), rtol=tol, atol=tol)
 
 
 def test_arange_uint8_wraps():
@@ -311,7 +286,7 @@ def test_like_layouts_match_torch(pair, mf):
     assert m.device.type == "meta" and m.stride() == torch.empty_like(t, **kw_t).stride()
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_like_values(dt):
     e = view_of(np.zeros((3, 4), dt.np).T)
     t = torch.zeros(3, 4, dtype=tdt(dt)).t()
@@ -354,7 +329,7 @@ def test_tensor_dtype_inference(data):
     assert_same(ember.tensor(data), torch.tensor(data))
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 @pytest.mark.parametrize("data", [[1, 0, 3], [1.5, -0.5, 0.0], [True, False], [[2, 3]], 7, -1.7])
 def test_tensor_explicit_dtype(dt, data):
     if dt is ember.uint8 and (np.asarray(data) < 0).any():
@@ -372,7 +347,7 @@ def test_tensor_int_overflow_checks():
         ember.tensor(2**63)
 
 
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_tensor_from_numpy_keeps_dtype_and_copies(dt):
     a = np.arange(6).reshape(2, 3).astype(dt.np)
     e = ember.tensor(a)
@@ -444,7 +419,7 @@ def test_tensor_large_list_is_fast_enough():
 
 
 # --- from_numpy / as_tensor / from_dlpack ----------------------------------------------------
-@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("dt", ALL_DTYPES)
 def test_from_numpy_shares_memory(dt):
     a = np.zeros((2, 3), dt.np)
     e = ember.from_numpy(a)

@@ -4,61 +4,21 @@ lists, index tensors, masks and tuples mixing them; setitem with numbers and ten
 Meta tensors; torch's errors; a property test of random index expressions."""
 import warnings
 
-import ml_dtypes
 import numpy as np
 import pytest
+from helpers import DTYPES, builtin_type, check, ember_of, layout_pair, meta_of, np_data
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import ember
-from ember.core.storage import Storage
-from ember.core.tensor import contiguous_strides, make_tensor
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
-
 
 # --- helpers -------------------------------------------------------------------------------
-def np_data(shape, name="int64", seed=0):
-    rng = np.random.default_rng(seed)
-    if name == "bool":
-        return rng.random(shape) < 0.5
-    if name in ("uint8", "int32", "int64"):
-        return rng.integers(0, 100, shape).astype(name)
-    return rng.standard_normal(shape).astype(ml_dtypes.bfloat16 if name == "bfloat16" else name)
-
-
-def pair(a):
-    a = np.array(a, copy=True, order="C")
-    dt = ember.core.dtype.from_numpy_dtype(a.dtype)
-    e = make_tensor(Storage.of_array(a), a.shape, contiguous_strides(a.shape), 0, dt)
-    src = torch.from_numpy(a.astype(np.float32) if dt is ember.bfloat16 else a.copy())
-    tdt = torch.bfloat16 if dt is ember.bfloat16 else src.dtype
-    return e, torch.empty(a.shape, dtype=tdt).copy_(src)  # torch's strides, also when empty
-
-
 def inputs(shape, name="int64", layout="contiguous", seed=0):
-    shape = tuple(shape)
-    if layout == "transposed" and len(shape) >= 2:
-        e, t = pair(np_data(shape[::-1], name, seed))
-        dims = list(range(len(shape)))[::-1]
-        return e.permute(*dims), t.permute(*dims)
-    return pair(np_data(shape, name, seed))
-
-
-def to_np(x):
-    if isinstance(x, torch.Tensor):
-        return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    return x.numpy().astype(np.float32) if x.dtype is ember.bfloat16 else x.numpy()
-
-
-def check(e, t):
-    assert tuple(e.shape) == tuple(t.shape)
-    assert e.dtype.name == str(t.dtype).removeprefix("torch.")
-    if t.numel():
-        assert e.stride() == t.stride(), (e.stride(), t.stride())
-    np.testing.assert_array_equal(to_np(e), to_np(t))
+    """An (ember, torch) pair, int64 by default; "transposed" only for 2 or more dims."""
+    return layout_pair(shape, name, layout if len(shape) >= 2 else "contiguous", seed)
 
 
 def shares(e, base):
@@ -68,17 +28,12 @@ def shares(e, base):
 def ember_index(index, like=None):
     """The torch index expression with torch tensors swapped for ember ones."""
     if isinstance(index, torch.Tensor):
-        a = index.numpy()
-        return pair(a)[0]
+        return ember_of(index.numpy())
     if isinstance(index, tuple):
         return tuple(ember_index(i) for i in index)
     if isinstance(index, list):
         return [ember_index(i) for i in index]
     return index
-
-
-def _builtin(cls):
-    return next(c for c in cls.__mro__ if c.__module__ == "builtins")
 
 
 def same_getitem(x_e, x_t, index):
@@ -88,7 +43,7 @@ def same_getitem(x_e, x_t, index):
         try:
             r_t = x_t[index]
         except Exception as exc:  # noqa: BLE001
-            with pytest.raises(_builtin(type(exc))):
+            with pytest.raises(builtin_type(type(exc))):
                 x_e[ember_index(index)]
             return exc
         r_e = x_e[ember_index(index)]
@@ -100,13 +55,13 @@ def same_getitem(x_e, x_t, index):
 
 
 def same_setitem(x_e, x_t, index, value):
-    v_e = pair(value.numpy())[0] if isinstance(value, torch.Tensor) else value
+    v_e = ember_of(value.numpy()) if isinstance(value, torch.Tensor) else value
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             x_t[index] = value
         except Exception as exc:  # noqa: BLE001
-            with pytest.raises(_builtin(type(exc))):
+            with pytest.raises(builtin_type(type(exc))):
                 x_e[ember_index(index)] = v_e
             return exc
         x_e[ember_index(index)] = v_e
@@ -283,7 +238,7 @@ def test_setitem_tensor_of_another_dtype():
     with pytest.raises(RuntimeError, match="Index put requires the source and destination "
                                            "dtypes match, got Float for the destination and "
                                            "Double for the source."):
-        x_e[[0, 1]] = pair(v.numpy())[0]  # advanced: index_put_ wants the same dtype (torch)
+        x_e[[0, 1]] = ember_of(v.numpy())  # advanced: index_put_ wants the same dtype (torch)
     with pytest.raises(RuntimeError):
         x_t[[0, 1]] = v
 
@@ -310,7 +265,7 @@ def test_setitem_through_views_and_on_noncontiguous():
 # --- Meta -------------------------------------------------------------------------------------
 def test_meta_getitem_and_setitem():
     x_e, _ = inputs((3, 4, 5), "float32", "transposed")
-    m = ember.empty_strided(x_e.shape, x_e.stride(), dtype=x_e.dtype, device="meta")
+    m = meta_of(x_e)
     for index in BASIC + [[0, 2], (slice(None), [0, 3]), ([0, 1], None, [1, 2]), True,
                           (0, False)]:
         c, r = x_e[index], m[index]

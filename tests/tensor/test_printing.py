@@ -3,19 +3,12 @@ import math
 
 import numpy as np
 import pytest
+from helpers import dtype_name, from_torch
 
 import ember
 from ember.core.printing import tensor_repr
 
 torch = pytest.importorskip("torch")
-
-
-def from_torch(t):
-    """An ember tensor with the values, dtype, shape and strides of torch tensor `t`."""
-    e = ember.empty_strided(tuple(t.shape), t.stride(), dtype=getattr(ember, str(t.dtype)[6:]))
-    src = t.detach().float().numpy() if t.dtype == torch.bfloat16 else t.detach().numpy()
-    np.copyto(e.numpy(), src, casting="unsafe")
-    return e
 
 
 def expected(t):
@@ -106,7 +99,7 @@ def test_empty(dtype, shape):
 @pytest.mark.parametrize("shape", [(), (2, 3), (0,)])
 def test_meta(dtype, shape):
     t = torch.empty(shape, dtype=dtype, device="meta")
-    e = ember.empty(shape, dtype=getattr(ember, str(dtype)[6:]), device="meta")
+    e = ember.empty(shape, dtype=getattr(ember, dtype_name(dtype)), device="meta")
     assert repr(e) == expected(t)
 
 

@@ -4,9 +4,9 @@
 Inputs are built from the same NumPy data in both libraries, then put in a layout
 (contiguous, transposed, strided, offset, broadcast) by the same ops on both sides.
 """
-import ml_dtypes
 import numpy as np
 import pytest
+from helpers import DTYPES, np_dtype
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +15,6 @@ from ember.core.tensor import from_array
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
 _RAW_TORCH = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
@@ -25,9 +24,7 @@ def _np_data(shape, name, seed=0):
     vals = (np.arange(n) * 7 + 3 + seed) % 251
     if name == "bool":
         return (vals % 2).astype(np.bool_).reshape(shape)
-    if name == "bfloat16":
-        return vals.astype(ml_dtypes.bfloat16).reshape(shape)
-    return vals.astype(name).reshape(shape)
+    return vals.astype(np_dtype(name)).reshape(shape)
 
 
 def _torch_from_np(a, name):
