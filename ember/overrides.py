@@ -43,6 +43,18 @@ def tensors_in(args):
                     yield b
 
 
+def overloaded_types(args, accept) -> list:
+    """The distinct types of the tensors in `args` that `accept` admits, subclasses before
+    their bases and otherwise in argument order (the protocol's calling order)."""
+    out: list = []
+    for t in tensors_in(args):
+        c = type(t)
+        if c in out or not accept(c):
+            continue
+        out.insert(next((i for i, o in enumerate(out) if issubclass(c, o)), len(out)), c)
+    return out
+
+
 def handle_torch_function(public, relevant, args, kwargs=None):
     """Runs the torch-function protocol for one call; NO_OVERRIDE if nothing applies."""
     if _disabled[0]:
@@ -57,13 +69,7 @@ def handle_torch_function(public, relevant, args, kwargs=None):
         finally:
             _tls.function_modes.append(mode)
             _refresh()
-    overloaded = []  # subclasses before their bases, otherwise in argument order
-    for t in tensors_in(relevant):
-        c = type(t)
-        if c is Tensor or c in overloaded:
-            continue
-        at = next((i for i, o in enumerate(overloaded) if issubclass(c, o)), len(overloaded))
-        overloaded.insert(at, c)
+    overloaded = overloaded_types(relevant, lambda c: c is not Tensor)
     if not overloaded:
         return NO_OVERRIDE
     types = tuple(overloaded)

@@ -15,6 +15,7 @@ reaches `python_fallback`, which pops the innermost mode while its handler runs:
 from __future__ import annotations
 
 from ..core.tensor import Tensor
+from ..overrides import overloaded_types
 from ..overrides import tensors_in as _tensor_args
 from . import keys as K
 from .dispatcher import register_fallback
@@ -58,13 +59,7 @@ def python_fallback(op, keyset, *args):
             raise TypeError(f"{type(mode).__name__}.__torch_dispatch__ returned NotImplemented "
                             f"for {op}")
         return r
-    overloaded = []
-    for t in _tensor_args(args):
-        c = type(t)
-        if c in overloaded or not has_python_dispatch(c):
-            continue
-        at = next((i for i, o in enumerate(overloaded) if issubclass(c, o)), len(overloaded))
-        overloaded.insert(at, c)
+    overloaded = overloaded_types(args, has_python_dispatch)
     if not overloaded:
         return op.redispatch(keyset & K.below(K.Python), *args)
     types = tuple(overloaded)
