@@ -19,7 +19,6 @@ from ember.kernels.meta import pointwise as M
 
 _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
 _HALF = (D.float16, D.bfloat16)
-_F32 = np.dtype(np.float32)
 
 
 def _arr(x, dt):
@@ -48,31 +47,25 @@ def _check_devices(*xs):
         raise RuntimeError(f"expected CPU tensors, got {first._device}")
 
 
-def _binary(ufunc, meta, dtype_of, compute_half_in_float=False, quiet=False):
-    """A functional kernel `k(self, other)` for a NumPy ufunc."""
+def _binary(ufunc, meta):
+    """A functional kernel `k(self, other)` for a NumPy ufunc whose result dtype is the
+    promoted dtype (`meta` gives layout, dtype and torch's errors off the fast path)."""
 
     def kernel(self, other):
         if other.__class__ is Tensor:
             a, b = self._np, other._np
             if a is None or b is None:
                 _check_devices(self, other)
-            if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous \
-                    and not (compute_half_in_float and self._dtype in _HALF):
+            if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous:
                 try:
-                    if quiet:
-                        with _quiet(all="ignore"):
-                            return from_array(ufunc(a, b), dtype_of(self._dtype))
-                    return from_array(ufunc(a, b), dtype_of(self._dtype))
+                    return from_array(ufunc(a, b), self._dtype)
                 except ValueError:  # shapes do not broadcast: torch's error from Meta
                     meta(self, other)
                     raise
         elif other.__class__ is float and self._dtype.category == D.FLOAT and \
-                self._np.flags.c_contiguous and not (compute_half_in_float and self._dtype in _HALF):
-            if quiet:
-                with _quiet(all="ignore"):
-                    return from_array(ufunc(self._np, other), self._dtype)
+                self._np.flags.c_contiguous:
             return from_array(ufunc(self._np, other), self._dtype)
-        return _general(ufunc, meta(self, other), (self, other), compute_half_in_float, quiet)
+        return _general(ufunc, meta(self, other), (self, other))
     return kernel
 
 
@@ -135,9 +128,10 @@ def _scaled(other, alpha):
     return other * alpha
 
 
-_add = _binary(np.add, M.mul, lambda d: d)
-_sub = _binary(np.subtract, M.mul, lambda d: d)
-mul = _binary(np.multiply, M.mul, lambda d: d)
+# alpha is folded into `other` first, so add/sub share mul's Meta rule (promote, broadcast)
+_add = _binary(np.add, M.mul)
+_sub = _binary(np.subtract, M.mul)
+mul = _binary(np.multiply, M.mul)
 _add_ = _inplace(np.add, M.mul_)
 _sub_ = _inplace(np.subtract, M.mul_)
 mul_ = _inplace(np.multiply, M.mul_)
