@@ -137,6 +137,18 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
     return ", ".join(parts)
 
 
+def py_keywords(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -> list[str]:
+    """Every name the binding accepts as a keyword argument."""
+    names = [("input" if a.name == "self" and not method else py_name(a.name))
+             for a in fn.schema.arguments.flat_non_out() if not (method and a.name == "self")]
+    va = varargs_param(fn, method)
+    if va is not None:
+        names.remove(py_name(va.name))
+    if out_fn is not None and not method:
+        names.append("out")
+    return names
+
+
 def hidden_from_python(fn: NativeFunction, siblings: dict[str, NativeFunction]) -> bool:
     """Like torch's bindings: a `*Scalar` overload is hidden when a pointwise `*Tensor`
     overload with the same argument names exists (its Tensor arguments take numbers)."""

@@ -96,6 +96,8 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
+            "max_positional": None if va is not None else len(fn.schema.arguments.positional),
+            "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (

@@ -353,7 +353,12 @@ def _c2_arange(start, end, step, dtype, layout, device, pin_memory):
     return _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
 
 
-_cases_arange = ((_m0_arange, _c0_arange), (_m1_arange, _c1_arange), (_m2_arange, _c2_arange), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_arange = (
+    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory'))),
+    (_m1_arange, _c1_arange, 2, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'start'))),
+    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'start', 'step'))),
+)
 _sigs_arange = (
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     'arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -454,7 +459,11 @@ def _c1_clamp(input, min, max, out):
     return _entry_clamp_out(input, min, max, out)
 
 
-_cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp = (
+    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clamp, _c1_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
+)
 _sigs_clamp = (
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
@@ -551,7 +560,11 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-_cases_div = ((_m0_div, _c0_div), (_m1_div, _c1_div), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_div = (
+    (_m0_div, _c0_div, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_div, _c1_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+)
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
@@ -657,7 +670,11 @@ def _c1_fill_(input, value):
     return _entry_fill__Scalar(input, value)
 
 
-_cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fill_ = (
+    (_m0_fill_, _c0_fill_, 2, frozenset(('input', 'value'))),
+    (_m1_fill_, _c1_fill_, 2, frozenset(('input', 'value'))),
+)
 _sigs_fill_ = (
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
@@ -862,7 +879,11 @@ def _c1_mean(input, dim, keepdim, dtype, out):
     return _entry_mean_out(input, dim, keepdim, dtype, out)
 
 
-_cases_mean = ((_m0_mean, _c0_mean), (_m1_mean, _c1_mean), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_mean = (
+    (_m0_mean, _c0_mean, 1, frozenset(('dtype', 'input'))),
+    (_m1_mean, _c1_mean, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
 _sigs_mean = (
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -915,7 +936,11 @@ def _c1_movedim(input, source, destination):
     return _entry_movedim_int(input, source, destination)
 
 
-_cases_movedim = ((_m0_movedim, _c0_movedim), (_m1_movedim, _c1_movedim), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_movedim = (
+    (_m0_movedim, _c0_movedim, 3, frozenset(('destination', 'input', 'source'))),
+    (_m1_movedim, _c1_movedim, 3, frozenset(('destination', 'input', 'source'))),
+)
 _sigs_movedim = (
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
@@ -1045,7 +1070,11 @@ def _c1_pow(input, exponent):
     return _entry_pow_Scalar(input, exponent)
 
 
-_cases_pow = ((_m0_pow, _c0_pow), (_m1_pow, _c1_pow), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_pow = (
+    (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input'))),
+)
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
@@ -1210,7 +1239,11 @@ def _c1_split(input, split_size, dim):
     return _entry_split_sizes(input, split_size, dim)
 
 
-_cases_split = ((_m0_split, _c0_split), (_m1_split, _c1_split), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_split = (
+    (_m0_split, _c0_split, 3, frozenset(('dim', 'input', 'split_size'))),
+    (_m1_split, _c1_split, 3, frozenset(('dim', 'input', 'split_size'))),
+)
 _sigs_split = (
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
@@ -1272,7 +1305,12 @@ def _c2_squeeze(input, dim):
     return _entry_squeeze_dims(input, dim)
 
 
-_cases_squeeze = ((_m0_squeeze, _c0_squeeze), (_m1_squeeze, _c1_squeeze), (_m2_squeeze, _c2_squeeze), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_squeeze = (
+    (_m0_squeeze, _c0_squeeze, 1, frozenset(('input',))),
+    (_m1_squeeze, _c1_squeeze, 2, frozenset(('dim', 'input'))),
+    (_m2_squeeze, _c2_squeeze, 2, frozenset(('dim', 'input'))),
+)
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
@@ -1339,7 +1377,11 @@ def _c1_sum(input, dim, keepdim, dtype, out):
     return _entry_sum_IntList_out(input, dim, keepdim, dtype, out)
 
 
-_cases_sum = ((_m0_sum, _c0_sum), (_m1_sum, _c1_sum), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sum = (
+    (_m0_sum, _c0_sum, 1, frozenset(('dtype', 'input'))),
+    (_m1_sum, _c1_sum, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
 _sigs_sum = (
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',

@@ -290,7 +290,11 @@ def _c1_clamp(self, min, max):
     return _entry_clamp(self, min, max)
 
 
-_cases_clamp = ((_m0_clamp, _c0_clamp), (_m1_clamp, _c1_clamp), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp = (
+    (_m0_clamp, _c0_clamp, 3, frozenset(('max', 'min'))),
+    (_m1_clamp, _c1_clamp, 3, frozenset(('max', 'min'))),
+)
 _sigs_clamp = (
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
@@ -391,7 +395,11 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-_cases_div = ((_m0_div, _c0_div), (_m1_div, _c1_div), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_div = (
+    (_m0_div, _c0_div, 2, frozenset(('other',))),
+    (_m1_div, _c1_div, 2, frozenset(('other', 'rounding_mode'))),
+)
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
@@ -432,7 +440,11 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-_cases_div_ = ((_m0_div_, _c0_div_), (_m1_div_, _c1_div_), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_div_ = (
+    (_m0_div_, _c0_div_, 2, frozenset(('other',))),
+    (_m1_div_, _c1_div_, 2, frozenset(('other', 'rounding_mode'))),
+)
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
@@ -524,7 +536,11 @@ def _c1_fill_(self, value):
     return _entry_fill__Scalar(self, value)
 
 
-_cases_fill_ = ((_m0_fill_, _c0_fill_), (_m1_fill_, _c1_fill_), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fill_ = (
+    (_m0_fill_, _c0_fill_, 2, frozenset(('value',))),
+    (_m1_fill_, _c1_fill_, 2, frozenset(('value',))),
+)
 _sigs_fill_ = (
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
@@ -695,7 +711,11 @@ def _c1_mean(self, dim, keepdim, dtype):
     return _entry_mean_dim(self, dim, keepdim, dtype)
 
 
-_cases_mean = ((_m0_mean, _c0_mean), (_m1_mean, _c1_mean), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_mean = (
+    (_m0_mean, _c0_mean, 1, frozenset(('dtype',))),
+    (_m1_mean, _c1_mean, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
 _sigs_mean = (
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -746,7 +766,11 @@ def _c1_movedim(self, source, destination):
     return _entry_movedim_int(self, source, destination)
 
 
-_cases_movedim = ((_m0_movedim, _c0_movedim), (_m1_movedim, _c1_movedim), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_movedim = (
+    (_m0_movedim, _c0_movedim, 3, frozenset(('destination', 'source'))),
+    (_m1_movedim, _c1_movedim, 3, frozenset(('destination', 'source'))),
+)
 _sigs_movedim = (
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
@@ -959,7 +983,11 @@ def _c1_split(self, split_size, dim):
     return _entry_split_sizes(self, split_size, dim)
 
 
-_cases_split = ((_m0_split, _c0_split), (_m1_split, _c1_split), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_split = (
+    (_m0_split, _c0_split, 3, frozenset(('dim', 'split_size'))),
+    (_m1_split, _c1_split, 3, frozenset(('dim', 'split_size'))),
+)
 _sigs_split = (
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
@@ -1022,7 +1050,12 @@ def _c2_squeeze(self, dim):
     return _entry_squeeze_dims(self, dim)
 
 
-_cases_squeeze = ((_m0_squeeze, _c0_squeeze), (_m1_squeeze, _c1_squeeze), (_m2_squeeze, _c2_squeeze), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_squeeze = (
+    (_m0_squeeze, _c0_squeeze, 1, frozenset(())),
+    (_m1_squeeze, _c1_squeeze, 2, frozenset(('dim',))),
+    (_m2_squeeze, _c2_squeeze, None, frozenset(())),
+)
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
@@ -1085,7 +1118,11 @@ def _c1_sum(self, dim, keepdim, dtype):
     return _entry_sum_dim_IntList(self, dim, keepdim, dtype)
 
 
-_cases_sum = ((_m0_sum, _c0_sum), (_m1_sum, _c1_sum), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sum = (
+    (_m0_sum, _c0_sum, 1, frozenset(('dtype',))),
+    (_m1_sum, _c1_sum, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
 _sigs_sum = (
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -1178,7 +1215,13 @@ def _c3_to(self, dtype, non_blocking, copy, memory_format):
     return _entry_to_dtype(self, dtype, non_blocking, copy, memory_format)
 
 
-_cases_to = ((_m0_to, _c0_to), (_m1_to, _c1_to), (_m2_to, _c2_to), (_m3_to, _c3_to), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_to = (
+    (_m0_to, _c0_to, 5, frozenset(('copy', 'memory_format', 'non_blocking', 'other'))),
+    (_m1_to, _c1_to, 1, frozenset(('copy', 'device', 'dtype', 'layout', 'memory_format', 'non_blocking', 'pin_memory'))),
+    (_m2_to, _c2_to, 6, frozenset(('copy', 'device', 'dtype', 'memory_format', 'non_blocking'))),
+    (_m3_to, _c3_to, 5, frozenset(('copy', 'dtype', 'memory_format', 'non_blocking'))),
+)
 _sigs_to = (
     'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
@@ -1264,7 +1307,11 @@ def _c1_view(self, dtype):
     return _entry_view_dtype(self, dtype)
 
 
-_cases_view = ((_m0_view, _c0_view), (_m1_view, _c1_view), )
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_view = (
+    (_m0_view, _c0_view, None, frozenset(())),
+    (_m1_view, _c1_view, 2, frozenset(('dtype',))),
+)
 _sigs_view = (
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',

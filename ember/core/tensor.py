@@ -10,6 +10,8 @@ core: metadata, conversions, and the constructors kernels use.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..dispatch import keys as K
@@ -49,13 +51,27 @@ class Size(tuple):
 
 
 def contiguous_strides(shape) -> tuple:
-    """Row-major strides in elements (torch's rule: size-0/1 dims use the running product)."""
+    """Row-major strides in elements (torch's rule: size-0/1 dims use the running product).
+
+    >>> contiguous_strides((2, 3, 4))
+    (12, 4, 1)
+    """
+    try:
+        return _contiguous_strides_cached(shape)
+    except TypeError:  # an unhashable shape (a list)
+        return _contiguous_strides(shape)
+
+
+def _contiguous_strides(shape) -> tuple:
     strides = []
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
         acc *= max(n, 1)
     return tuple(reversed(strides))
+
+
+_contiguous_strides_cached = functools.lru_cache(maxsize=4096)(_contiguous_strides)
 
 
 def channels_last_strides(shape) -> tuple:

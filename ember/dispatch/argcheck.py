@@ -49,13 +49,15 @@ def ks_optlist(xs) -> int:
 
 def intlist_varargs(args):
     """`view(2, 3)` and `view((2, 3))` both give (2, 3)."""
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer)) and not (
-            isinstance(args[0], Tensor) and args[0].dim() == 0):
+    if len(args) == 1 and type(args[0]) is not int and not isinstance(args[0], np.integer) \
+            and not (isinstance(args[0], Tensor) and args[0].dim() == 0):
         return args[0]
     return args
 
 
 def _is_int(x):
+    if type(x) is int:
+        return True
     return (isinstance(x, (int, np.integer)) and not isinstance(x, bool)) or (
         isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point() and x.dtype.name != "bool")
 
@@ -66,9 +68,12 @@ def _is_number(x):
 
 
 def _is_int_list(x):
-    if _is_int(x):
+    if isinstance(x, (list, tuple)):
+        for v in x:
+            if type(v) is not int and not _is_int(v):
+                return False
         return True
-    return isinstance(x, (list, tuple)) and all(_is_int(v) for v in x)
+    return _is_int(x)
 
 
 def _is_tensor_list(x, optional=False):
@@ -124,8 +129,12 @@ def _describe(x):
 
 
 def resolve(cases, args, kwargs, name, schemas):
-    """Calls the first overload whose matcher accepts (args, kwargs)."""
-    for match, call in cases:
+    """Calls the first overload whose matcher accepts (args, kwargs). Cases whose arity
+    or keyword names cannot fit are skipped without calling (and failing) the matcher."""
+    for match, call, max_positional, keywords in cases:
+        if (max_positional is not None and len(args) > max_positional) or (
+                kwargs and not keywords.issuperset(kwargs)):
+            continue
         try:
             bound = match(*args, **kwargs)
         except TypeError:
