@@ -147,3 +147,21 @@ def test_dispatch_mode_can_replace_results():
         assert ember.exp(a).tolist() == [0.0, 0.0]
     with pytest.raises(AssertionError):
         assert ember.exp(a).tolist() == [0.0, 0.0]
+
+
+def test_modes_and_include_sets_are_thread_local():
+    import threading
+    seen_other_thread = []
+
+    def other():
+        seen_other_thread.append(_get_current_dispatch_mode())
+        a = from_array(np.ones(2, np.float32))
+        seen_other_thread.append((a + a).tolist())
+
+    with LoggingMode() as m:
+        t = threading.Thread(target=other)
+        t.start()
+        t.join()
+        ember.neg(from_array(np.ones(1, np.float32)))
+    assert seen_other_thread == [None, [2.0, 2.0]]
+    assert m.log == ["aten::neg"]  # the other thread's add did not reach this mode
