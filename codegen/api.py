@@ -187,7 +187,7 @@ def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Bi
                 outs[twin.qualified] = fn
     groups: dict[str, list[Binding]] = {}
     for fn in fns:
-        if variant not in fn.variants or fn.schema.kind() == "out":
+        if variant not in fn.variants or fn.schema.kind() == "out" or fn.manual_binding:
             continue
         if hidden_from_python(fn, by_op[fn.op_name]):
             continue

@@ -19,8 +19,7 @@ from .model import (
     default_to_python,
 )
 
-ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "python_module",
-                "device_check", "structured_delegate", "manual_cpp_binding")
+ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "manual_binding")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
                  "BackendSelect")
 VARIANTS = ("function", "method")
@@ -44,6 +43,7 @@ class NativeFunction:
     dispatch: tuple[tuple[str, str], ...]      # (key, "folder.module.name")
     tags: tuple[str, ...]
     autogen_of: str | None = None              # for autogen'd out variants: the functional op
+    manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
 
     @property
     def ident(self) -> str:
@@ -220,7 +220,10 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
         if not dispatch:
             raise _err(e.loc, f"'{schema.name}' has no dispatch entry (expected 'dispatch:' with "
                        "a kernel per key, or CompositeImplicitAutograd)")
-        fn = NativeFunction(schema, loc, variants, dispatch, tags)
+        manual = e.data.get("manual_binding", False)
+        if not isinstance(manual, bool):
+            raise _err(e.at("manual_binding"), "'manual_binding' must be true or false")
+        fn = NativeFunction(schema, loc, variants, dispatch, tags, manual_binding=manual)
         add(fn)
         for out_name in _as_list(e, "autogen"):
             if schema.kind() != "functional":

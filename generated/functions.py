@@ -252,7 +252,7 @@ __all__ = [
 ]
 
 
-# schema/native_functions.yaml:122
+# schema/native_functions.yaml:124
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -264,7 +264,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
-# schema/native_functions.yaml:172
+# schema/native_functions.yaml:178
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -276,7 +276,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:611
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -288,7 +288,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:680
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -298,7 +298,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:797
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -308,7 +308,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:578
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -320,7 +320,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:52
+# schema/native_functions.yaml:54
 def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (end, dtype, layout, device, pin_memory)
@@ -331,7 +331,7 @@ def _c0_arange(end, dtype, layout, device, pin_memory):
     return _entry_arange(end, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:58
+# schema/native_functions.yaml:60
 def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=None):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (start, end, dtype, layout, device, pin_memory)
@@ -342,7 +342,7 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory):
     return _entry_arange_start(start, end, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:64
+# schema/native_functions.yaml:66
 def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (start, end, step, dtype, layout, device, pin_memory)
@@ -379,7 +379,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:586
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -391,7 +391,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:650
+# schema/native_functions.yaml:656
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -401,7 +401,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:597
+# schema/native_functions.yaml:603
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -413,7 +413,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:798
+# schema/native_functions.yaml:804
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -425,7 +425,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:760
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -435,7 +435,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:415
 def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -446,7 +446,7 @@ def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:407
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -482,7 +482,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -492,7 +492,7 @@ def clamp_(input, min=None, max=None):
     return _entry_clamp_(input, min, max)
 
 
-# schema/native_functions.yaml:109
+# schema/native_functions.yaml:111
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -504,7 +504,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:116
+# schema/native_functions.yaml:118
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -514,7 +514,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:785
+# schema/native_functions.yaml:791
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -524,7 +524,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:731
+# schema/native_functions.yaml:737
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -534,7 +534,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml:265
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -547,7 +547,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:267
+# schema/native_functions.yaml:273
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -583,7 +583,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:16
+# schema/native_functions.yaml:18
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(size)
@@ -594,7 +594,7 @@ def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_f
     return _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:82
+# schema/native_functions.yaml:84
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -604,7 +604,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:22
+# schema/native_functions.yaml:24
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -614,7 +614,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:330
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -626,7 +626,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml:473
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -638,7 +638,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:481
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -648,7 +648,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:165
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
@@ -659,7 +659,7 @@ def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:159
 def _m1_fill_(input, value):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value)
@@ -693,7 +693,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:771
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -703,7 +703,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:40
+# schema/native_functions.yaml:42
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -713,7 +713,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
     return _entry_full(size, fill_value, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:94
+# schema/native_functions.yaml:96
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -723,7 +723,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:391
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -735,7 +735,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:376
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -747,7 +747,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:809
+# schema/native_functions.yaml:815
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -759,7 +759,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:829
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -769,7 +769,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:817
+# schema/native_functions.yaml:823
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -779,7 +779,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:362
+# schema/native_functions.yaml:368
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -791,7 +791,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:624
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -801,7 +801,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:482
+# schema/native_functions.yaml:488
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -813,7 +813,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml:496
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -823,7 +823,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:353
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -835,7 +835,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:430
+# schema/native_functions.yaml:436
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -845,7 +845,7 @@ def masked_fill(input, mask, value):
     return _entry_masked_fill_Tensor(input, mask, value)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:619
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -855,7 +855,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:563
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -866,7 +866,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:570
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -902,7 +902,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:589
+# schema/native_functions.yaml:595
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -914,7 +914,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:781
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -925,7 +925,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:786
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -959,7 +959,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:230
+# schema/native_functions.yaml:236
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -971,7 +971,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:732
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -981,7 +981,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml:345
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -993,7 +993,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml:458
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1005,7 +1005,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml:466
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1015,7 +1015,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:34
+# schema/native_functions.yaml:36
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
@@ -1026,7 +1026,7 @@ def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_ones(size, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:90
+# schema/native_functions.yaml:92
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -1036,7 +1036,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:662
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1046,7 +1046,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml:302
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -1059,7 +1059,7 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:311
+# schema/native_functions.yaml:317
 def _m1_pow(input, exponent):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
         return (input, exponent)
@@ -1093,7 +1093,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:70
+# schema/native_functions.yaml:72
 def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
@@ -1104,7 +1104,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory
     return _entry_rand(size, generator, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:98
+# schema/native_functions.yaml:100
 def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -1114,7 +1114,7 @@ def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:76
+# schema/native_functions.yaml:78
 def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
@@ -1125,7 +1125,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memor
     return _entry_randn(size, generator, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:103
+# schema/native_functions.yaml:105
 def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -1135,7 +1135,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:497
+# schema/native_functions.yaml:503
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1145,7 +1145,7 @@ def relu(input):
     return _entry_relu(input)
 
 
-# schema/native_functions.yaml:504
+# schema/native_functions.yaml:510
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1155,7 +1155,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:641
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -1165,7 +1165,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:46
+# schema/native_functions.yaml:48
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1175,7 +1175,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:726
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1185,7 +1185,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:511
+# schema/native_functions.yaml:517
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1197,7 +1197,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:519
+# schema/native_functions.yaml:525
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1207,7 +1207,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:714
+# schema/native_functions.yaml:720
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1217,7 +1217,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:743
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1228,7 +1228,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:749
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1262,7 +1262,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:754
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1272,7 +1272,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:691
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1283,7 +1283,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:697
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -1294,7 +1294,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:703
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -1331,7 +1331,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:811
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1341,7 +1341,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:201
+# schema/native_functions.yaml:207
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1353,7 +1353,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:548
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1364,7 +1364,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:555
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1400,7 +1400,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:674
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1410,7 +1410,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:526
+# schema/native_functions.yaml:532
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1422,7 +1422,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:534
+# schema/native_functions.yaml:540
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1432,7 +1432,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:668
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1442,7 +1442,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml:765
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1452,7 +1452,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:776
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1462,7 +1462,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml:685
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1472,7 +1472,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:399
 def where(condition, input, other, *, out=None):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1484,7 +1484,7 @@ def where(condition, input, other, *, out=None):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:171
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1494,7 +1494,7 @@ def zero_(input):
     return _entry_zero_(input)
 
 
-# schema/native_functions.yaml:28
+# schema/native_functions.yaml:30
 def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
@@ -1505,7 +1505,7 @@ def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_zeros(size, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:86
+# schema/native_functions.yaml:88
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:

@@ -25,610 +25,610 @@ from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
 
-# schema/native_functions.yaml:16
+# schema/native_functions.yaml:18
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
 _o.empty_memory_format.register('Meta', _meta_factories.empty)
 _o.empty_memory_format.register("BackendSelect", _backend_select(_o.empty_memory_format, 3), with_keyset=True)
 
-# schema/native_functions.yaml:22
+# schema/native_functions.yaml:24
 _o.empty_strided.register('CPU', _cpu_factories.empty_strided)
 _o.empty_strided.register('Meta', _meta_factories.empty_strided)
 _o.empty_strided.register("BackendSelect", _backend_select(_o.empty_strided, 4), with_keyset=True)
 
-# schema/native_functions.yaml:28
+# schema/native_functions.yaml:30
 _o.zeros.register('CPU', _cpu_factories.zeros)
 _o.zeros.register('Meta', _meta_factories.zeros)
 _o.zeros.register("BackendSelect", _backend_select(_o.zeros, 3), with_keyset=True)
 
-# schema/native_functions.yaml:34
+# schema/native_functions.yaml:36
 _o.ones.register('CPU', _cpu_factories.ones)
 _o.ones.register('Meta', _meta_factories.ones)
 _o.ones.register("BackendSelect", _backend_select(_o.ones, 3), with_keyset=True)
 
-# schema/native_functions.yaml:40
+# schema/native_functions.yaml:42
 _o.full.register('CPU', _cpu_factories.full)
 _o.full.register('Meta', _meta_factories.full)
 _o.full.register("BackendSelect", _backend_select(_o.full, 4), with_keyset=True)
 
-# schema/native_functions.yaml:46
+# schema/native_functions.yaml:48
 _o.scalar_tensor.register('CPU', _cpu_factories.scalar_tensor)
 _o.scalar_tensor.register('Meta', _meta_factories.scalar_tensor)
 _o.scalar_tensor.register("BackendSelect", _backend_select(_o.scalar_tensor, 3), with_keyset=True)
 
-# schema/native_functions.yaml:52
+# schema/native_functions.yaml:54
 _o.arange.register('CPU', _cpu_factories.arange)
 _o.arange.register('Meta', _meta_factories.arange)
 _o.arange.register("BackendSelect", _backend_select(_o.arange, 3), with_keyset=True)
 
-# schema/native_functions.yaml:58
+# schema/native_functions.yaml:60
 _o.arange_start.register('CPU', _cpu_factories.arange_start)
 _o.arange_start.register('Meta', _meta_factories.arange_start)
 _o.arange_start.register("BackendSelect", _backend_select(_o.arange_start, 4), with_keyset=True)
 
-# schema/native_functions.yaml:64
+# schema/native_functions.yaml:66
 _o.arange_start_step.register('CPU', _cpu_factories.arange_start_step)
 _o.arange_start_step.register('Meta', _meta_factories.arange_start_step)
 _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_step, 5), with_keyset=True)
 
-# schema/native_functions.yaml:70
+# schema/native_functions.yaml:72
 _o.rand.register('CPU', _cpu_factories.rand)
 _o.rand.register('Meta', _meta_factories.rand)
 _o.rand.register("BackendSelect", _backend_select(_o.rand, 4), with_keyset=True)
 
-# schema/native_functions.yaml:76
+# schema/native_functions.yaml:78
 _o.randn.register('CPU', _cpu_factories.randn)
 _o.randn.register('Meta', _meta_factories.randn)
 _o.randn.register("BackendSelect", _backend_select(_o.randn, 4), with_keyset=True)
 
-# schema/native_functions.yaml:82
+# schema/native_functions.yaml:84
 _o.empty_like.register('CompositeExplicitAutograd', _common_factories_like.empty_like)
 
-# schema/native_functions.yaml:86
+# schema/native_functions.yaml:88
 _o.zeros_like.register('CompositeExplicitAutograd', _common_factories_like.zeros_like)
 
-# schema/native_functions.yaml:90
+# schema/native_functions.yaml:92
 _o.ones_like.register('CompositeExplicitAutograd', _common_factories_like.ones_like)
 
-# schema/native_functions.yaml:94
+# schema/native_functions.yaml:96
 _o.full_like.register('CompositeExplicitAutograd', _common_factories_like.full_like)
 
-# schema/native_functions.yaml:98
+# schema/native_functions.yaml:100
 _o.rand_like.register('CompositeExplicitAutograd', _common_factories_like.rand_like)
 
-# schema/native_functions.yaml:103
+# schema/native_functions.yaml:105
 _o.randn_like.register('CompositeExplicitAutograd', _common_factories_like.randn_like)
 
-# schema/native_functions.yaml:109
+# schema/native_functions.yaml:111
 _o.clone.register('CPU', _cpu_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
-# schema/native_functions.yaml:114
+# schema/native_functions.yaml:116
 _o.clone_out.register('CompositeExplicitAutograd', _autogen_out(_o.clone))
 _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:116
+# schema/native_functions.yaml:118
 _o.copy_.register('CPU', _cpu_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:122
+# schema/native_functions.yaml:124
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
-# schema/native_functions.yaml:126
+# schema/native_functions.yaml:128
 _o._to_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o._to_copy))
 _o._to_copy_out.register("ADInplaceOrView", _inplace_or_view(_o._to_copy_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:128
+# schema/native_functions.yaml:130
 _o.to_dtype_layout.register('CompositeImplicitAutograd', _composite_conversions.to_dtype_layout)
 
-# schema/native_functions.yaml:133
+# schema/native_functions.yaml:136
 _o.to_device.register('CompositeImplicitAutograd', _composite_conversions.to_device)
 
-# schema/native_functions.yaml:138
+# schema/native_functions.yaml:142
 _o.to_dtype.register('CompositeImplicitAutograd', _composite_conversions.to_dtype)
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:148
 _o.to_other.register('CompositeImplicitAutograd', _composite_conversions.to_other)
 
-# schema/native_functions.yaml:148
+# schema/native_functions.yaml:154
 _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.contiguous)
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:159
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:165
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:171
 _o.zero_.register('CPU', _cpu_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:172
+# schema/native_functions.yaml:178
 _o.add_Tensor.register('CPU', _cpu_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:177
+# schema/native_functions.yaml:183
 _o.add_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Tensor))
 _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:180
+# schema/native_functions.yaml:186
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml:193
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:194
+# schema/native_functions.yaml:200
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:201
+# schema/native_functions.yaml:207
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml:212
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:209
+# schema/native_functions.yaml:215
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:216
+# schema/native_functions.yaml:222
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:223
+# schema/native_functions.yaml:229
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:230
+# schema/native_functions.yaml:236
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:241
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:238
+# schema/native_functions.yaml:244
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:245
+# schema/native_functions.yaml:251
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:252
+# schema/native_functions.yaml:258
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml:265
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:270
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:267
+# schema/native_functions.yaml:273
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:272
+# schema/native_functions.yaml:278
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:275
+# schema/native_functions.yaml:281
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml:288
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:289
+# schema/native_functions.yaml:295
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml:302
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:307
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:304
+# schema/native_functions.yaml:310
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:311
+# schema/native_functions.yaml:317
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:323
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:330
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:329
+# schema/native_functions.yaml:335
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:338
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml:345
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:344
+# schema/native_functions.yaml:350
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:353
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:352
+# schema/native_functions.yaml:358
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:362
+# schema/native_functions.yaml:368
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:367
+# schema/native_functions.yaml:373
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:376
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:381
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:384
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:391
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:390
+# schema/native_functions.yaml:396
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:399
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:404
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:407
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:412
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:415
 _o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
 _o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:423
+# schema/native_functions.yaml:429
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:430
+# schema/native_functions.yaml:436
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:443
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml:450
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml:458
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:463
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml:466
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml:473
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml:478
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:481
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:482
+# schema/native_functions.yaml:488
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:487
+# schema/native_functions.yaml:493
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml:496
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:497
+# schema/native_functions.yaml:503
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:504
+# schema/native_functions.yaml:510
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:511
+# schema/native_functions.yaml:517
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:516
+# schema/native_functions.yaml:522
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:519
+# schema/native_functions.yaml:525
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:526
+# schema/native_functions.yaml:532
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:531
+# schema/native_functions.yaml:537
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:534
+# schema/native_functions.yaml:540
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:548
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:555
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:560
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:563
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:570
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:575
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:578
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:577
+# schema/native_functions.yaml:583
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:586
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml:591
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:589
+# schema/native_functions.yaml:595
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:594
+# schema/native_functions.yaml:600
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:597
+# schema/native_functions.yaml:603
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:608
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:611
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:616
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:619
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:624
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:629
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:635
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:641
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:646
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:645
+# schema/native_functions.yaml:651
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:650
+# schema/native_functions.yaml:656
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:662
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:668
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:674
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:680
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml:685
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:691
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:697
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:703
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:709
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:715
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:714
+# schema/native_functions.yaml:720
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:726
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:732
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:731
+# schema/native_functions.yaml:737
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:743
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:749
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:754
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:760
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml:765
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:771
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:776
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:781
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:786
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:785
+# schema/native_functions.yaml:791
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:797
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:798
+# schema/native_functions.yaml:804
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:802
+# schema/native_functions.yaml:808
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:811
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:809
+# schema/native_functions.yaml:815
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:814
+# schema/native_functions.yaml:820
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:817
+# schema/native_functions.yaml:823
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:829
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)

@@ -168,7 +168,7 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 
-# schema/native_functions.yaml:172
+# schema/native_functions.yaml:178
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -178,7 +178,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml:193
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -188,7 +188,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:611
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -198,7 +198,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:680
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -208,7 +208,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:797
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -218,7 +218,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:578
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -228,7 +228,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:586
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -238,7 +238,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:650
+# schema/native_functions.yaml:656
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -248,7 +248,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:597
+# schema/native_functions.yaml:603
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -258,7 +258,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:760
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -268,7 +268,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:415
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -279,7 +279,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:407
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -313,7 +313,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -323,7 +323,7 @@ def clamp_(self, min=None, max=None):
     return _entry_clamp_(self, min, max)
 
 
-# schema/native_functions.yaml:109
+# schema/native_functions.yaml:111
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -333,7 +333,7 @@ def clone(self, *, memory_format=None):
     return _entry_clone(self, memory_format)
 
 
-# schema/native_functions.yaml:148
+# schema/native_functions.yaml:154
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
@@ -343,7 +343,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-# schema/native_functions.yaml:116
+# schema/native_functions.yaml:118
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -353,7 +353,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:785
+# schema/native_functions.yaml:791
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -363,7 +363,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:731
+# schema/native_functions.yaml:737
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -373,7 +373,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml:265
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -384,7 +384,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:267
+# schema/native_functions.yaml:273
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -418,7 +418,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml:288
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -429,7 +429,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:289
+# schema/native_functions.yaml:295
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -463,7 +463,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:330
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -473,7 +473,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml:473
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -483,7 +483,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:481
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -493,7 +493,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:709
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -504,7 +504,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:715
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -514,7 +514,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:165
 def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
@@ -525,7 +525,7 @@ def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:159
 def _m1_fill_(self, value):
     if _F['Tensor'](self) and _F['Scalar'](value):
         return (self, value)
@@ -559,7 +559,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:771
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -569,7 +569,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:391
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -579,7 +579,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:376
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -589,7 +589,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:809
+# schema/native_functions.yaml:815
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -599,7 +599,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:829
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -609,7 +609,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:817
+# schema/native_functions.yaml:823
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -619,7 +619,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:362
+# schema/native_functions.yaml:368
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -629,7 +629,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:482
+# schema/native_functions.yaml:488
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -639,7 +639,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml:496
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -649,7 +649,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:353
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -659,7 +659,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:430
+# schema/native_functions.yaml:436
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -669,7 +669,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml:450
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -679,7 +679,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:619
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -689,7 +689,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:563
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -700,7 +700,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:570
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -734,7 +734,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:589
+# schema/native_functions.yaml:595
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -744,7 +744,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:781
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -755,7 +755,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:786
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -789,7 +789,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:230
+# schema/native_functions.yaml:236
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -799,7 +799,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:245
+# schema/native_functions.yaml:251
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -809,7 +809,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:732
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -819,7 +819,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml:345
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -829,7 +829,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml:458
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -839,7 +839,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml:466
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -849,7 +849,7 @@ def neg_(self):
     return _entry_neg_(self)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:662
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -860,7 +860,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml:302
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -870,7 +870,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:323
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -880,7 +880,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:497
+# schema/native_functions.yaml:503
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -890,7 +890,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:504
+# schema/native_functions.yaml:510
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -900,7 +900,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:641
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -911,7 +911,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:645
+# schema/native_functions.yaml:651
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -921,7 +921,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:726
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -931,7 +931,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:511
+# schema/native_functions.yaml:517
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -941,7 +941,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:519
+# schema/native_functions.yaml:525
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -951,7 +951,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:714
+# schema/native_functions.yaml:720
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -961,7 +961,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:743
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -972,7 +972,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:749
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1006,7 +1006,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:754
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1016,7 +1016,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:691
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1027,7 +1027,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:697
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1038,7 +1038,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:703
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1076,7 +1076,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:201
+# schema/native_functions.yaml:207
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1086,7 +1086,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:216
+# schema/native_functions.yaml:222
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1096,7 +1096,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:548
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1107,7 +1107,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:555
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1141,7 +1141,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:674
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1151,7 +1151,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:526
+# schema/native_functions.yaml:532
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1161,7 +1161,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:534
+# schema/native_functions.yaml:540
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1171,80 +1171,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:143
-def _m0_to(self, other, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['Tensor'](other) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, other, non_blocking, copy, memory_format)
-    return None
-
-
-def _c0_to(self, other, non_blocking, copy, memory_format):
-    return _entry_to_other(self, other, non_blocking, copy, memory_format)
-
-
-# schema/native_functions.yaml:128
-def _m1_to(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
-    return None
-
-
-def _c1_to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):
-    return _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
-
-
-# schema/native_functions.yaml:133
-def _m2_to(self, device, dtype, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['Device'](device) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, device, dtype, non_blocking, copy, memory_format)
-    return None
-
-
-def _c2_to(self, device, dtype, non_blocking, copy, memory_format):
-    return _entry_to_device(self, device, dtype, non_blocking, copy, memory_format)
-
-
-# schema/native_functions.yaml:138
-def _m3_to(self, dtype, non_blocking=False, copy=False, memory_format=None):
-    if _F['Tensor'](self) and _F['ScalarType'](dtype) and _F['bool'](non_blocking) and _F['bool'](copy) and _F['MemoryFormat?'](memory_format):
-        return (self, dtype, non_blocking, copy, memory_format)
-    return None
-
-
-def _c3_to(self, dtype, non_blocking, copy, memory_format):
-    return _entry_to_dtype(self, dtype, non_blocking, copy, memory_format)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_to = (
-    (_m0_to, _c0_to, 5, frozenset(('copy', 'memory_format', 'non_blocking', 'other'))),
-    (_m1_to, _c1_to, 1, frozenset(('copy', 'device', 'dtype', 'layout', 'memory_format', 'non_blocking', 'pin_memory'))),
-    (_m2_to, _c2_to, 6, frozenset(('copy', 'device', 'dtype', 'memory_format', 'non_blocking'))),
-    (_m3_to, _c3_to, 5, frozenset(('copy', 'dtype', 'memory_format', 'non_blocking'))),
-)
-_sigs_to = (
-    'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
-    'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
-    'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
-    'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
-)
-
-
-def to(*args, **kwargs):
-    """Overloads:
-    to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
-    """
-    if _tf[0]:
-        r = _htf_any(to, args, kwargs)
-        if r is not _NO:
-            return r
-    return _resolve(_cases_to, args, kwargs, 'to', _sigs_to)
-
-
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:668
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1254,7 +1181,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml:765
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1264,7 +1191,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml:776
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1274,7 +1201,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml:685
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1284,7 +1211,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:629
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1296,7 +1223,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:635
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1330,7 +1257,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:646
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1340,7 +1267,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:399
 def where(self, condition, other):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1350,7 +1277,7 @@ def where(self, condition, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:171
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1360,7 +1287,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:172
+# schema/native_functions.yaml:178
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1370,7 +1297,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:330
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1380,7 +1307,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:391
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1390,7 +1317,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:376
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1400,7 +1327,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml:193
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1410,7 +1337,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:245
+# schema/native_functions.yaml:251
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1420,7 +1347,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:323
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1430,7 +1357,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:216
+# schema/native_functions.yaml:222
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1440,7 +1367,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml:288
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1450,7 +1377,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:362
+# schema/native_functions.yaml:368
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1460,7 +1387,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:353
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1470,7 +1397,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:619
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1480,7 +1407,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:230
+# schema/native_functions.yaml:236
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1490,7 +1417,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml:345
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1500,7 +1427,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml:458
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1510,7 +1437,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml:302
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1520,7 +1447,7 @@ def __pow__(self, other):
     return _entry_pow_Tensor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:172
+# schema/native_functions.yaml:178
 def __radd__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1530,7 +1457,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:619
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1540,7 +1467,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:230
+# schema/native_functions.yaml:236
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1550,7 +1477,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml:302
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1560,7 +1487,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:201
+# schema/native_functions.yaml:207
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1570,7 +1497,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml:265
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1580,7 +1507,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:201
+# schema/native_functions.yaml:207
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1590,7 +1517,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml:265
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1668,7 +1595,6 @@ METHODS = {
     't': t,
     'tanh': tanh,
     'tanh_': tanh_,
-    'to': to,
     'transpose': transpose,
     'unbind': unbind,
     'unflatten': unflatten,

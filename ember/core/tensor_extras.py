@@ -56,7 +56,7 @@ def _type(self, dtype=None, non_blocking=False):
 
 Tensor.cpu = _cpu
 # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only, tensor, ...);
-# the generated overload resolver would need a dtype for the device form.
+# the to.* overloads are declared with `manual_binding: true`, so this is the binding.
 from ember.kernels.composite.conversions import tensor_to
 
 Tensor.to = tensor_to

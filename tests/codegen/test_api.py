@@ -71,3 +71,9 @@ def test_dunders_map_to_ops(fns):
 
 def test_python_keywords_are_renamed():
     assert api.py_name("from") == "from_" and api.py_name("self") == "self"
+
+
+def test_manual_binding_ops_get_no_generated_binding(fns):
+    assert fns["to.dtype"].manual_binding
+    methods = api.group_bindings(list(fns.values()), "method")
+    assert "to" not in methods and "clone" in methods
