@@ -11,6 +11,7 @@ Error types and messages follow torch (ATen's TensorShape.cpp).
 """
 from __future__ import annotations
 
+import builtins
 import operator
 
 from ember.core.alloc import storage_nbytes
@@ -256,6 +257,10 @@ def _type_string(self):
 
 
 # --- slicing and indexing ----------------------------------------------------------------
+_py_slice = builtins.slice  # this module's `slice` is the kernel
+_ALL = _py_slice(None)
+
+
 def slice(self, dim, start, end, step):
     """`x[:, start:end:step]` along `dim`; start/end are clamped like Python slices.
 
@@ -281,7 +286,9 @@ def slice(self, dim, start, end, step):
     stride = self.stride()
     shape = self._shape[:d] + ((end - start + step - 1) // step,) + self._shape[d + 1:]
     new_stride = stride[:d] + (stride[d] * step,) + stride[d + 1:]
-    return make_view(self, shape, new_stride, self._offset + start * stride[d])
+    a = self._np
+    arr = None if a is None else a[(_ALL,) * d + (_py_slice(start, end, step), ...)]
+    return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=arr)
 
 
 def select(self, dim, index):
@@ -302,8 +309,10 @@ def select(self, dim, index):
     if index < 0:
         index += n
     stride = self.stride()
+    a = self._np
+    arr = None if a is None else a[(_ALL,) * d + (index, ...)]  # `...` keeps a 0-d view
     return make_view(self, _drop(self._shape, d), _drop(stride, d),
-                     self._offset + index * stride[d])
+                     self._offset + index * stride[d], arr=arr)
 
 
 def diagonal(self, offset, dim1, dim2):
