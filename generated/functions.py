@@ -107,6 +107,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
+    _entry_new_empty,
+    _entry_new_empty_strided,
+    _entry_new_full,
+    _entry_new_ones,
+    _entry_new_zeros,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -252,7 +257,7 @@ __all__ = [
 ]
 
 
-# schema/native_functions.yaml:124
+# schema/native_functions.yaml:149
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -264,7 +269,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -276,7 +281,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml:636
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -288,7 +293,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:705
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -298,7 +303,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:822
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -308,7 +313,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:578
+# schema/native_functions.yaml:603
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -379,7 +384,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:586
+# schema/native_functions.yaml:611
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -391,7 +396,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:681
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -401,7 +406,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:628
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -413,7 +418,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:829
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -425,7 +430,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:785
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -435,7 +440,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:415
+# schema/native_functions.yaml:440
 def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -446,7 +451,7 @@ def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:407
+# schema/native_functions.yaml:432
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -482,7 +487,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:422
+# schema/native_functions.yaml:447
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -492,7 +497,7 @@ def clamp_(input, min=None, max=None):
     return _entry_clamp_(input, min, max)
 
 
-# schema/native_functions.yaml:111
+# schema/native_functions.yaml:136
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -504,7 +509,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:118
+# schema/native_functions.yaml:143
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -514,7 +519,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:816
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -524,7 +529,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:762
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -534,7 +539,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -547,7 +552,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:273
+# schema/native_functions.yaml:298
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -614,7 +619,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:355
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -626,7 +631,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:473
+# schema/native_functions.yaml:498
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -638,7 +643,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:481
+# schema/native_functions.yaml:506
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -648,7 +653,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:190
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
@@ -659,7 +664,7 @@ def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:184
 def _m1_fill_(input, value):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value)
@@ -693,7 +698,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:796
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -723,7 +728,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:391
+# schema/native_functions.yaml:416
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -735,7 +740,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:376
+# schema/native_functions.yaml:401
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -747,7 +752,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml:840
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -759,7 +764,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:854
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -769,7 +774,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:848
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -779,7 +784,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:368
+# schema/native_functions.yaml:393
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -791,7 +796,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:624
+# schema/native_functions.yaml:649
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -801,7 +806,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:513
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -813,7 +818,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:496
+# schema/native_functions.yaml:521
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -823,7 +828,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:353
+# schema/native_functions.yaml:378
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -835,7 +840,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml:461
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -845,7 +850,7 @@ def masked_fill(input, mask, value):
     return _entry_masked_fill_Tensor(input, mask, value)
 
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -855,7 +860,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:563
+# schema/native_functions.yaml:588
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -866,7 +871,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:595
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -902,7 +907,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:620
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -914,7 +919,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:806
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -925,7 +930,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:811
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -959,7 +964,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -971,7 +976,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:757
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -981,7 +986,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:370
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -993,7 +998,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:458
+# schema/native_functions.yaml:483
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1005,7 +1010,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:466
+# schema/native_functions.yaml:491
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1036,7 +1041,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:687
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1046,7 +1051,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -1059,7 +1064,7 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:342
 def _m1_pow(input, exponent):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
         return (input, exponent)
@@ -1135,7 +1140,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:528
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1145,7 +1150,7 @@ def relu(input):
     return _entry_relu(input)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:535
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1155,7 +1160,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:641
+# schema/native_functions.yaml:666
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -1175,7 +1180,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:751
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1185,7 +1190,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:542
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1197,7 +1202,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:550
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1207,7 +1212,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:745
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1217,7 +1222,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:768
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1228,7 +1233,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:774
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1262,7 +1267,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:779
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1272,7 +1277,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:716
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1283,7 +1288,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:722
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -1294,7 +1299,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:728
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -1331,7 +1336,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:836
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1341,7 +1346,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1353,7 +1358,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:573
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1364,7 +1369,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:580
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1400,7 +1405,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:699
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1410,7 +1415,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:557
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1422,7 +1427,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:565
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1432,7 +1437,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:693
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1442,7 +1447,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:790
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1452,7 +1457,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml:801
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1462,7 +1467,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:710
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1472,7 +1477,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:399
+# schema/native_functions.yaml:424
 def where(condition, input, other, *, out=None):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1484,7 +1489,7 @@ def where(condition, input, other, *, out=None):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:171
+# schema/native_functions.yaml:196
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:

@@ -445,7 +445,142 @@ randn_like._entry = _entry_randn_like
 _aten._packet('randn_like')._add(randn_like)
 
 
-# schema/native_functions.yaml:111
+# schema/native_functions.yaml:110
+new_empty = _Op("aten", 'new_empty', 'default',
+    'new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
+_c_new_empty = new_empty._cache
+
+
+def _bind_new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (self, size, dtype, layout, device, pin_memory)
+
+
+def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(new_empty, (self, size, dtype, layout, device, pin_memory)) from None
+    k = _c_new_empty.get(ks)
+    if k is None:
+        k = new_empty._fill(ks)
+    return k(self, size, dtype, layout, device, pin_memory)
+
+
+new_empty._bind = _bind_new_empty
+new_empty._entry = _entry_new_empty
+_aten._packet('new_empty')._add(new_empty)
+
+
+# schema/native_functions.yaml:115
+new_empty_strided = _Op("aten", 'new_empty_strided', 'default',
+    'new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('self', 'size', 'stride', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=())
+_c_new_empty_strided = new_empty_strided._cache
+
+
+def _bind_new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (self, size, stride, dtype, layout, device, pin_memory)
+
+
+def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(new_empty_strided, (self, size, stride, dtype, layout, device, pin_memory)) from None
+    k = _c_new_empty_strided.get(ks)
+    if k is None:
+        k = new_empty_strided._fill(ks)
+    return k(self, size, stride, dtype, layout, device, pin_memory)
+
+
+new_empty_strided._bind = _bind_new_empty_strided
+new_empty_strided._entry = _entry_new_empty_strided
+_aten._packet('new_empty_strided')._add(new_empty_strided)
+
+
+# schema/native_functions.yaml:120
+new_full = _Op("aten", 'new_full', 'default',
+    'new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('self', 'size', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=())
+_c_new_full = new_full._cache
+
+
+def _bind_new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (self, size, fill_value, dtype, layout, device, pin_memory)
+
+
+def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
+    k = _c_new_full.get(ks)
+    if k is None:
+        k = new_full._fill(ks)
+    return k(self, size, fill_value, dtype, layout, device, pin_memory)
+
+
+new_full._bind = _bind_new_full
+new_full._entry = _entry_new_full
+_aten._packet('new_full')._add(new_full)
+
+
+# schema/native_functions.yaml:125
+new_zeros = _Op("aten", 'new_zeros', 'default',
+    'new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
+_c_new_zeros = new_zeros._cache
+
+
+def _bind_new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (self, size, dtype, layout, device, pin_memory)
+
+
+def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(new_zeros, (self, size, dtype, layout, device, pin_memory)) from None
+    k = _c_new_zeros.get(ks)
+    if k is None:
+        k = new_zeros._fill(ks)
+    return k(self, size, dtype, layout, device, pin_memory)
+
+
+new_zeros._bind = _bind_new_zeros
+new_zeros._entry = _entry_new_zeros
+_aten._packet('new_zeros')._add(new_zeros)
+
+
+# schema/native_functions.yaml:130
+new_ones = _Op("aten", 'new_ones', 'default',
+    'new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
+_c_new_ones = new_ones._cache
+
+
+def _bind_new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (self, size, dtype, layout, device, pin_memory)
+
+
+def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
+    try:
+        ks = (self._ks | _tls.include) & _tls.keep
+    except AttributeError:
+        raise _arg_error(new_ones, (self, size, dtype, layout, device, pin_memory)) from None
+    k = _c_new_ones.get(ks)
+    if k is None:
+        k = new_ones._fill(ks)
+    return k(self, size, dtype, layout, device, pin_memory)
+
+
+new_ones._bind = _bind_new_ones
+new_ones._entry = _entry_new_ones
+_aten._packet('new_ones')._add(new_ones)
+
+
+# schema/native_functions.yaml:136
 clone = _Op("aten", 'clone', 'default',
     'clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'memory_format'), 1, tags=())
@@ -472,7 +607,7 @@ clone._entry = _entry_clone
 _aten._packet('clone')._add(clone)
 
 
-# schema/native_functions.yaml:116
+# schema/native_functions.yaml:141
 clone_out = _Op("aten", 'clone', 'out',
     'clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -499,7 +634,7 @@ clone_out._entry = _entry_clone_out
 _aten._packet('clone')._add(clone_out)
 
 
-# schema/native_functions.yaml:118
+# schema/native_functions.yaml:143
 copy_ = _Op("aten", 'copy_', 'default',
     'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
     ('self', 'src', 'non_blocking'), 3, tags=())
@@ -526,7 +661,7 @@ copy_._entry = _entry_copy_
 _aten._packet('copy_')._add(copy_)
 
 
-# schema/native_functions.yaml:124
+# schema/native_functions.yaml:149
 _to_copy = _Op("aten", '_to_copy', 'default',
     '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=())
@@ -553,7 +688,7 @@ _to_copy._entry = _entry__to_copy
 _aten._packet('_to_copy')._add(_to_copy)
 
 
-# schema/native_functions.yaml:128
+# schema/native_functions.yaml:153
 _to_copy_out = _Op("aten", '_to_copy', 'out',
     '_to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format', 'out'), 1, tags=())
@@ -580,7 +715,7 @@ _to_copy_out._entry = _entry__to_copy_out
 _aten._packet('_to_copy')._add(_to_copy_out)
 
 
-# schema/native_functions.yaml:130
+# schema/native_functions.yaml:155
 to_dtype_layout = _Op("aten", 'to', 'dtype_layout',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format'), 1, tags=())
@@ -607,7 +742,7 @@ to_dtype_layout._entry = _entry_to_dtype_layout
 _aten._packet('to')._add(to_dtype_layout)
 
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml:161
 to_device = _Op("aten", 'to', 'device',
     'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'device', 'dtype', 'non_blocking', 'copy', 'memory_format'), 6, tags=())
@@ -634,7 +769,7 @@ to_device._entry = _entry_to_device
 _aten._packet('to')._add(to_device)
 
 
-# schema/native_functions.yaml:142
+# schema/native_functions.yaml:167
 to_dtype = _Op("aten", 'to', 'dtype',
     'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -661,7 +796,7 @@ to_dtype._entry = _entry_to_dtype
 _aten._packet('to')._add(to_dtype)
 
 
-# schema/native_functions.yaml:148
+# schema/native_functions.yaml:173
 to_other = _Op("aten", 'to', 'other',
     'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'other', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -688,7 +823,7 @@ to_other._entry = _entry_to_other
 _aten._packet('to')._add(to_other)
 
 
-# schema/native_functions.yaml:154
+# schema/native_functions.yaml:179
 contiguous = _Op("aten", 'contiguous', 'default',
     'contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)',
     ('self', 'memory_format'), 1, tags=())
@@ -715,7 +850,7 @@ contiguous._entry = _entry_contiguous
 _aten._packet('contiguous')._add(contiguous)
 
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:184
 fill__Scalar = _Op("aten", 'fill_', 'Scalar',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -742,7 +877,7 @@ fill__Scalar._entry = _entry_fill__Scalar
 _aten._packet('fill_')._add(fill__Scalar)
 
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:190
 fill__Tensor = _Op("aten", 'fill_', 'Tensor',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -769,7 +904,7 @@ fill__Tensor._entry = _entry_fill__Tensor
 _aten._packet('fill_')._add(fill__Tensor)
 
 
-# schema/native_functions.yaml:171
+# schema/native_functions.yaml:196
 zero_ = _Op("aten", 'zero_', 'default',
     'zero_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=())
@@ -796,7 +931,7 @@ zero_._entry = _entry_zero_
 _aten._packet('zero_')._add(zero_)
 
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 add_Tensor = _Op("aten", 'add', 'Tensor',
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -823,7 +958,7 @@ add_Tensor._entry = _entry_add_Tensor
 _aten._packet('add')._add(add_Tensor)
 
 
-# schema/native_functions.yaml:183
+# schema/native_functions.yaml:208
 add_out = _Op("aten", 'add', 'out',
     'add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -850,7 +985,7 @@ add_out._entry = _entry_add_out
 _aten._packet('add')._add(add_out)
 
 
-# schema/native_functions.yaml:186
+# schema/native_functions.yaml:211
 add_Scalar = _Op("aten", 'add', 'Scalar',
     'add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -877,7 +1012,7 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml:218
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -904,7 +1039,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:200
+# schema/native_functions.yaml:225
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -931,7 +1066,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -958,7 +1093,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:212
+# schema/native_functions.yaml:237
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -985,7 +1120,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:215
+# schema/native_functions.yaml:240
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1012,7 +1147,7 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml:247
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1039,7 +1174,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:229
+# schema/native_functions.yaml:254
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1066,7 +1201,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1093,7 +1228,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:241
+# schema/native_functions.yaml:266
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1120,7 +1255,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:244
+# schema/native_functions.yaml:269
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1147,7 +1282,7 @@ mul_Scalar._entry = _entry_mul_Scalar
 _aten._packet('mul')._add(mul_Scalar)
 
 
-# schema/native_functions.yaml:251
+# schema/native_functions.yaml:276
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1174,7 +1309,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:258
+# schema/native_functions.yaml:283
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1201,7 +1336,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1228,7 +1363,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:270
+# schema/native_functions.yaml:295
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1255,7 +1390,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:273
+# schema/native_functions.yaml:298
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1282,7 +1417,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:278
+# schema/native_functions.yaml:303
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1309,7 +1444,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:281
+# schema/native_functions.yaml:306
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1336,7 +1471,7 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:288
+# schema/native_functions.yaml:313
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1363,7 +1498,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:320
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1390,7 +1525,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1417,7 +1552,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:307
+# schema/native_functions.yaml:332
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1444,7 +1579,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:310
+# schema/native_functions.yaml:335
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1471,7 +1606,7 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:342
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1498,7 +1633,7 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:348
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1525,7 +1660,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:355
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1552,7 +1687,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:360
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1579,7 +1714,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:338
+# schema/native_functions.yaml:363
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1606,7 +1741,7 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:370
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1633,7 +1768,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml:375
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1660,7 +1795,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:353
+# schema/native_functions.yaml:378
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1687,7 +1822,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:383
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1714,7 +1849,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:386
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1741,7 +1876,7 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:368
+# schema/native_functions.yaml:393
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1768,7 +1903,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:398
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1795,7 +1930,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:376
+# schema/native_functions.yaml:401
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1822,7 +1957,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:406
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1849,7 +1984,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:384
+# schema/native_functions.yaml:409
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1876,7 +2011,7 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:391
+# schema/native_functions.yaml:416
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1903,7 +2038,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:421
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1930,7 +2065,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:399
+# schema/native_functions.yaml:424
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -1957,7 +2092,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:429
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -1984,7 +2119,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:407
+# schema/native_functions.yaml:432
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2011,7 +2146,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml:437
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2038,7 +2173,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:415
+# schema/native_functions.yaml:440
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2065,7 +2200,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:422
+# schema/native_functions.yaml:447
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2092,7 +2227,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:454
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2119,7 +2254,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml:461
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2146,7 +2281,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:443
+# schema/native_functions.yaml:468
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2173,7 +2308,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:450
+# schema/native_functions.yaml:475
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2200,7 +2335,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:458
+# schema/native_functions.yaml:483
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2227,7 +2362,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:463
+# schema/native_functions.yaml:488
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2254,7 +2389,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:466
+# schema/native_functions.yaml:491
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2281,7 +2416,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:473
+# schema/native_functions.yaml:498
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2308,7 +2443,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:478
+# schema/native_functions.yaml:503
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2335,7 +2470,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:481
+# schema/native_functions.yaml:506
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2362,7 +2497,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:513
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2389,7 +2524,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:493
+# schema/native_functions.yaml:518
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2416,7 +2551,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:496
+# schema/native_functions.yaml:521
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2443,7 +2578,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:528
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2470,7 +2605,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:535
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2497,7 +2632,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:542
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2524,7 +2659,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:522
+# schema/native_functions.yaml:547
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2551,7 +2686,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:550
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2578,7 +2713,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:557
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2605,7 +2740,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:537
+# schema/native_functions.yaml:562
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2632,7 +2767,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:565
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2659,7 +2794,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:573
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -2686,7 +2821,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:580
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -2713,7 +2848,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:585
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -2740,7 +2875,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:563
+# schema/native_functions.yaml:588
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -2767,7 +2902,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:595
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -2794,7 +2929,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:600
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -2821,7 +2956,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:578
+# schema/native_functions.yaml:603
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -2848,7 +2983,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:608
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -2875,7 +3010,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:586
+# schema/native_functions.yaml:611
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -2902,7 +3037,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:591
+# schema/native_functions.yaml:616
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -2929,7 +3064,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:620
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -2956,7 +3091,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:625
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -2983,7 +3118,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:628
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3010,7 +3145,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:633
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3037,7 +3172,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml:636
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3064,7 +3199,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:616
+# schema/native_functions.yaml:641
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3091,7 +3226,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3118,7 +3253,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:624
+# schema/native_functions.yaml:649
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3145,7 +3280,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:654
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3172,7 +3307,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:660
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3199,7 +3334,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:641
+# schema/native_functions.yaml:666
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3226,7 +3361,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:671
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3253,7 +3388,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:676
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3280,7 +3415,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:681
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3307,7 +3442,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:687
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3334,7 +3469,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:693
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3361,7 +3496,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:699
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3388,7 +3523,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:705
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3415,7 +3550,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:710
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3442,7 +3577,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:716
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3469,7 +3604,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:722
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3496,7 +3631,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:728
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3523,7 +3658,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:734
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3550,7 +3685,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:740
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3577,7 +3712,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:745
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -3604,7 +3739,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:751
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -3631,7 +3766,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:757
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -3658,7 +3793,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:762
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -3685,7 +3820,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:768
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -3712,7 +3847,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:774
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -3739,7 +3874,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:779
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -3766,7 +3901,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:785
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -3793,7 +3928,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:790
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -3820,7 +3955,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:796
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -3847,7 +3982,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml:801
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -3874,7 +4009,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:806
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -3901,7 +4036,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:811
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -3928,7 +4063,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:816
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3955,7 +4090,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:822
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3982,7 +4117,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:829
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4009,7 +4144,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:833
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4036,7 +4171,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:836
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4063,7 +4198,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml:840
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4090,7 +4225,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:820
+# schema/native_functions.yaml:845
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4117,7 +4252,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:848
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4144,7 +4279,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:854
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())

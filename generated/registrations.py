@@ -98,537 +98,552 @@ _o.rand_like.register('CompositeExplicitAutograd', _common_factories_like.rand_l
 # schema/native_functions.yaml:105
 _o.randn_like.register('CompositeExplicitAutograd', _common_factories_like.randn_like)
 
-# schema/native_functions.yaml:111
+# schema/native_functions.yaml:110
+_o.new_empty.register('CompositeExplicitAutograd', _common_factories_like.new_empty)
+
+# schema/native_functions.yaml:115
+_o.new_empty_strided.register('CompositeExplicitAutograd', _common_factories_like.new_empty_strided)
+
+# schema/native_functions.yaml:120
+_o.new_full.register('CompositeExplicitAutograd', _common_factories_like.new_full)
+
+# schema/native_functions.yaml:125
+_o.new_zeros.register('CompositeExplicitAutograd', _common_factories_like.new_zeros)
+
+# schema/native_functions.yaml:130
+_o.new_ones.register('CompositeExplicitAutograd', _common_factories_like.new_ones)
+
+# schema/native_functions.yaml:136
 _o.clone.register('CPU', _cpu_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
-# schema/native_functions.yaml:116
+# schema/native_functions.yaml:141
 _o.clone_out.register('CompositeExplicitAutograd', _autogen_out(_o.clone))
 _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:118
+# schema/native_functions.yaml:143
 _o.copy_.register('CPU', _cpu_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:124
+# schema/native_functions.yaml:149
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
-# schema/native_functions.yaml:128
+# schema/native_functions.yaml:153
 _o._to_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o._to_copy))
 _o._to_copy_out.register("ADInplaceOrView", _inplace_or_view(_o._to_copy_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:130
+# schema/native_functions.yaml:155
 _o.to_dtype_layout.register('CompositeImplicitAutograd', _composite_conversions.to_dtype_layout)
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml:161
 _o.to_device.register('CompositeImplicitAutograd', _composite_conversions.to_device)
 
-# schema/native_functions.yaml:142
+# schema/native_functions.yaml:167
 _o.to_dtype.register('CompositeImplicitAutograd', _composite_conversions.to_dtype)
 
-# schema/native_functions.yaml:148
+# schema/native_functions.yaml:173
 _o.to_other.register('CompositeImplicitAutograd', _composite_conversions.to_other)
 
-# schema/native_functions.yaml:154
+# schema/native_functions.yaml:179
 _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.contiguous)
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:184
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:190
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:171
+# schema/native_functions.yaml:196
 _o.zero_.register('CPU', _cpu_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 _o.add_Tensor.register('CPU', _cpu_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:183
+# schema/native_functions.yaml:208
 _o.add_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Tensor))
 _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:186
+# schema/native_functions.yaml:211
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml:218
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:200
+# schema/native_functions.yaml:225
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:212
+# schema/native_functions.yaml:237
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:215
+# schema/native_functions.yaml:240
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml:247
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:229
+# schema/native_functions.yaml:254
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:241
+# schema/native_functions.yaml:266
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:244
+# schema/native_functions.yaml:269
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:251
+# schema/native_functions.yaml:276
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:258
+# schema/native_functions.yaml:283
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:270
+# schema/native_functions.yaml:295
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:273
+# schema/native_functions.yaml:298
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:278
+# schema/native_functions.yaml:303
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:281
+# schema/native_functions.yaml:306
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:288
+# schema/native_functions.yaml:313
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:320
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:307
+# schema/native_functions.yaml:332
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:310
+# schema/native_functions.yaml:335
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:342
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:348
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:355
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:360
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:338
+# schema/native_functions.yaml:363
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:370
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml:375
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:353
+# schema/native_functions.yaml:378
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:383
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:386
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:368
+# schema/native_functions.yaml:393
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:398
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:376
+# schema/native_functions.yaml:401
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:406
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:384
+# schema/native_functions.yaml:409
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:391
+# schema/native_functions.yaml:416
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:421
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:399
+# schema/native_functions.yaml:424
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:429
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:407
+# schema/native_functions.yaml:432
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml:437
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:415
+# schema/native_functions.yaml:440
 _o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
 _o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:422
+# schema/native_functions.yaml:447
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:454
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml:461
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:443
+# schema/native_functions.yaml:468
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:450
+# schema/native_functions.yaml:475
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:458
+# schema/native_functions.yaml:483
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:463
+# schema/native_functions.yaml:488
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:466
+# schema/native_functions.yaml:491
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:473
+# schema/native_functions.yaml:498
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:478
+# schema/native_functions.yaml:503
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:481
+# schema/native_functions.yaml:506
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:513
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:493
+# schema/native_functions.yaml:518
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:496
+# schema/native_functions.yaml:521
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:528
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:535
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:542
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:522
+# schema/native_functions.yaml:547
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:550
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:557
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:537
+# schema/native_functions.yaml:562
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:565
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:573
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:580
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:585
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:563
+# schema/native_functions.yaml:588
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:595
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:600
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:578
+# schema/native_functions.yaml:603
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:608
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:586
+# schema/native_functions.yaml:611
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:591
+# schema/native_functions.yaml:616
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:620
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:625
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:628
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:633
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml:636
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:616
+# schema/native_functions.yaml:641
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:624
+# schema/native_functions.yaml:649
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:654
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:660
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:641
+# schema/native_functions.yaml:666
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:671
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:676
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:681
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:687
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:693
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:699
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:705
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:710
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:716
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:722
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:728
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:734
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:740
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:745
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:751
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:757
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:762
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:768
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:774
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:779
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:785
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:790
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:796
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml:801
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:806
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:811
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:816
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:822
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml:829
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:833
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:836
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml:840
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:820
+# schema/native_functions.yaml:845
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:848
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:854
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)

@@ -108,6 +108,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
+    _entry_new_empty,
+    _entry_new_empty_strided,
+    _entry_new_full,
+    _entry_new_ones,
+    _entry_new_zeros,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -168,7 +173,7 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -178,7 +183,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml:218
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -188,7 +193,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml:636
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -198,7 +203,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:705
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -208,7 +213,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:822
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -218,7 +223,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:578
+# schema/native_functions.yaml:603
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -228,7 +233,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:586
+# schema/native_functions.yaml:611
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -238,7 +243,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:681
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -248,7 +253,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:628
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -258,7 +263,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:785
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -268,7 +273,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:415
+# schema/native_functions.yaml:440
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -279,7 +284,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:407
+# schema/native_functions.yaml:432
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -313,7 +318,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:422
+# schema/native_functions.yaml:447
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -323,7 +328,7 @@ def clamp_(self, min=None, max=None):
     return _entry_clamp_(self, min, max)
 
 
-# schema/native_functions.yaml:111
+# schema/native_functions.yaml:136
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -333,7 +338,7 @@ def clone(self, *, memory_format=None):
     return _entry_clone(self, memory_format)
 
 
-# schema/native_functions.yaml:154
+# schema/native_functions.yaml:179
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
@@ -343,7 +348,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-# schema/native_functions.yaml:118
+# schema/native_functions.yaml:143
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -353,7 +358,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:791
+# schema/native_functions.yaml:816
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -363,7 +368,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:737
+# schema/native_functions.yaml:762
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -373,7 +378,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -384,7 +389,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:273
+# schema/native_functions.yaml:298
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -418,7 +423,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:288
+# schema/native_functions.yaml:313
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -429,7 +434,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:320
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -463,7 +468,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:355
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -473,7 +478,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:473
+# schema/native_functions.yaml:498
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -483,7 +488,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:481
+# schema/native_functions.yaml:506
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -493,7 +498,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:734
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -504,7 +509,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:740
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -514,7 +519,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:165
+# schema/native_functions.yaml:190
 def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
@@ -525,7 +530,7 @@ def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:159
+# schema/native_functions.yaml:184
 def _m1_fill_(self, value):
     if _F['Tensor'](self) and _F['Scalar'](value):
         return (self, value)
@@ -559,7 +564,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:796
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -569,7 +574,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:391
+# schema/native_functions.yaml:416
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -579,7 +584,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:376
+# schema/native_functions.yaml:401
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -589,7 +594,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml:840
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -599,7 +604,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:854
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -609,7 +614,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:848
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -619,7 +624,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:368
+# schema/native_functions.yaml:393
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -629,7 +634,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:513
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -639,7 +644,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:496
+# schema/native_functions.yaml:521
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -649,7 +654,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:353
+# schema/native_functions.yaml:378
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -659,7 +664,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml:461
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -669,7 +674,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:450
+# schema/native_functions.yaml:475
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -679,7 +684,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -689,7 +694,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:563
+# schema/native_functions.yaml:588
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -700,7 +705,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:595
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -734,7 +739,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:620
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -744,7 +749,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:806
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -755,7 +760,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:811
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -789,7 +794,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -799,7 +804,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:251
+# schema/native_functions.yaml:276
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -809,7 +814,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:757
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -819,7 +824,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:370
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -829,7 +834,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:458
+# schema/native_functions.yaml:483
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -839,7 +844,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:466
+# schema/native_functions.yaml:491
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -849,7 +854,60 @@ def neg_(self):
     return _entry_neg_(self)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:110
+def new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    size = _ivar(size)
+    if _tf[0]:
+        r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    return _entry_new_empty(self, size, dtype, layout, device, pin_memory)
+
+
+# schema/native_functions.yaml:115
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    return _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
+
+
+# schema/native_functions.yaml:120
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    return _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
+
+
+# schema/native_functions.yaml:130
+def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    size = _ivar(size)
+    if _tf[0]:
+        r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    return _entry_new_ones(self, size, dtype, layout, device, pin_memory)
+
+
+# schema/native_functions.yaml:125
+def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+    """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    size = _ivar(size)
+    if _tf[0]:
+        r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    return _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
+
+
+# schema/native_functions.yaml:687
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -860,7 +918,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -870,7 +928,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:348
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -880,7 +938,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:528
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -890,7 +948,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:535
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -900,7 +958,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:641
+# schema/native_functions.yaml:666
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -911,7 +969,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:676
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -921,7 +979,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:751
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -931,7 +989,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:542
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -941,7 +999,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:550
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -951,7 +1009,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:745
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -961,7 +1019,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:743
+# schema/native_functions.yaml:768
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -972,7 +1030,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:749
+# schema/native_functions.yaml:774
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1006,7 +1064,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:779
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1016,7 +1074,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:716
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1027,7 +1085,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:722
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1038,7 +1096,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:728
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1076,7 +1134,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1086,7 +1144,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml:247
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1096,7 +1154,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:573
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1107,7 +1165,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:580
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1141,7 +1199,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:699
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1151,7 +1209,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:557
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1161,7 +1219,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:565
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1171,7 +1229,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:693
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1181,7 +1239,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:790
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1191,7 +1249,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml:801
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1201,7 +1259,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml:710
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1211,7 +1269,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:654
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1223,7 +1281,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:660
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1257,7 +1315,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:671
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1267,7 +1325,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:399
+# schema/native_functions.yaml:424
 def where(self, condition, other):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1277,7 +1335,7 @@ def where(self, condition, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:171
+# schema/native_functions.yaml:196
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1287,7 +1345,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1297,7 +1355,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:355
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1307,7 +1365,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:391
+# schema/native_functions.yaml:416
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1317,7 +1375,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:376
+# schema/native_functions.yaml:401
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1327,7 +1385,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml:218
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1337,7 +1395,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:251
+# schema/native_functions.yaml:276
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1347,7 +1405,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:348
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1357,7 +1415,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml:247
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1367,7 +1425,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:288
+# schema/native_functions.yaml:313
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1377,7 +1435,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:368
+# schema/native_functions.yaml:393
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1387,7 +1445,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:353
+# schema/native_functions.yaml:378
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1397,7 +1455,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1407,7 +1465,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1417,7 +1475,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:370
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1427,7 +1485,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:458
+# schema/native_functions.yaml:483
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1437,7 +1495,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1447,7 +1505,7 @@ def __pow__(self, other):
     return _entry_pow_Tensor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:178
+# schema/native_functions.yaml:203
 def __radd__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1457,7 +1515,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:619
+# schema/native_functions.yaml:644
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1467,7 +1525,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml:261
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1477,7 +1535,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:302
+# schema/native_functions.yaml:327
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1487,7 +1545,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1497,7 +1555,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1507,7 +1565,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:207
+# schema/native_functions.yaml:232
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1517,7 +1575,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:265
+# schema/native_functions.yaml:290
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1575,6 +1633,11 @@ METHODS = {
     'ne': ne,
     'neg': neg,
     'neg_': neg_,
+    'new_empty': new_empty,
+    'new_empty_strided': new_empty_strided,
+    'new_full': new_full,
+    'new_ones': new_ones,
+    'new_zeros': new_zeros,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,

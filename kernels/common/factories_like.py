@@ -64,3 +64,29 @@ def rand_like(self, dtype, layout, device, pin_memory, memory_format):
 
 def randn_like(self, dtype, layout, device, pin_memory, memory_format):
     return _random_like(_ops._entry_randn, self, dtype, layout, device, memory_format)
+
+
+# --- new_* : a new tensor of a given size with self's dtype and device ---------------------
+def new_empty(self, size, dtype, layout, device, pin_memory):
+    """`x.new_empty((2, 3))`: uninitialised, x's dtype and device unless given."""
+    return _ops._entry_empty_memory_format(size, dtype or self._dtype, layout,
+                                           device or self._device, None, None)
+
+
+def new_empty_strided(self, size, stride, dtype, layout, device, pin_memory):
+    return _ops._entry_empty_strided(size, stride, dtype or self._dtype, layout,
+                                     device or self._device, None)
+
+
+def new_full(self, size, fill_value, dtype, layout, device, pin_memory):
+    """`x.new_full((2,), 7)`: filled with fill_value in x's dtype (not inferred from it)."""
+    return _ops._entry_full(size, fill_value, dtype or self._dtype, layout,
+                            device or self._device, None)
+
+
+def new_zeros(self, size, dtype, layout, device, pin_memory):
+    return _ops._entry_zeros(size, dtype or self._dtype, layout, device or self._device, None)
+
+
+def new_ones(self, size, dtype, layout, device, pin_memory):
+    return _ops._entry_ones(size, dtype or self._dtype, layout, device or self._device, None)

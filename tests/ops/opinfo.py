@@ -346,6 +346,28 @@ register("full_like.default", lambda: _like_samples((7,))() + [
     S(make((2, 3), F32), True, name="bool_into_float")], exact_strides=True)
 
 
+def _new_samples(*extra):
+    def samples():
+        return [S(make((2, 3), dt), [3, 2], *extra, name=dtname(dt)) for dt in (BOOL, I64, BF16, F32)] + [
+            S(make((2, 3), F32), [], *extra, name="0d"), S(make((2,), F32), [0, 4], *extra, name="empty"),
+            S(make((2, 3), I32), [4], *extra, dtype=E.float64, name="dtype_override"),
+            S(transposed((3, 4), F32), [2, 2], *extra, name="from_transposed")]
+    return samples
+
+
+register("new_empty.default", _new_samples(), values=False, exact_strides=True)
+register("new_zeros.default", _new_samples(), exact_strides=True)
+register("new_ones.default", _new_samples(), exact_strides=True)
+register("new_full.default", lambda: _new_samples(7)() + [
+    S(make((2,), I32), [2], 2.5, name="float_into_int32"),
+    S(make((2,), F32), [3], True, name="bool_into_float")], exact_strides=True)
+register("new_empty_strided.default", lambda: [
+    S(make((2, 3), F32), [2, 3], [1, 2], name="transposed_layout"),
+    S(make((2, 3), I64), [3], [2], name="strided"),
+    S(make((2, 3), F32), [2, 2], [2, 1], dtype=E.float16, name="float16")],
+    values=False, exact_strides=True)
+
+
 def _rand_like_samples():
     return [S(make((3, 4), dt), name=dtname(dt)) for dt in (F16, BF16, F32, F64)] + [
         S(make((), F32), name="0d"), S(make((0, 2), F32), name="empty"),
