@@ -90,3 +90,34 @@ def test_from_numpy_dtype_rejects_unsupported():
     assert from_numpy_dtype(np.float16) is ember.float16
     with pytest.raises(TypeError, match="can't convert np.ndarray of type complex128"):
         from_numpy_dtype(np.complex128)
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64"])
+def test_finfo_matches_torch(name):
+    e, t = ember.finfo(E[name]), torch.finfo(T[name])
+    for attr in ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution"):
+        assert getattr(e, attr) == getattr(t, attr), attr
+    assert repr(e) == repr(t)
+
+
+@pytest.mark.parametrize("name", ["uint8", "int8", "int16", "int32", "int64"])
+def test_iinfo_matches_torch(name):
+    e, t = ember.iinfo(E[name]), torch.iinfo(T[name])
+    assert (e.bits, e.min, e.max) == (t.bits, t.min, t.max)
+    assert repr(e) == repr(t)
+
+
+def test_type_info_errors_and_default():
+    assert ember.finfo().eps == torch.finfo().eps
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        ember.finfo(ember.int32)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        ember.iinfo(ember.float32)
+
+
+def test_top_level_helpers():
+    assert ember.is_tensor(ember.ones(1)) and not ember.is_tensor(1.0)
+    assert ember.numel(ember.ones(2, 3)) == 6 and ember.is_floating_point(ember.ones(1))
+    assert ember.broadcast_shapes((2, 1), (3,)) == torch.broadcast_shapes((2, 1), (3,))
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        ember.broadcast_shapes((2, 3), (3, 2))
