@@ -61,3 +61,33 @@ from ember.kernels.composite.conversions import tensor_to
 
 Tensor.to = tensor_to
 Tensor.type = _type
+
+
+def _deepcopy(self, memo):
+    """`copy.deepcopy(t)`: a clone with the same requires_grad (and a copied .grad), like
+    torch; views are copied as independent tensors."""
+    import copy
+
+    from ..autograd.grad_mode import no_grad
+    if id(self) in memo:
+        return memo[id(self)]
+    if not self.is_leaf:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                           "the deepcopy protocol at the moment.  If you were attempting to "
+                           "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
+                           "usage, see https://github.com/pytorch/pytorch/pull/103001")
+    with no_grad():
+        new = self.clone()
+    if type(self) is not Tensor:
+        new = new.as_subclass(type(self))
+        if hasattr(self, "__dict__"):
+            new.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    memo[id(self)] = new
+    if self.requires_grad:
+        new.requires_grad_(True)
+    if self.grad is not None:
+        new.grad = copy.deepcopy(self.grad, memo)
+    return new
+
+
+Tensor.__deepcopy__ = _deepcopy

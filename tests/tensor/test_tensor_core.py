@@ -124,3 +124,15 @@ def test_make_subclass_shares_data():
     s = ember.Tensor._make_subclass(Sub, x)
     assert type(s) is Sub and s.data_ptr() == x.data_ptr()
     assert type(x.as_subclass(Sub)) is Sub
+
+
+def test_deepcopy_clones_data_and_flags():
+    import copy
+    x = ember.arange(6, dtype=ember.float32).view(2, 3).t()
+    x.requires_grad_()
+    x.grad = ember.ones(3, 2)
+    y = copy.deepcopy(x)
+    assert y.tolist() == x.tolist() and y.requires_grad and y.grad.tolist() == [[1.0] * 2] * 3
+    assert y.data_ptr() != x.data_ptr() and y.stride() == x.stride()
+    pair = copy.deepcopy([x, x])
+    assert pair[0] is pair[1]
