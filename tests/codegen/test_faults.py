@@ -140,3 +140,21 @@ def test_check_detects_drift(project, capsys):
     (project / "generated" / "ops.py").write_text("# edited by hand\n")
     assert main(["--root", str(project), "--check"]) == 1
     assert "ops.py" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("edit,phrase", [
+    (lambda t: t.replace("variants: function", "variants: functon"), "unknown variant 'functon'"),
+    (lambda t: t + "  tags: [pointwise, shiny]\n", "unknown tag 'shiny'"),
+    (lambda t: t.replace("    Meta: add\n", "    Meta: add\n    CompositeImplicitAutograd: matmul\n"),
+     "cannot also have backend kernels"),
+    (lambda t: t + "  autogen: other.out\n", "autogen 'other.out' must name an overload of 'myop'"),
+    (lambda t: t.replace("  dispatch:\n    CPU: add\n    Meta: add\n", ""), "has no dispatch entry"),
+    (lambda t: t + "  manual_binding: maybe\n", "'manual_binding' must be true or false"),
+])
+def test_other_validation_errors(project, capsys, edit, phrase):
+    append_native(project, edit(GOOD_OP))
+    before = snapshot(project)
+    assert main(["--root", str(project)]) == 2
+    err = capsys.readouterr().err
+    assert phrase in err and "schema/native_functions.yaml:" in err, err
+    assert snapshot(project) == before

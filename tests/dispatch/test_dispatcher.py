@@ -188,3 +188,26 @@ def test_dispatch_trace_prints_each_op():
                          check=True)
     assert "aten::add.Tensor" in out.stderr and "-> CPU" in out.stderr
     assert "aten::ones" in out.stderr and "BackendSelect" in out.stderr
+
+
+def test_library_misuse_errors():
+    with pytest.raises(ValueError, match="Unsupported kind"):
+        Library("x", "DEFINE")
+    with pytest.raises(ValueError, match="use IMPL"):
+        Library("aten", "DEF")
+    with pytest.raises(RuntimeError, match="define\\(\\) is not allowed on an IMPL library"):
+        Library("aten", "IMPL").define("foo(Tensor x) -> Tensor")
+    lib = Library("embertest3", "DEF")
+    try:
+        with pytest.raises(RuntimeError, match="Only a single Library"):
+            Library("embertest3", "DEF")
+        with pytest.raises(RuntimeError, match="malformed schema"):
+            lib.define("bad(Tensor x")
+        with pytest.raises(ValueError, match="unknown dispatch key 'GPU'"):
+            lib.impl("aten::neg", lambda x: x, "GPU")
+        with pytest.raises(RuntimeError, match="in a Library for namespace 'embertest3'"):
+            lib.impl("aten::neg", lambda x: x, "CPU")
+    finally:
+        lib._destroy()
+    with pytest.raises(AttributeError, match="has no overload name 'nope'"):
+        aten.add.nope  # noqa: B018
