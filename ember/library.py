@@ -62,7 +62,8 @@ def _make_entry(op: OpOverload, schema: FunctionSchema):
         ks = 0 if getters else K.BACKEND_SELECT_BIT
         for i, g in getters:
             ks |= g(args[i])
-        ks = (ks | _tls.include) & _tls.keep
+        include, keep = _tls.masks
+        ks = (ks | include) & keep
         k = cache.get(ks)
         if k is None:
             k = op._fill(ks)

@@ -31,7 +31,8 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 
 
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_empty_memory_format.get(ks)
     if k is None:
         k = empty_memory_format._fill(ks)
@@ -55,7 +56,8 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 
 
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_empty_strided.get(ks)
     if k is None:
         k = empty_strided._fill(ks)
@@ -79,7 +81,8 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_zeros(size, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_zeros.get(ks)
     if k is None:
         k = zeros._fill(ks)
@@ -103,7 +106,8 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_ones(size, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_ones.get(ks)
     if k is None:
         k = ones._fill(ks)
@@ -127,7 +131,8 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_full.get(ks)
     if k is None:
         k = full._fill(ks)
@@ -151,7 +156,8 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 
 
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_scalar_tensor.get(ks)
     if k is None:
         k = scalar_tensor._fill(ks)
@@ -175,7 +181,8 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_arange(end, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_arange.get(ks)
     if k is None:
         k = arange._fill(ks)
@@ -199,7 +206,8 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 
 
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_arange_start.get(ks)
     if k is None:
         k = arange_start._fill(ks)
@@ -223,7 +231,8 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 
 
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_arange_start_step.get(ks)
     if k is None:
         k = arange_start_step._fill(ks)
@@ -247,7 +256,8 @@ def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pi
 
 
 def _entry_rand(size, generator, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_rand.get(ks)
     if k is None:
         k = rand._fill(ks)
@@ -271,7 +281,8 @@ def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, p
 
 
 def _entry_randn(size, generator, dtype, layout, device, pin_memory):
-    ks = (_BACKEND_SELECT | _tls.include) & _tls.keep
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_randn.get(ks)
     if k is None:
         k = randn._fill(ks)
@@ -296,7 +307,8 @@ def _bind_empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=N
 
 def _entry_empty_like(self, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(empty_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_empty_like.get(ks)
@@ -323,7 +335,8 @@ def _bind_zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=N
 
 def _entry_zeros_like(self, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zeros_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_zeros_like.get(ks)
@@ -350,7 +363,8 @@ def _bind_ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=No
 
 def _entry_ones_like(self, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ones_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_ones_like.get(ks)
@@ -377,7 +391,8 @@ def _bind_full_like(self, fill_value, *, dtype=None, layout=None, device=None, p
 
 def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_full_like.get(ks)
@@ -404,7 +419,8 @@ def _bind_rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=No
 
 def _entry_rand_like(self, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rand_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_rand_like.get(ks)
@@ -431,7 +447,8 @@ def _bind_randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=N
 
 def _entry_randn_like(self, dtype, layout, device, pin_memory, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randn_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
     k = _c_randn_like.get(ks)
@@ -458,7 +475,8 @@ def _bind_new_empty(self, size, *, dtype=None, layout=None, device=None, pin_mem
 
 def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty, (self, size, dtype, layout, device, pin_memory)) from None
     k = _c_new_empty.get(ks)
@@ -485,7 +503,8 @@ def _bind_new_empty_strided(self, size, stride, *, dtype=None, layout=None, devi
 
 def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty_strided, (self, size, stride, dtype, layout, device, pin_memory)) from None
     k = _c_new_empty_strided.get(ks)
@@ -512,7 +531,8 @@ def _bind_new_full(self, size, fill_value, *, dtype=None, layout=None, device=No
 
 def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
     k = _c_new_full.get(ks)
@@ -539,7 +559,8 @@ def _bind_new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_mem
 
 def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_zeros, (self, size, dtype, layout, device, pin_memory)) from None
     k = _c_new_zeros.get(ks)
@@ -566,7 +587,8 @@ def _bind_new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memo
 
 def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_ones, (self, size, dtype, layout, device, pin_memory)) from None
     k = _c_new_ones.get(ks)
@@ -593,7 +615,8 @@ def _bind_clone(self, *, memory_format=None):
 
 def _entry_clone(self, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone, (self, memory_format)) from None
     k = _c_clone.get(ks)
@@ -620,7 +643,8 @@ def _bind_clone_out(self, *, memory_format=None, out):
 
 def _entry_clone_out(self, memory_format, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone_out, (self, memory_format, out)) from None
     k = _c_clone_out.get(ks)
@@ -647,7 +671,8 @@ def _bind_copy_(self, src, non_blocking=False):
 
 def _entry_copy_(self, src, non_blocking):
     try:
-        ks = (self._ks | src._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(copy_, (self, src, non_blocking)) from None
     k = _c_copy_.get(ks)
@@ -674,7 +699,8 @@ def _bind__to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=Non
 
 def _entry__to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy, (self, dtype, layout, device, pin_memory, non_blocking, memory_format)) from None
     k = _c__to_copy.get(ks)
@@ -701,7 +727,8 @@ def _bind__to_copy_out(self, *, dtype=None, layout=None, device=None, pin_memory
 
 def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy_out, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)) from None
     k = _c__to_copy_out.get(ks)
@@ -728,7 +755,8 @@ def _bind_to_dtype_layout(self, *, dtype=None, layout=None, device=None, pin_mem
 
 def _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype_layout, (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)) from None
     k = _c_to_dtype_layout.get(ks)
@@ -755,7 +783,8 @@ def _bind_to_device(self, device, dtype, non_blocking=False, copy=False, memory_
 
 def _entry_to_device(self, device, dtype, non_blocking, copy, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_device, (self, device, dtype, non_blocking, copy, memory_format)) from None
     k = _c_to_device.get(ks)
@@ -782,7 +811,8 @@ def _bind_to_dtype(self, dtype, non_blocking=False, copy=False, memory_format=No
 
 def _entry_to_dtype(self, dtype, non_blocking, copy, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype, (self, dtype, non_blocking, copy, memory_format)) from None
     k = _c_to_dtype.get(ks)
@@ -809,7 +839,8 @@ def _bind_to_other(self, other, non_blocking=False, copy=False, memory_format=No
 
 def _entry_to_other(self, other, non_blocking, copy, memory_format):
     try:
-        ks = (self._ks | other._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_other, (self, other, non_blocking, copy, memory_format)) from None
     k = _c_to_other.get(ks)
@@ -836,7 +867,8 @@ def _bind_contiguous(self, *, memory_format='contiguous_format'):
 
 def _entry_contiguous(self, memory_format):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(contiguous, (self, memory_format)) from None
     k = _c_contiguous.get(ks)
@@ -863,7 +895,8 @@ def _bind_fill__Scalar(self, value):
 
 def _entry_fill__Scalar(self, value):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Scalar, (self, value)) from None
     k = _c_fill__Scalar.get(ks)
@@ -890,7 +923,8 @@ def _bind_fill__Tensor(self, value):
 
 def _entry_fill__Tensor(self, value):
     try:
-        ks = (self._ks | value._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Tensor, (self, value)) from None
     k = _c_fill__Tensor.get(ks)
@@ -917,7 +951,8 @@ def _bind_zero_(self):
 
 def _entry_zero_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zero_, (self,)) from None
     k = _c_zero_.get(ks)
@@ -944,7 +979,8 @@ def _bind_add_Tensor(self, other, *, alpha=1):
 
 def _entry_add_Tensor(self, other, alpha):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
     k = _c_add_Tensor.get(ks)
@@ -971,7 +1007,8 @@ def _bind_add_out(self, other, *, alpha=1, out):
 
 def _entry_add_out(self, other, alpha, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     k = _c_add_out.get(ks)
@@ -998,7 +1035,8 @@ def _bind_add_Scalar(self, other, alpha=1):
 
 def _entry_add_Scalar(self, other, alpha):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
     k = _c_add_Scalar.get(ks)
@@ -1025,7 +1063,8 @@ def _bind_add__Tensor(self, other, *, alpha=1):
 
 def _entry_add__Tensor(self, other, alpha):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     k = _c_add__Tensor.get(ks)
@@ -1052,7 +1091,8 @@ def _bind_add__Scalar(self, other, alpha=1):
 
 def _entry_add__Scalar(self, other, alpha):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     k = _c_add__Scalar.get(ks)
@@ -1079,7 +1119,8 @@ def _bind_sub_Tensor(self, other, *, alpha=1):
 
 def _entry_sub_Tensor(self, other, alpha):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
     k = _c_sub_Tensor.get(ks)
@@ -1106,7 +1147,8 @@ def _bind_sub_out(self, other, *, alpha=1, out):
 
 def _entry_sub_out(self, other, alpha, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     k = _c_sub_out.get(ks)
@@ -1133,7 +1175,8 @@ def _bind_sub_Scalar(self, other, alpha=1):
 
 def _entry_sub_Scalar(self, other, alpha):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
     k = _c_sub_Scalar.get(ks)
@@ -1160,7 +1203,8 @@ def _bind_sub__Tensor(self, other, *, alpha=1):
 
 def _entry_sub__Tensor(self, other, alpha):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     k = _c_sub__Tensor.get(ks)
@@ -1187,7 +1231,8 @@ def _bind_sub__Scalar(self, other, alpha=1):
 
 def _entry_sub__Scalar(self, other, alpha):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     k = _c_sub__Scalar.get(ks)
@@ -1214,7 +1259,8 @@ def _bind_mul_Tensor(self, other):
 
 def _entry_mul_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Tensor, (self, other)) from None
     k = _c_mul_Tensor.get(ks)
@@ -1241,7 +1287,8 @@ def _bind_mul_out(self, other, *, out):
 
 def _entry_mul_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_out, (self, other, out)) from None
     k = _c_mul_out.get(ks)
@@ -1268,7 +1315,8 @@ def _bind_mul_Scalar(self, other):
 
 def _entry_mul_Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
     k = _c_mul_Scalar.get(ks)
@@ -1295,7 +1343,8 @@ def _bind_mul__Tensor(self, other):
 
 def _entry_mul__Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Tensor, (self, other)) from None
     k = _c_mul__Tensor.get(ks)
@@ -1322,7 +1371,8 @@ def _bind_mul__Scalar(self, other):
 
 def _entry_mul__Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Scalar, (self, other)) from None
     k = _c_mul__Scalar.get(ks)
@@ -1349,7 +1399,8 @@ def _bind_div_Tensor(self, other):
 
 def _entry_div_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor, (self, other)) from None
     k = _c_div_Tensor.get(ks)
@@ -1376,7 +1427,8 @@ def _bind_div_out(self, other, *, out):
 
 def _entry_div_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out, (self, other, out)) from None
     k = _c_div_out.get(ks)
@@ -1403,7 +1455,8 @@ def _bind_div_Tensor_mode(self, other, *, rounding_mode):
 
 def _entry_div_Tensor_mode(self, other, rounding_mode):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor_mode, (self, other, rounding_mode)) from None
     k = _c_div_Tensor_mode.get(ks)
@@ -1430,7 +1483,8 @@ def _bind_div_out_mode(self, other, *, rounding_mode, out):
 
 def _entry_div_out_mode(self, other, rounding_mode, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
     k = _c_div_out_mode.get(ks)
@@ -1457,7 +1511,8 @@ def _bind_div_Scalar(self, other):
 
 def _entry_div_Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
     k = _c_div_Scalar.get(ks)
@@ -1484,7 +1539,8 @@ def _bind_div__Tensor(self, other):
 
 def _entry_div__Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor, (self, other)) from None
     k = _c_div__Tensor.get(ks)
@@ -1511,7 +1567,8 @@ def _bind_div__Tensor_mode(self, other, *, rounding_mode):
 
 def _entry_div__Tensor_mode(self, other, rounding_mode):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
     k = _c_div__Tensor_mode.get(ks)
@@ -1538,7 +1595,8 @@ def _bind_pow_Tensor_Tensor(self, exponent):
 
 def _entry_pow_Tensor_Tensor(self, exponent):
     try:
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor, (self, exponent)) from None
     k = _c_pow_Tensor_Tensor.get(ks)
@@ -1565,7 +1623,8 @@ def _bind_pow_Tensor_Tensor_out(self, exponent, *, out):
 
 def _entry_pow_Tensor_Tensor_out(self, exponent, out):
     try:
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
     k = _c_pow_Tensor_Tensor_out.get(ks)
@@ -1592,7 +1651,8 @@ def _bind_pow_Tensor_Scalar(self, exponent):
 
 def _entry_pow_Tensor_Scalar(self, exponent):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
     k = _c_pow_Tensor_Scalar.get(ks)
@@ -1619,7 +1679,8 @@ def _bind_pow_Scalar(self, exponent):
 
 def _entry_pow_Scalar(self, exponent):
     try:
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
     k = _c_pow_Scalar.get(ks)
@@ -1646,7 +1707,8 @@ def _bind_pow__Tensor(self, exponent):
 
 def _entry_pow__Tensor(self, exponent):
     try:
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow__Tensor, (self, exponent)) from None
     k = _c_pow__Tensor.get(ks)
@@ -1673,7 +1735,8 @@ def _bind_eq_Tensor(self, other):
 
 def _entry_eq_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor, (self, other)) from None
     k = _c_eq_Tensor.get(ks)
@@ -1700,7 +1763,8 @@ def _bind_eq_Tensor_out(self, other, *, out):
 
 def _entry_eq_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
     k = _c_eq_Tensor_out.get(ks)
@@ -1727,7 +1791,8 @@ def _bind_eq_Scalar(self, other):
 
 def _entry_eq_Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
     k = _c_eq_Scalar.get(ks)
@@ -1754,7 +1819,8 @@ def _bind_ne_Tensor(self, other):
 
 def _entry_ne_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor, (self, other)) from None
     k = _c_ne_Tensor.get(ks)
@@ -1781,7 +1847,8 @@ def _bind_ne_Tensor_out(self, other, *, out):
 
 def _entry_ne_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
     k = _c_ne_Tensor_out.get(ks)
@@ -1808,7 +1875,8 @@ def _bind_lt_Tensor(self, other):
 
 def _entry_lt_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor, (self, other)) from None
     k = _c_lt_Tensor.get(ks)
@@ -1835,7 +1903,8 @@ def _bind_lt_Tensor_out(self, other, *, out):
 
 def _entry_lt_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
     k = _c_lt_Tensor_out.get(ks)
@@ -1862,7 +1931,8 @@ def _bind_lt_Scalar(self, other):
 
 def _entry_lt_Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
     k = _c_lt_Scalar.get(ks)
@@ -1889,7 +1959,8 @@ def _bind_le_Tensor(self, other):
 
 def _entry_le_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor, (self, other)) from None
     k = _c_le_Tensor.get(ks)
@@ -1916,7 +1987,8 @@ def _bind_le_Tensor_out(self, other, *, out):
 
 def _entry_le_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
     k = _c_le_Tensor_out.get(ks)
@@ -1943,7 +2015,8 @@ def _bind_gt_Tensor(self, other):
 
 def _entry_gt_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor, (self, other)) from None
     k = _c_gt_Tensor.get(ks)
@@ -1970,7 +2043,8 @@ def _bind_gt_Tensor_out(self, other, *, out):
 
 def _entry_gt_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
     k = _c_gt_Tensor_out.get(ks)
@@ -1997,7 +2071,8 @@ def _bind_gt_Scalar(self, other):
 
 def _entry_gt_Scalar(self, other):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
     k = _c_gt_Scalar.get(ks)
@@ -2024,7 +2099,8 @@ def _bind_ge_Tensor(self, other):
 
 def _entry_ge_Tensor(self, other):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor, (self, other)) from None
     k = _c_ge_Tensor.get(ks)
@@ -2051,7 +2127,8 @@ def _bind_ge_Tensor_out(self, other, *, out):
 
 def _entry_ge_Tensor_out(self, other, out):
     try:
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
     k = _c_ge_Tensor_out.get(ks)
@@ -2078,7 +2155,8 @@ def _bind_where_self(condition, self, other):
 
 def _entry_where_self(condition, self, other):
     try:
-        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self, (condition, self, other)) from None
     k = _c_where_self.get(ks)
@@ -2105,7 +2183,8 @@ def _bind_where_self_out(condition, self, other, *, out):
 
 def _entry_where_self_out(condition, self, other, out):
     try:
-        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
     k = _c_where_self_out.get(ks)
@@ -2132,7 +2211,8 @@ def _bind_clamp(self, min=None, max=None):
 
 def _entry_clamp(self, min, max):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
     k = _c_clamp.get(ks)
@@ -2159,7 +2239,8 @@ def _bind_clamp_out(self, min=None, max=None, *, out):
 
 def _entry_clamp_out(self, min, max, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     k = _c_clamp_out.get(ks)
@@ -2186,7 +2267,8 @@ def _bind_clamp_Tensor(self, min=None, max=None):
 
 def _entry_clamp_Tensor(self, min, max):
     try:
-        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_Tensor, (self, min, max)) from None
     k = _c_clamp_Tensor.get(ks)
@@ -2213,7 +2295,8 @@ def _bind_clamp_(self, min=None, max=None):
 
 def _entry_clamp_(self, min, max):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_, (self, min, max)) from None
     k = _c_clamp_.get(ks)
@@ -2240,7 +2323,8 @@ def _bind_masked_fill_Scalar(self, mask, value):
 
 def _entry_masked_fill_Scalar(self, mask, value):
     try:
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
     k = _c_masked_fill_Scalar.get(ks)
@@ -2267,7 +2351,8 @@ def _bind_masked_fill_Tensor(self, mask, value):
 
 def _entry_masked_fill_Tensor(self, mask, value):
     try:
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor, (self, mask, value)) from None
     k = _c_masked_fill_Tensor.get(ks)
@@ -2294,7 +2379,8 @@ def _bind_masked_fill__Scalar(self, mask, value):
 
 def _entry_masked_fill__Scalar(self, mask, value):
     try:
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     k = _c_masked_fill__Scalar.get(ks)
@@ -2321,7 +2407,8 @@ def _bind_masked_fill__Tensor(self, mask, value):
 
 def _entry_masked_fill__Tensor(self, mask, value):
     try:
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
     k = _c_masked_fill__Tensor.get(ks)
@@ -2348,7 +2435,8 @@ def _bind_neg(self):
 
 def _entry_neg(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg, (self,)) from None
     k = _c_neg.get(ks)
@@ -2375,7 +2463,8 @@ def _bind_neg_out(self, *, out):
 
 def _entry_neg_out(self, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg_out, (self, out)) from None
     k = _c_neg_out.get(ks)
@@ -2402,7 +2491,8 @@ def _bind_neg_(self):
 
 def _entry_neg_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg_, (self,)) from None
     k = _c_neg_.get(ks)
@@ -2429,7 +2519,8 @@ def _bind_exp(self):
 
 def _entry_exp(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp, (self,)) from None
     k = _c_exp.get(ks)
@@ -2456,7 +2547,8 @@ def _bind_exp_out(self, *, out):
 
 def _entry_exp_out(self, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp_out, (self, out)) from None
     k = _c_exp_out.get(ks)
@@ -2483,7 +2575,8 @@ def _bind_exp_(self):
 
 def _entry_exp_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp_, (self,)) from None
     k = _c_exp_.get(ks)
@@ -2510,7 +2603,8 @@ def _bind_log(self):
 
 def _entry_log(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log, (self,)) from None
     k = _c_log.get(ks)
@@ -2537,7 +2631,8 @@ def _bind_log_out(self, *, out):
 
 def _entry_log_out(self, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_out, (self, out)) from None
     k = _c_log_out.get(ks)
@@ -2564,7 +2659,8 @@ def _bind_log_(self):
 
 def _entry_log_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_, (self,)) from None
     k = _c_log_.get(ks)
@@ -2591,7 +2687,8 @@ def _bind_relu(self):
 
 def _entry_relu(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu, (self,)) from None
     k = _c_relu.get(ks)
@@ -2618,7 +2715,8 @@ def _bind_relu_(self):
 
 def _entry_relu_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu_, (self,)) from None
     k = _c_relu_.get(ks)
@@ -2645,7 +2743,8 @@ def _bind_sigmoid(self):
 
 def _entry_sigmoid(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid, (self,)) from None
     k = _c_sigmoid.get(ks)
@@ -2672,7 +2771,8 @@ def _bind_sigmoid_out(self, *, out):
 
 def _entry_sigmoid_out(self, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_out, (self, out)) from None
     k = _c_sigmoid_out.get(ks)
@@ -2699,7 +2799,8 @@ def _bind_sigmoid_(self):
 
 def _entry_sigmoid_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_, (self,)) from None
     k = _c_sigmoid_.get(ks)
@@ -2726,7 +2827,8 @@ def _bind_tanh(self):
 
 def _entry_tanh(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh, (self,)) from None
     k = _c_tanh.get(ks)
@@ -2753,7 +2855,8 @@ def _bind_tanh_out(self, *, out):
 
 def _entry_tanh_out(self, out):
     try:
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_out, (self, out)) from None
     k = _c_tanh_out.get(ks)
@@ -2780,7 +2883,8 @@ def _bind_tanh_(self):
 
 def _entry_tanh_(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_, (self,)) from None
     k = _c_tanh_.get(ks)
@@ -2807,7 +2911,8 @@ def _bind_sum(self, *, dtype=None):
 
 def _entry_sum(self, dtype):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum, (self, dtype)) from None
     k = _c_sum.get(ks)
@@ -2834,7 +2939,8 @@ def _bind_sum_dim_IntList(self, dim, keepdim=False, *, dtype=None):
 
 def _entry_sum_dim_IntList(self, dim, keepdim, dtype):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_dim_IntList, (self, dim, keepdim, dtype)) from None
     k = _c_sum_dim_IntList.get(ks)
@@ -2861,7 +2967,8 @@ def _bind_sum_IntList_out(self, dim, keepdim=False, *, dtype=None, out):
 
 def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_IntList_out, (self, dim, keepdim, dtype, out)) from None
     k = _c_sum_IntList_out.get(ks)
@@ -2888,7 +2995,8 @@ def _bind_mean(self, *, dtype=None):
 
 def _entry_mean(self, dtype):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean, (self, dtype)) from None
     k = _c_mean.get(ks)
@@ -2915,7 +3023,8 @@ def _bind_mean_dim(self, dim, keepdim=False, *, dtype=None):
 
 def _entry_mean_dim(self, dim, keepdim, dtype):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_dim, (self, dim, keepdim, dtype)) from None
     k = _c_mean_dim.get(ks)
@@ -2942,7 +3051,8 @@ def _bind_mean_out(self, dim, keepdim=False, *, dtype=None, out):
 
 def _entry_mean_out(self, dim, keepdim, dtype, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_out, (self, dim, keepdim, dtype, out)) from None
     k = _c_mean_out.get(ks)
@@ -2969,7 +3079,8 @@ def _bind_amax(self, dim=(), keepdim=False):
 
 def _entry_amax(self, dim, keepdim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax, (self, dim, keepdim)) from None
     k = _c_amax.get(ks)
@@ -2996,7 +3107,8 @@ def _bind_amax_out(self, dim=(), keepdim=False, *, out):
 
 def _entry_amax_out(self, dim, keepdim, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax_out, (self, dim, keepdim, out)) from None
     k = _c_amax_out.get(ks)
@@ -3023,7 +3135,8 @@ def _bind_argmax(self, dim=None, keepdim=False):
 
 def _entry_argmax(self, dim, keepdim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax, (self, dim, keepdim)) from None
     k = _c_argmax.get(ks)
@@ -3050,7 +3163,8 @@ def _bind_argmax_out(self, dim=None, keepdim=False, *, out):
 
 def _entry_argmax_out(self, dim, keepdim, out):
     try:
-        ks = (self._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax_out, (self, dim, keepdim, out)) from None
     k = _c_argmax_out.get(ks)
@@ -3077,7 +3191,8 @@ def _bind_mm(self, mat2):
 
 def _entry_mm(self, mat2):
     try:
-        ks = (self._ks | mat2._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm, (self, mat2)) from None
     k = _c_mm.get(ks)
@@ -3104,7 +3219,8 @@ def _bind_mm_out(self, mat2, *, out):
 
 def _entry_mm_out(self, mat2, out):
     try:
-        ks = (self._ks | mat2._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm_out, (self, mat2, out)) from None
     k = _c_mm_out.get(ks)
@@ -3131,7 +3247,8 @@ def _bind_bmm(self, mat2):
 
 def _entry_bmm(self, mat2):
     try:
-        ks = (self._ks | mat2._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm, (self, mat2)) from None
     k = _c_bmm.get(ks)
@@ -3158,7 +3275,8 @@ def _bind_bmm_out(self, mat2, *, out):
 
 def _entry_bmm_out(self, mat2, out):
     try:
-        ks = (self._ks | mat2._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm_out, (self, mat2, out)) from None
     k = _c_bmm_out.get(ks)
@@ -3185,7 +3303,8 @@ def _bind_addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
 def _entry_addmm(self, mat1, mat2, beta, alpha):
     try:
-        ks = (self._ks | mat1._ks | mat2._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
     k = _c_addmm.get(ks)
@@ -3212,7 +3331,8 @@ def _bind_addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
 
 def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
     try:
-        ks = (self._ks | mat1._ks | mat2._ks | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat1._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     k = _c_addmm_out.get(ks)
@@ -3239,7 +3359,8 @@ def _bind_matmul(self, other):
 
 def _entry_matmul(self, other):
     try:
-        ks = (self._ks | other._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(matmul, (self, other)) from None
     k = _c_matmul.get(ks)
@@ -3266,7 +3387,8 @@ def _bind_linear(input, weight, bias=None):
 
 def _entry_linear(input, weight, bias):
     try:
-        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linear, (input, weight, bias)) from None
     k = _c_linear.get(ks)
@@ -3293,7 +3415,8 @@ def _bind_view(self, size):
 
 def _entry_view(self, size):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view, (self, size)) from None
     k = _c_view.get(ks)
@@ -3320,7 +3443,8 @@ def _bind_view_dtype(self, dtype):
 
 def _entry_view_dtype(self, dtype):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_dtype, (self, dtype)) from None
     k = _c_view_dtype.get(ks)
@@ -3347,7 +3471,8 @@ def _bind_reshape(self, shape):
 
 def _entry_reshape(self, shape):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape, (self, shape)) from None
     k = _c_reshape.get(ks)
@@ -3374,7 +3499,8 @@ def _bind_view_as(self, other):
 
 def _entry_view_as(self, other):
     try:
-        ks = (self._ks | other._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_as, (self, other)) from None
     k = _c_view_as.get(ks)
@@ -3401,7 +3527,8 @@ def _bind_reshape_as(self, other):
 
 def _entry_reshape_as(self, other):
     try:
-        ks = (self._ks | other._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape_as, (self, other)) from None
     k = _c_reshape_as.get(ks)
@@ -3428,7 +3555,8 @@ def _bind_as_strided(self, size, stride, storage_offset=None):
 
 def _entry_as_strided(self, size, stride, storage_offset):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(as_strided, (self, size, stride, storage_offset)) from None
     k = _c_as_strided.get(ks)
@@ -3455,7 +3583,8 @@ def _bind_permute(self, dims):
 
 def _entry_permute(self, dims):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(permute, (self, dims)) from None
     k = _c_permute.get(ks)
@@ -3482,7 +3611,8 @@ def _bind_transpose_int(self, dim0, dim1):
 
 def _entry_transpose_int(self, dim0, dim1):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(transpose_int, (self, dim0, dim1)) from None
     k = _c_transpose_int.get(ks)
@@ -3509,7 +3639,8 @@ def _bind_t(self):
 
 def _entry_t(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(t, (self,)) from None
     k = _c_t.get(ks)
@@ -3536,7 +3667,8 @@ def _bind_adjoint(self):
 
 def _entry_adjoint(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(adjoint, (self,)) from None
     k = _c_adjoint.get(ks)
@@ -3563,7 +3695,8 @@ def _bind_unsqueeze(self, dim):
 
 def _entry_unsqueeze(self, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unsqueeze, (self, dim)) from None
     k = _c_unsqueeze.get(ks)
@@ -3590,7 +3723,8 @@ def _bind_squeeze(self):
 
 def _entry_squeeze(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze, (self,)) from None
     k = _c_squeeze.get(ks)
@@ -3617,7 +3751,8 @@ def _bind_squeeze_dim(self, dim):
 
 def _entry_squeeze_dim(self, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dim, (self, dim)) from None
     k = _c_squeeze_dim.get(ks)
@@ -3644,7 +3779,8 @@ def _bind_squeeze_dims(self, dim):
 
 def _entry_squeeze_dims(self, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dims, (self, dim)) from None
     k = _c_squeeze_dims.get(ks)
@@ -3671,7 +3807,8 @@ def _bind_expand(self, size, *, implicit=False):
 
 def _entry_expand(self, size, implicit):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand, (self, size, implicit)) from None
     k = _c_expand.get(ks)
@@ -3698,7 +3835,8 @@ def _bind_expand_as(self, other):
 
 def _entry_expand_as(self, other):
     try:
-        ks = (self._ks | other._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand_as, (self, other)) from None
     k = _c_expand_as.get(ks)
@@ -3725,7 +3863,8 @@ def _bind_slice_Tensor(self, dim=0, start=None, end=None, step=1):
 
 def _entry_slice_Tensor(self, dim, start, end, step):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(slice_Tensor, (self, dim, start, end, step)) from None
     k = _c_slice_Tensor.get(ks)
@@ -3752,7 +3891,8 @@ def _bind_select_int(self, dim, index):
 
 def _entry_select_int(self, dim, index):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(select_int, (self, dim, index)) from None
     k = _c_select_int.get(ks)
@@ -3779,7 +3919,8 @@ def _bind_narrow(self, dim, start, length):
 
 def _entry_narrow(self, dim, start, length):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(narrow, (self, dim, start, length)) from None
     k = _c_narrow.get(ks)
@@ -3806,7 +3947,8 @@ def _bind_diagonal(self, offset=0, dim1=0, dim2=1):
 
 def _entry_diagonal(self, offset, dim1, dim2):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(diagonal, (self, offset, dim1, dim2)) from None
     k = _c_diagonal.get(ks)
@@ -3833,7 +3975,8 @@ def _bind_split_Tensor(self, split_size, dim=0):
 
 def _entry_split_Tensor(self, split_size, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_Tensor, (self, split_size, dim)) from None
     k = _c_split_Tensor.get(ks)
@@ -3860,7 +4003,8 @@ def _bind_split_sizes(self, split_size, dim=0):
 
 def _entry_split_sizes(self, split_size, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_sizes, (self, split_size, dim)) from None
     k = _c_split_sizes.get(ks)
@@ -3887,7 +4031,8 @@ def _bind_split_with_sizes(self, split_sizes, dim=0):
 
 def _entry_split_with_sizes(self, split_sizes, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_with_sizes, (self, split_sizes, dim)) from None
     k = _c_split_with_sizes.get(ks)
@@ -3914,7 +4059,8 @@ def _bind_chunk(self, chunks, dim=0):
 
 def _entry_chunk(self, chunks, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(chunk, (self, chunks, dim)) from None
     k = _c_chunk.get(ks)
@@ -3941,7 +4087,8 @@ def _bind_unbind_int(self, dim=0):
 
 def _entry_unbind_int(self, dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unbind_int, (self, dim)) from None
     k = _c_unbind_int.get(ks)
@@ -3968,7 +4115,8 @@ def _bind_flatten_using_ints(self, start_dim=0, end_dim=-1):
 
 def _entry_flatten_using_ints(self, start_dim, end_dim):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(flatten_using_ints, (self, start_dim, end_dim)) from None
     k = _c_flatten_using_ints.get(ks)
@@ -3995,7 +4143,8 @@ def _bind_unflatten_int(self, dim, sizes):
 
 def _entry_unflatten_int(self, dim, sizes):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unflatten_int, (self, dim, sizes)) from None
     k = _c_unflatten_int.get(ks)
@@ -4022,7 +4171,8 @@ def _bind_movedim_intlist(self, source, destination):
 
 def _entry_movedim_intlist(self, source, destination):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_intlist, (self, source, destination)) from None
     k = _c_movedim_intlist.get(ks)
@@ -4049,7 +4199,8 @@ def _bind_movedim_int(self, source, destination):
 
 def _entry_movedim_int(self, source, destination):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_int, (self, source, destination)) from None
     k = _c_movedim_int.get(ks)
@@ -4076,7 +4227,8 @@ def _bind_detach(self):
 
 def _entry_detach(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(detach, (self,)) from None
     k = _c_detach.get(ks)
@@ -4103,7 +4255,8 @@ def _bind_alias(self):
 
 def _entry_alias(self):
     try:
-        ks = (self._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(alias, (self,)) from None
     k = _c_alias.get(ks)
@@ -4130,7 +4283,8 @@ def _bind_cat(tensors, dim=0):
 
 def _entry_cat(tensors, dim):
     try:
-        ks = (_ks_list(tensors) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat, (tensors, dim)) from None
     k = _c_cat.get(ks)
@@ -4157,7 +4311,8 @@ def _bind_cat_out(tensors, dim=0, *, out):
 
 def _entry_cat_out(tensors, dim, out):
     try:
-        ks = (_ks_list(tensors) | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat_out, (tensors, dim, out)) from None
     k = _c_cat_out.get(ks)
@@ -4184,7 +4339,8 @@ def _bind_stack(tensors, dim=0):
 
 def _entry_stack(tensors, dim):
     try:
-        ks = (_ks_list(tensors) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(stack, (tensors, dim)) from None
     k = _c_stack.get(ks)
@@ -4211,7 +4367,8 @@ def _bind_index_Tensor(self, indices):
 
 def _entry_index_Tensor(self, indices):
     try:
-        ks = (self._ks | _ks_optlist(indices) | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_optlist(indices) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor, (self, indices)) from None
     k = _c_index_Tensor.get(ks)
@@ -4238,7 +4395,8 @@ def _bind_index_Tensor_out(self, indices, *, out):
 
 def _entry_index_Tensor_out(self, indices, out):
     try:
-        ks = (self._ks | _ks_optlist(indices) | out._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_optlist(indices) | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor_out, (self, indices, out)) from None
     k = _c_index_Tensor_out.get(ks)
@@ -4265,7 +4423,8 @@ def _bind_index_put_(self, indices, values, accumulate=False):
 
 def _entry_index_put_(self, indices, values, accumulate):
     try:
-        ks = (self._ks | _ks_optlist(indices) | values._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put_, (self, indices, values, accumulate)) from None
     k = _c_index_put_.get(ks)
@@ -4292,7 +4451,8 @@ def _bind_index_put(self, indices, values, accumulate=False):
 
 def _entry_index_put(self, indices, values, accumulate):
     try:
-        ks = (self._ks | _ks_optlist(indices) | values._ks | _tls.include) & _tls.keep
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put, (self, indices, values, accumulate)) from None
     k = _c_index_put.get(ks)

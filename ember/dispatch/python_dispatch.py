@@ -24,10 +24,8 @@ from .tls import state as _tls
 
 
 def _sync_python_key():
-    if _tls.dispatch_modes:
-        _tls.include |= K.PYTHON_BIT
-    else:
-        _tls.include &= ~K.PYTHON_BIT
+    inc, keep = _tls.masks
+    _tls.masks = (inc | K.PYTHON_BIT if _tls.dispatch_modes else inc & ~K.PYTHON_BIT, keep)
 
 
 def _default_torch_dispatch(cls, func, types, args=(), kwargs=None):

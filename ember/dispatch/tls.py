@@ -1,7 +1,7 @@
 """Thread-local dispatch state: include/exclude keysets, grad mode, mode stacks.
 
-Read once per op call: `(tensor_keys | state.include) & state.keep`, where
-`keep` is the complement of the exclude set.
+Read once per op call: `include, keep = state.masks`, then
+`(tensor_keys | include) & keep`, where `keep` is the complement of the exclude set.
 """
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from . import keys as K
 
 class _State(threading.local):
     def __init__(self):
-        self.include = 0
-        self.keep = K.FULL          # ~exclude, limited to the known keys
+        self.masks = (0, K.FULL)    # (include set, ~exclude set): one read per op call
         self.grad_enabled = True
         self.inference = False      # inside inference_mode(True)
         self.dispatch_modes = []    # TorchDispatchMode stack
@@ -25,27 +24,35 @@ state = _State()
 
 
 def exclude_set() -> int:
-    return K.FULL & ~state.keep
+    return K.FULL & ~state.masks[1]
+
+
+def include_set() -> int:
+    return state.masks[0]
+
+
+def set_masks(include: int, keep: int) -> None:
+    state.masks = (include, keep)
 
 
 @contextmanager
 def excluding(keyset: int):
     """Exclude keys for the duration of the block (like torch's ExcludeDispatchKeyGuard)."""
     s = state
-    old = s.keep
-    s.keep = old & ~keyset
+    old = s.masks
+    s.masks = (old[0], old[1] & ~keyset)
     try:
         yield
     finally:
-        s.keep = old
+        s.masks = (s.masks[0], old[1])
 
 
 @contextmanager
 def including(keyset: int):
     s = state
-    old = s.include
-    s.include = old | keyset
+    old = s.masks
+    s.masks = (old[0] | keyset, old[1])
     try:
         yield
     finally:
-        s.include = old
+        s.masks = (old[0], s.masks[1])
