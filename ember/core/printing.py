@@ -19,10 +19,43 @@ import numpy as np
 
 from . import dtype as D
 
-PRECISION = 4
-THRESHOLD = 1000
-EDGEITEMS = 3
-LINEWIDTH = 80
+class _PrintOptions:
+    """What `ember.set_printoptions` changes (torch's defaults)."""
+    precision = 4
+    threshold = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode = None  # None: decide from the values; True/False: force
+
+
+PRINT_OPTIONS = _PrintOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    """Like torch.set_printoptions: digits after the point, the element count above which
+    tensors are summarised, items kept per edge, line width, a profile ('default',
+    'short', 'full'), and sci_mode (None = automatic).
+
+    >>> ember.set_printoptions(precision=2)
+    >>> ember.tensor([1 / 3])
+    tensor([0.33])
+    """
+    o = PRINT_OPTIONS
+    if profile is not None:
+        o.precision, o.threshold, o.edgeitems, o.linewidth = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold),
+                        ("edgeitems", edgeitems), ("linewidth", linewidth)):
+        if value is not None:
+            setattr(o, name, value)
+    o.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict:
+    o = PRINT_OPTIONS
+    return {"precision": o.precision, "threshold": o.threshold, "edgeitems": o.edgeitems,
+            "linewidth": o.linewidth, "sci_mode": o.sci_mode}
 
 
 class _Formatter:
@@ -45,35 +78,37 @@ class _Formatter:
         mags = np.abs(nz)
         lo, hi = float(mags.min()), float(mags.max())
         self.int_mode = bool(np.all(nz == np.ceil(nz)))
-        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4
+        forced = PRINT_OPTIONS.sci_mode
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if forced is None \
+            else forced
         vals = nz.tolist()
         if self.sci_mode:
-            self.max_width = max(len(f"{v:.{PRECISION}e}") for v in vals)
+            self.max_width = max(len(f"{v:.{PRINT_OPTIONS.precision}e}") for v in vals)
         elif self.int_mode:
             self.max_width = max(len(f"{v:.0f}") + 1 for v in vals)
         else:
-            self.max_width = max(len(f"{v:.{PRECISION}f}") for v in vals)
+            self.max_width = max(len(f"{v:.{PRINT_OPTIONS.precision}f}") for v in vals)
 
     def format(self, value) -> str:
         if self.floating:
             if self.sci_mode:
-                ret = f"{value:{self.max_width}.{PRECISION}e}"
+                ret = f"{value:{self.max_width}.{PRINT_OPTIONS.precision}e}"
             elif self.int_mode:
                 ret = f"{value:.0f}"
                 if not (math.isinf(value) or math.isnan(value)):
                     ret += "."
             else:
-                ret = f"{value:.{PRECISION}f}"
+                ret = f"{value:.{PRINT_OPTIONS.precision}f}"
         else:
             ret = f"{value}"
         return (self.max_width - len(ret)) * " " + ret
 
 
 def _edges(a: np.ndarray) -> np.ndarray:
-    """The summarised values: the EDGEITEMS first and last entries of each long dim."""
+    """The summarised values: the `edgeitems` first and last entries of each long dim."""
     for d, n in enumerate(a.shape):
-        if n > 2 * EDGEITEMS:
-            idx = np.r_[0:EDGEITEMS, n - EDGEITEMS:n]
+        if n > 2 * PRINT_OPTIONS.edgeitems:
+            idx = np.r_[0:PRINT_OPTIONS.edgeitems, n - PRINT_OPTIONS.edgeitems:n]
             a = np.take(a, idx, axis=d)
     return a
 
@@ -87,10 +122,10 @@ def _py_values(a: np.ndarray) -> list:
 
 def _vector_str(a, indent, summarize, fmt) -> str:
     element_length = fmt.max_width + 2
-    per_line = max(1, math.floor((LINEWIDTH - indent) / element_length))
-    if summarize and a.shape[0] > 2 * EDGEITEMS:
-        data = ([fmt.format(v) for v in _py_values(a[:EDGEITEMS])] + [" ..."]
-                + [fmt.format(v) for v in _py_values(a[-EDGEITEMS:])])
+    per_line = max(1, math.floor((PRINT_OPTIONS.linewidth - indent) / element_length))
+    if summarize and a.shape[0] > 2 * PRINT_OPTIONS.edgeitems:
+        data = ([fmt.format(v) for v in _py_values(a[:PRINT_OPTIONS.edgeitems])] + [" ..."]
+                + [fmt.format(v) for v in _py_values(a[-PRINT_OPTIONS.edgeitems:])])
     else:
         data = [fmt.format(v) for v in _py_values(a)]
     lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
@@ -104,8 +139,8 @@ def _tensor_str_with_formatter(a, indent, summarize, fmt) -> str:
     if dim == 1:
         return _vector_str(a, indent, summarize, fmt)
     n = a.shape[0]
-    if summarize and n > 2 * EDGEITEMS:
-        rows = list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n))
+    if summarize and n > 2 * PRINT_OPTIONS.edgeitems:
+        rows = list(range(PRINT_OPTIONS.edgeitems)) + [None] + list(range(n - PRINT_OPTIONS.edgeitems, n))
     else:
         rows = range(n)
     slices = ["..." if i is None else _tensor_str_with_formatter(a[i], indent + 1, summarize, fmt)
@@ -116,7 +151,7 @@ def _tensor_str_with_formatter(a, indent, summarize, fmt) -> str:
 def _tensor_str(a: np.ndarray, indent: int, floating: bool) -> str:
     if a.size == 0:
         return "[]"
-    summarize = a.size > THRESHOLD
+    summarize = a.size > PRINT_OPTIONS.threshold
     fmt = _Formatter(_edges(a) if summarize else a, floating)
     return _tensor_str_with_formatter(a, indent, summarize, fmt)
 
@@ -125,7 +160,7 @@ def _add_suffixes(tensor_str, suffixes, indent) -> str:
     parts = [tensor_str]
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+        if last_line_len + len(suffix) + 2 > PRINT_OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line_len = indent + len(suffix)
         else:

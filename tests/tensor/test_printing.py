@@ -194,3 +194,19 @@ def test_random_tensors(seed):
         ints = np.clip(np.abs(vals) if dtype == torch.uint8 else vals, -lim, lim)
         t = torch.from_numpy(np.asarray(ints).astype(np.int64)).to(dtype)
     check(t)
+
+
+@pytest.mark.parametrize("kw", [dict(precision=2), dict(threshold=5, edgeitems=1),
+                                dict(sci_mode=True), dict(sci_mode=False, precision=6),
+                                dict(profile="short"), dict(linewidth=30)])
+def test_set_printoptions_matches_torch(kw):
+    data = np.linspace(-3, 1000, 12).reshape(3, 4).astype(np.float32)
+    try:
+        ember.set_printoptions(**kw)
+        torch.set_printoptions(**kw)
+        e = repr(ember.from_numpy(data.copy()))
+        t = repr(torch.from_numpy(data.copy())).replace("torch", "ember")
+    finally:
+        ember.set_printoptions(profile="default")
+        torch.set_printoptions(profile="default")
+    assert e == t
