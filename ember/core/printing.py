@@ -19,6 +19,7 @@ import numpy as np
 
 from . import dtype as D
 
+
 class _PrintOptions:
     """What `ember.set_printoptions` changes (torch's defaults)."""
     precision = 4

@@ -196,9 +196,9 @@ def test_random_tensors(seed):
     check(t)
 
 
-@pytest.mark.parametrize("kw", [dict(precision=2), dict(threshold=5, edgeitems=1),
-                                dict(sci_mode=True), dict(sci_mode=False, precision=6),
-                                dict(profile="short"), dict(linewidth=30)])
+@pytest.mark.parametrize("kw", [{"precision": 2}, {"threshold": 5, "edgeitems": 1},
+                                {"sci_mode": True}, {"sci_mode": False, "precision": 6},
+                                {"profile": "short"}, {"linewidth": 30}])
 def test_set_printoptions_matches_torch(kw):
     data = np.linspace(-3, 1000, 12).reshape(3, 4).astype(np.float32)
     try:
