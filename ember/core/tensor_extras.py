@@ -1,4 +1,5 @@
 """Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, new_*."""
+from . import dtype as D
 from .indexing import getitem, setitem
 from .tensor import Tensor
 
@@ -27,9 +28,10 @@ Tensor.__setitem__ = setitem
 # --- conversions torch defines in Python on top of `to` ------------------------------------
 def _converter(dtype_name):
     def convert(self, memory_format=None):
-        from . import dtype as D
-        kw = {} if memory_format is None else {"memory_format": memory_format}
-        return self.to(D._BY_NAME[dtype_name], **kw)
+        target = D._BY_NAME[dtype_name]
+        if memory_format is None:
+            return self if self._dtype is target else self.to(target)
+        return self.to(target, memory_format=memory_format)
     convert.__name__ = convert.__qualname__ = dtype_name
     convert.__doc__ = f"self.to(ember.{dtype_name}): `x.{dtype_name}()`."
     return convert

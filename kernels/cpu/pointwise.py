@@ -47,9 +47,25 @@ def _check_devices(*xs):
         raise RuntimeError(f"expected CPU tensors, got {first._device}")
 
 
+def _scalar_fast(self, other) -> bool:
+    """Whether `ufunc(self._np, other)` already has torch's result for a Python number:
+    NumPy 2 treats Python numbers as weak like torch, except that it refuses ints out of
+    the dtype's range (torch wraps them) and computes int-vs-float in float64."""
+    t = other.__class__
+    cat = self._dtype.category
+    if t is float:
+        return cat == D.FLOAT
+    if t is int and cat != D.BOOL:
+        if cat == D.FLOAT:
+            return True
+        info = np.iinfo(self._np.dtype)
+        return info.min <= other <= info.max
+    return False
+
+
 def _binary(ufunc, meta):
     """A functional kernel `k(self, other)` for a NumPy ufunc whose result dtype is the
-    promoted dtype (`meta` gives layout, dtype and torch's errors off the fast path)."""
+    promoted dtype (`layout` gives shape, strides, dtype and torch's errors off the fast path)."""
 
     def kernel(self, other):
         if other.__class__ is Tensor:
@@ -62,8 +78,7 @@ def _binary(ufunc, meta):
                 except ValueError:  # shapes do not broadcast: torch's error from Meta
                     meta(self, other)
                     raise
-        elif other.__class__ is float and self._dtype.category == D.FLOAT and \
-                self._np.flags.c_contiguous:
+        elif self._np.flags.c_contiguous and _scalar_fast(self, other):
             return from_array(ufunc(self._np, other), self._dtype)
         return _general(ufunc, meta(self, other), (self, other))
     return kernel
@@ -96,24 +111,35 @@ def _apply(ufunc, args, out, cdt):
         o[...] = ufunc(*args)
 
 
-def _inplace(ufunc, meta, half_in_float=False, quiet=False):
-    """An in-place kernel `k_(self, other)`: checks like torch, then ufunc(out=self)."""
+def _inplace(ufunc, meta, quiet=False, float_result=False):
+    """An in-place kernel `k_(self, other)`: torch's checks, then ufunc(out=self).
+    `float_result` ops (true division) keep an integral self on the checked slow path."""
 
     def kernel(self, other):
+        a = self._np
+        if a is not None and (not float_result or self._dtype.category == D.FLOAT):
+            if other.__class__ is Tensor:
+                fast = other._dtype is self._dtype and other._shape == self._shape and \
+                    other._np is not None
+                b = other._np
+            else:
+                fast, b = _scalar_fast(self, other), other
+            if fast:
+                if quiet:
+                    with _quiet(all="ignore"):
+                        ufunc(a, b, out=a)
+                else:
+                    ufunc(a, b, out=a)
+                return self
         meta(self, other)
         _check_devices(self, other)
         dt = D.result_type(self, other)
-        if half_in_float and dt in _HALF:
-            dt = D.float32
-        a = self._np if self._dtype is dt else self._np.astype(dt.np)
-        b = _arr(other, dt)
-        if quiet:
-            with _quiet(all="ignore"):
-                r = ufunc(a, b)
-        else:
-            r = ufunc(a, b) if a is not self._np else ufunc(a, b, out=a)
-        if r is not self._np:
-            np.copyto(self._np, r, casting="unsafe")
+        if a is None:
+            raise RuntimeError(f"expected a CPU tensor, got {self._device}")
+        src = a if self._dtype is dt else a.astype(dt.np)
+        with _quiet(all="ignore"):
+            r = ufunc(src, _arr(other, dt))
+        np.copyto(a, r, casting="unsafe")
         return self
     return kernel
 
@@ -129,9 +155,9 @@ def _scaled(other, alpha):
 
 
 # alpha is folded into `other` first, so add/sub share mul's Meta rule (promote, broadcast)
-_add = _binary(np.add, M.mul)
-_sub = _binary(np.subtract, M.mul)
-mul = _binary(np.multiply, M.mul)
+_add = _binary(np.add, M.mul_layout)
+_sub = _binary(np.subtract, M.mul_layout)
+mul = _binary(np.multiply, M.mul_layout)
 _add_ = _inplace(np.add, M.mul_)
 _sub_ = _inplace(np.subtract, M.mul_)
 mul_ = _inplace(np.multiply, M.mul_)
@@ -165,11 +191,11 @@ def sub_(self, other, alpha=1):
 
 def div(self, other):
     dt = P.float_result(D.result_type(self, other))
-    return _general(np.true_divide, M.div(self, other), (self, other), quiet=True,
+    return _general(np.true_divide, M.div_layout(self, other), (self, other), quiet=True,
                     compute_dt=dt)
 
 
-div_ = _inplace(np.true_divide, M.div_, quiet=True)
+div_ = _inplace(np.true_divide, M.div_, quiet=True, float_result=True)
 
 
 def _int_div_check(other):
@@ -192,7 +218,7 @@ def _trunc_divide(a, b, out=None, casting=None):
 
 
 def div_mode(self, other, rounding_mode):
-    meta = M.div_mode(self, other, rounding_mode)
+    meta = M.div_mode_layout(self, other, rounding_mode)
     if rounding_mode is None:
         return div(self, other)
     if meta._dtype.category != D.FLOAT:
@@ -229,7 +255,7 @@ def _power(a, b, out=None, casting=None):
 
 
 def pow(self, exponent):
-    meta = M.pow(self, exponent)
+    meta = M.pow_layout(self, exponent)
     if not isinstance(exponent, Tensor) and exponent in (0, 1):  # torch: fill 1 / copy
         out = empty_cpu(meta._shape, meta._dtype, meta._stride)
         np.copyto(out._np, 1 if exponent == 0 else self._np, casting="unsafe")
@@ -243,7 +269,7 @@ def pow(self, exponent):
 
 
 def pow_scalar(self, exponent):
-    meta = M.pow_scalar(self, exponent)
+    meta = M.pow_scalar_layout(self, exponent)
     cdt = D.float32 if meta._dtype in _HALF else meta._dtype
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
     with _quiet(all="ignore"):
@@ -266,7 +292,11 @@ def _comparison(ufunc):
                 self._np.flags.c_contiguous and other._np.flags.c_contiguous and \
                 self._shape == other._shape:
             return from_array(ufunc(self._np, other._np), D.bool_)
-        meta = M.eq(self, other)
+        if other.__class__ is not Tensor and self._np.flags.c_contiguous and \
+                _scalar_fast(self, other) and not (other.__class__ is float and
+                                                   self._dtype.category != D.FLOAT):
+            return from_array(ufunc(self._np, other), D.bool_)
+        meta = M.compare_layout(self, other)
         return _general(ufunc, meta, (self, other))
     kernel.__name__ = ufunc.__name__
     return kernel
@@ -282,13 +312,21 @@ ge = _comparison(np.greater_equal)
 
 # --- where / clamp / masked_fill ----------------------------------------------------------
 def where(condition, self, other):
-    meta = M.where(condition, self, other)
+    meta = M.where_layout(condition, self, other)
     _check_devices(condition, self, other)
     dt = meta._dtype
-    out = empty_cpu(meta._shape, dt, meta._stride)
     cond = condition._np if condition._dtype is D.bool_ else condition._np.astype(bool)
-    np.copyto(out._np, np.where(cond, _arr(self, dt), _arr(other, dt)), casting="unsafe")
+    r = np.where(cond, _arr(self, dt), _arr(other, dt))
+    if r.dtype == dt.np and r.strides == _np_strides(meta):  # NumPy already laid it out
+        return from_array(r, dt)
+    out = empty_cpu(meta._shape, dt, meta._stride)
+    np.copyto(out._np, r, casting="unsafe")
     return out
+
+
+def _np_strides(t) -> tuple:
+    isz = t._dtype.itemsize
+    return tuple(s * isz for s in t._stride)
 
 
 def _clamp_into(out_np, a, lo, hi, dt):
@@ -304,7 +342,7 @@ def _clamp_into(out_np, a, lo, hi, dt):
 
 
 def clamp(self, min=None, max=None):
-    meta = M.clamp(self, min, max)
+    meta = M.clamp_layout(self, min, max)
     _check_devices(self, *P.tensors_of(min, max))
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
     _clamp_into(out._np, _arr(self, meta._dtype), min, max, meta._dtype)
@@ -320,7 +358,7 @@ def clamp_(self, min=None, max=None):
 
 
 def masked_fill(self, mask, value):
-    meta = M.masked_fill(self, mask, value)
+    meta = M.masked_fill_layout(self, mask, value)
     _check_devices(self, mask, *P.tensors_of(value))
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
     np.copyto(out._np, self._np)
@@ -400,12 +438,12 @@ def _check_not_bool(name, meta):
     return checked
 
 
-neg = _unary(np.negative, M.neg, half_in_float=False)
-exp = _unary(np.exp, M.unary_float, quiet=True, float_result=True)
-log = _unary(np.log, M.unary_float, quiet=True, float_result=True)
-sigmoid = _unary(_sigmoid, M.unary_float, quiet=True, float_result=True)
-tanh = _unary(np.tanh, M.unary_float, float_result=True)
-relu = _unary(_relu, _check_not_bool("relu", M.unary_same), half_in_float=False)
+neg = _unary(np.negative, M.neg_layout, half_in_float=False)
+exp = _unary(np.exp, M.float_layout, quiet=True, float_result=True)
+log = _unary(np.log, M.float_layout, quiet=True, float_result=True)
+sigmoid = _unary(_sigmoid, M.float_layout, quiet=True, float_result=True)
+tanh = _unary(np.tanh, M.float_layout, float_result=True)
+relu = _unary(_relu, _check_not_bool("relu", M.same_layout), half_in_float=False)
 neg_ = _unary_inplace(neg, M.neg_)
 exp_ = _unary_inplace(exp, M.unary_inplace_float)
 log_ = _unary_inplace(log, M.unary_inplace_float)

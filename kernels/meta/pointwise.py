@@ -1,6 +1,10 @@
 """Meta kernels of the pointwise ops: shape (broadcast), dtype (promotion), strides
 (TensorIterator's layout), and the same errors as the CPU kernels.
 
+Each functional op has a `*_layout` function returning a `Layout` (shape, strides,
+dtype, after torch's checks); the Meta kernel allocates it, and the CPU kernel uses the
+same function off its fast path, so both backends always agree.
+
     >>> add(empty_meta((2, 1), float32), empty_meta((3,), int64), 1).shape
     ember.Size([2, 3])
 """
@@ -8,13 +12,27 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
+from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
 
 
-def _result(dt, *operands):
+class Layout:
+    """The shape, strides and dtype of a result, before any tensor exists."""
+
+    __slots__ = ("_dtype", "_shape", "_stride")
+
+    def __init__(self, shape, stride, dtype):
+        self._shape, self._stride, self._dtype = shape, stride, dtype
+
+
+def _layout(dt, *operands) -> Layout:
     P.check_same_device(*P.tensors_of(*operands))
     shape, stride = P.out_layout(*operands)
-    return empty_meta(shape, dt, stride)
+    return Layout(shape, stride, dt)
+
+
+def _meta(layout: Layout):
+    return empty_meta(layout._shape, layout._dtype, layout._stride)
 
 
 def _inplace(self, dt, *others):
@@ -23,9 +41,74 @@ def _inplace(self, dt, *others):
     return self
 
 
+# --- layouts (shared with the CPU kernels) ---------------------------------------------------
+def mul_layout(self, other) -> Layout:
+    """add, sub and mul (alpha already folded in): promoted dtype, broadcast shape."""
+    return _layout(D.result_type(self, other), self, other)
+
+
+def div_layout(self, other) -> Layout:
+    return _layout(P.float_result(D.result_type(self, other)), self, other)
+
+
+def div_mode_layout(self, other, rounding_mode) -> Layout:
+    P.check_div_mode(rounding_mode, D.result_type(self, other))
+    return div_layout(self, other) if rounding_mode is None else mul_layout(self, other)
+
+
+def pow_layout(self, exponent) -> Layout:
+    return _layout(P.pow_dtype(self, exponent), self, exponent)
+
+
+def pow_scalar_layout(self, exponent) -> Layout:
+    """torch computes `scalar ** t` into a fresh contiguous tensor."""
+    P.check_same_device(exponent)
+    return Layout(exponent._shape, contiguous_strides(exponent._shape),
+                  P.pow_dtype(self, exponent))
+
+
+def compare_layout(self, other) -> Layout:
+    D.result_type(self, other)
+    return _layout(D.bool_, self, other)
+
+
+def where_layout(condition, self, other) -> Layout:
+    P.check_where_condition(condition)
+    return _layout(P.where_dtype(self, other), condition, self, other)
+
+
+def clamp_layout(self, min=None, max=None) -> Layout:
+    return _layout(P.clamp_dtype(self, min, max), self, *P.tensors_of(min, max))
+
+
+def masked_fill_layout(self, mask, value) -> Layout:
+    """torch clones the broadcast self contiguously, then fills: a contiguous result."""
+    P.check_bool_mask(mask)
+    P.check_fill_value(value)
+    P.check_same_device(self, mask)
+    shape = P.broadcast_shapes(self._shape, mask._shape)
+    return Layout(shape, contiguous_strides(shape), self._dtype)
+
+
+def same_layout(self) -> Layout:
+    """relu-like unary ops: same dtype and layout as the input."""
+    return _layout(self._dtype, self)
+
+
+def neg_layout(self) -> Layout:
+    P.check_bool_neg(self)
+    return _layout(self._dtype, self)
+
+
+def float_layout(self) -> Layout:
+    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
+    return _layout(P.float_result(self._dtype), self)
+
+
+# --- Meta kernels --------------------------------------------------------------------------
 def add(self, other, alpha=1):
     P.check_alpha(D.result_type(self, other), alpha)
-    return _result(D.result_type(self, other), self, other)
+    return _meta(mul_layout(self, other))
 
 
 def sub(self, other, alpha=1):
@@ -34,53 +117,42 @@ def sub(self, other, alpha=1):
 
 
 def mul(self, other):
-    return _result(D.result_type(self, other), self, other)
+    return _meta(mul_layout(self, other))
 
 
 def div(self, other):
-    return _result(P.float_result(D.result_type(self, other)), self, other)
+    return _meta(div_layout(self, other))
 
 
 def div_mode(self, other, rounding_mode):
-    P.check_div_mode(rounding_mode, D.result_type(self, other))
-    if rounding_mode is None:
-        return div(self, other)
-    return mul(self, other)
+    return _meta(div_mode_layout(self, other, rounding_mode))
 
 
 def pow(self, exponent):
-    return _result(P.pow_dtype(self, exponent), self, exponent)
+    return _meta(pow_layout(self, exponent))
 
 
 def pow_scalar(self, exponent):
-    """torch computes `scalar ** t` into a fresh contiguous tensor."""
-    P.check_same_device(exponent)
-    return empty_meta(exponent._shape, P.pow_dtype(self, exponent))
+    return _meta(pow_scalar_layout(self, exponent))
 
 
 def _compare(self, other):
-    D.result_type(self, other)
-    return _result(D.bool_, self, other)
+    return _meta(compare_layout(self, other))
 
 
 eq = ne = lt = le = gt = ge = _compare
 
 
 def where(condition, self, other):
-    P.check_where_condition(condition)
-    return _result(P.where_dtype(self, other), condition, self, other)
+    return _meta(where_layout(condition, self, other))
 
 
 def clamp(self, min=None, max=None):
-    return _result(P.clamp_dtype(self, min, max), self, *P.tensors_of(min, max))
+    return _meta(clamp_layout(self, min, max))
 
 
 def masked_fill(self, mask, value):
-    """torch clones the broadcast self contiguously, then fills: a contiguous result."""
-    P.check_bool_mask(mask)
-    P.check_fill_value(value)
-    P.check_same_device(self, mask)
-    return empty_meta(P.broadcast_shapes(self._shape, mask._shape), self._dtype)
+    return _meta(masked_fill_layout(self, mask, value))
 
 
 # --- in place -------------------------------------------------------------------------
@@ -123,13 +195,11 @@ def masked_fill_(self, mask, value):
 
 # --- unary ------------------------------------------------------------------------------
 def unary_same(self):
-    """relu-like ops: same dtype and layout as the input."""
-    return _result(self._dtype, self)
+    return _meta(same_layout(self))
 
 
 def neg(self):
-    P.check_bool_neg(self)
-    return _result(self._dtype, self)
+    return _meta(neg_layout(self))
 
 
 def neg_(self):
@@ -138,8 +208,7 @@ def neg_(self):
 
 
 def unary_float(self):
-    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
-    return _result(P.float_result(self._dtype), self)
+    return _meta(float_layout(self))
 
 
 def unary_inplace(self):
