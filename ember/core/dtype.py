@@ -86,9 +86,9 @@ def from_numpy_dtype(np_dtype) -> dtype:
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported "
-                        "types are: float64, float32, float16, bfloat16, int64, int32, int16, "
-                        "int8, uint8, and bool.") from None
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The "
+                        "only supported types are: float64, float32, float16, bfloat16, int64, "
+                        "int32, int16, int8, uint8, and bool.") from None
 
 
 _default = [float32]

@@ -7,7 +7,7 @@ self keeps its strides, e.g. a transposed or channels-last input).
     ((1, 2), (3, 1))
 """
 from ember._generated import ops as _ops
-from ember.core.factories import check_layout, like_strides
+from ember.core.factory_args import check_layout, like_strides
 from ember.core.tensor import contiguous_strides
 
 

@@ -7,7 +7,7 @@ change (and copy=False), else a `_to_copy` / `clone`.
 """
 from ember._generated import ops as _ops
 from ember.core.device import as_device
-from ember.core.factories import memory_format_of
+from ember.core.factory_args import memory_format_of
 
 
 def _to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):

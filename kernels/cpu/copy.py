@@ -16,7 +16,7 @@ from ember._generated import ops as _ops
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu, empty_meta, empty_strided_on
 from ember.core.device import as_device
-from ember.core.factories import check_layout, checked_scalar, like_strides
+from ember.core.factory_args import check_layout, checked_scalar, like_strides
 from ember.dispatch import keys as K
 from ember.kernels.meta.copy import check_copy_shapes, check_fill_value
 

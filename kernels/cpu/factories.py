@@ -10,7 +10,7 @@ import numpy as np
 from ember import random as _random
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
-from ember.core.factories import (
+from ember.core.factory_args import (
     arange_params,
     check_layout,
     check_size,

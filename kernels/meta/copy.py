@@ -6,7 +6,7 @@
 """
 from ember.core.alloc import empty_meta
 from ember.core.device import as_device
-from ember.core.factories import check_layout, like_strides, scalar_value
+from ember.core.factory_args import check_layout, like_strides, scalar_value
 
 
 def clone(self, memory_format):

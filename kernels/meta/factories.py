@@ -4,7 +4,7 @@
     (60, 1, 15, 3)
 """
 from ember.core.alloc import empty_meta
-from ember.core.factories import (
+from ember.core.factory_args import (
     arange_params,
     check_layout,
     check_size,

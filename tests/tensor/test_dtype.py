@@ -88,7 +88,7 @@ def test_dtype_attributes_and_aliases():
 def test_from_numpy_dtype_rejects_unsupported():
     from ember.core.dtype import from_numpy_dtype
     assert from_numpy_dtype(np.float16) is ember.float16
-    with pytest.raises(TypeError, match="can't convert np.ndarray of type complex128"):
+    with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.complex128"):
         from_numpy_dtype(np.complex128)
 
 
