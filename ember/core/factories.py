@@ -18,7 +18,7 @@ import numpy as np
 from . import dtype as D
 from .device import CPU, as_device
 from .device import device as _device
-from .factory_args import _is_index, check_size
+from .factory_args import check_size, is_index
 from .tensor import (
     Size,
     Tensor,
@@ -309,7 +309,7 @@ def legacy_tensor(*args, device=None, **kwargs):
         return _generated.ops._entry_empty_memory_format((0,), dt, None, CPU, None, None)
     if len(args) == 1 and isinstance(args[0], Tensor):
         return shallow_copy(args[0])
-    if all(_is_index(a) and not isinstance(a, (bool, np.bool_)) for a in args) or (
+    if all(is_index(a) and not isinstance(a, (bool, np.bool_)) for a in args) or (
             len(args) == 1 and isinstance(args[0], Size)):
         size = args[0] if isinstance(args[0], Size) else args
         return _generated.ops._entry_empty_memory_format(check_size(size), dt, None, CPU,

@@ -30,7 +30,7 @@ def check_size(size, name="empty") -> tuple:
     try:
         shape = tuple(map(operator.index, size))
     except TypeError:
-        bad = next((s for s in size if not _is_index(s)), size)
+        bad = next((s for s in size if not is_index(s)), size)
         pos = list(size).index(bad) + 1 if bad is not size else 1
         raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} "
                         f"with error \"type must be tuple of ints,but got "
@@ -42,7 +42,7 @@ def check_size(size, name="empty") -> tuple:
     return shape
 
 
-def _is_index(x) -> bool:
+def is_index(x) -> bool:
     try:
         operator.index(x)
         return True
