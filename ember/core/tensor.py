@@ -199,19 +199,14 @@ class Tensor:
         return st
 
     def data_ptr(self) -> int:
+        """Address of the first element (0 on Meta)."""
         if self._device is META:
             return 0
-        if self._np is not None:
-            return self._np.__array_interface__["data"][0] if self.numel() else \
-                self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
         return self.untyped_storage().data_ptr() + self._offset * self._dtype.itemsize
 
     @property
     def _version(self) -> int:
         return self.untyped_storage()._version
-
-    def _bump_version(self):
-        self.untyped_storage()._version += 1
 
     def is_contiguous(self, memory_format=None) -> bool:
         shape, st = self._shape, self.stride()
