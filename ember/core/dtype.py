@@ -207,21 +207,3 @@ def _combine_categories(higher, lower):
 
 def _combine(s: _State) -> dtype:
     return _combine_categories(s.dim, _combine_categories(s.zero, s.wrapped))
-
-
-def binary_result_dtype(a, b) -> dtype:
-    """Fast path of result_type for (Tensor, Tensor-or-scalar)."""
-    da = a._dtype
-    if hasattr(b, "_dtype"):
-        db = b._dtype
-        if da is db:
-            return da
-        return result_type(a, b)
-    tb = type(b)
-    if tb is float:
-        return da if da.category == FLOAT else _default[0]
-    if tb is int:
-        return da if da.category != BOOL else int64
-    if tb is bool:
-        return da
-    return result_type(a, b)

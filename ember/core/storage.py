@@ -86,12 +86,3 @@ class Storage:
 
     def __repr__(self):
         return f"<ember.UntypedStorage nbytes={self.nbytes()} device={self.device}>"
-
-
-def new_storage(nbytes: int, device) -> Storage:
-    """Uninitialised storage of `nbytes` bytes."""
-    if device.type == "meta":
-        return Storage(None, nbytes, META)
-    if device.type == "cpu":
-        return Storage.of_array(np.empty(nbytes, np.uint8))
-    raise RuntimeError(f"no allocator for device {device}")
