@@ -25,6 +25,8 @@ def check_size(size, name="empty") -> tuple:
     >>> check_size([2, 3])
     (2, 3)
     """
+    if size.__class__ is tuple and all(n.__class__ is int and n >= 0 for n in size):
+        return size  # the common case, already valid
     if isinstance(size, int):
         size = (size,)
     try:

@@ -12,17 +12,18 @@ def backend_select(op, device_index: int):
     Registered `with_keyset=True` at BackendSelect for ops without tensor arguments.
     """
     from ..core.device import device as _device
+    from ..core.factories import _default_device
 
     below = K.below(K.BackendSelect)
+    backend_bit = {t: K.bit(k) for t, k in K.BACKEND_KEY_OF_DEVICE.items()}
 
     def select(keyset, *args):
         dev = args[device_index]
         if dev is None:
-            from ..core.factories import default_device
-            dev = default_device()
+            dev = _default_device[0]
         elif dev.__class__ is not _device:
             dev = _device(dev)
-        return op.redispatch((keyset & below) | K.bit(K.BACKEND_KEY_OF_DEVICE[dev.type]), *args)
+        return op.redispatch((keyset & below) | backend_bit[dev.type], *args)
     select.__qualname__ = f"backend_select[{op}]"
     return select
 
