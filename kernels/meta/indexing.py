@@ -37,13 +37,15 @@ def cat_layout(tensors, dim, meta=False):
         raise ValueError("cat(): expected a non-empty list of Tensors")
     dev = tensors[0]._device
     for i, t in enumerate(tensors):
-        if t._device != dev:
+        if t._device is not dev and t._device != dev:
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev} and {t._device}!")
         if not t._shape:
             err = IndexError if meta and not tensors[0]._shape else RuntimeError
             raise err(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    dt = D.result_type(*tensors)
+    dt = tensors[0]._dtype
+    if any(t._dtype is not dt for t in tensors):
+        dt = D.result_type(*tensors)
     kept = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
     if not kept:
         return [], 0, (0,), (1,), dt
