@@ -158,3 +158,29 @@ def test_other_validation_errors(project, capsys, edit, phrase):
     err = capsys.readouterr().err
     assert phrase in err and "schema/native_functions.yaml:" in err, err
     assert snapshot(project) == before
+
+
+def test_readme_add_an_op_example_generates(project):
+    """The README's worked example (ember.square) goes through codegen as described."""
+    readme = (ROOT / "README.md").read_text()
+    assert "- func: square(Tensor self) -> Tensor" in readme
+    append_native(project, """
+- func: square(Tensor self) -> Tensor
+  variants: function, method
+  dispatch:
+    CPU: square
+    Meta: unary_same
+  autogen: square.out
+  tags: [pointwise]
+""")
+    kernels = project / "kernels" / "cpu" / "pointwise.py"
+    kernels.write_text(kernels.read_text() + "\n\ndef square(self):\n"
+                       "    return from_array(np.square(self._np), self._dtype)\n")
+    assert main(["--root", str(project)]) == 0
+    gen = project / "generated"
+    assert "def square(input, *, out=None):" in (gen / "functions.py").read_text()
+    assert "def square(self):" in (gen / "tensor_methods.py").read_text()
+    regs = (gen / "registrations.py").read_text()
+    assert "_o.square.register('CPU', _cpu_pointwise.square)" in regs
+    assert "_o.square_out.register('CompositeExplicitAutograd', _autogen_out(_o.square))" in regs
+    assert "square_out = _Op(\"aten\", 'square', 'out'" in (gen / "ops.py").read_text()
