@@ -6,6 +6,7 @@ from __future__ import annotations
 from ember.core import dtype as D
 from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor, contiguous_strides
+from ember.kernels.common._errors import not_implemented_for
 
 
 def check_same_device(*tensors) -> None:
@@ -113,11 +114,6 @@ def check_where_condition(condition) -> None:
 
 def where_dtype(self, other) -> D.dtype:
     return D.result_type(self, other)
-
-
-def not_implemented_for(kernel: str, dt: D.dtype):
-    """torch's error for a kernel without a loop for this dtype."""
-    return NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')
 
 
 def clamp_dtype(self, lo, hi) -> D.dtype:

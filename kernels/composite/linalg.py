@@ -8,6 +8,7 @@
 import ember
 from ember.core import dtype as D
 from ember.core.shapes import broadcast_shapes
+from ember.kernels.common._errors import not_implemented_for
 
 
 def _dot(a, b):
@@ -21,7 +22,7 @@ def _dot(a, b):
                            f"have the same number of elements, but got {n} and {m} elements "
                            "respectively")
     if a._dtype is D.bool_ and a.device.type == "cpu":
-        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
+        raise not_implemented_for("dot", D.bool_)
     return ember.mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
 
 
@@ -34,7 +35,7 @@ def _mv(mat, vec):
         v, m = vec._dtype.scalar_name, mat._dtype.scalar_name
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
     if mat._dtype is D.bool_ and mat.device.type == "cpu":
-        raise NotImplementedError("\"addmv_impl_cpu\" not implemented for 'Bool'")
+        raise not_implemented_for("addmv_impl_cpu", D.bool_)
     return ember.mm(mat, vec.unsqueeze(1)).squeeze(1)
 
 

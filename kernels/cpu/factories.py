@@ -21,6 +21,7 @@ from ember.core.factory_args import (
     scalar_category_dtype,
 )
 from ember.core.tensor import from_array
+from ember.kernels.common._errors import not_implemented_for
 
 
 def empty(size, dtype, layout, device, pin_memory, memory_format):
@@ -80,7 +81,7 @@ def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     check_layout(layout)
     n, dt, start, step = arange_params(start, end, step, dtype)
     if dt is D.bool_:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+        raise not_implemented_for("arange_cpu", D.bool_)
     if dt.category == D.INT:
         acc = np.arange(n, dtype=np.int64) * step + start
     elif dt is D.float16 or dt is D.bfloat16:
@@ -103,15 +104,19 @@ def _rng(generator) -> np.random.Generator:
 _UNIFORM_DIGITS = {"float16": 11, "bfloat16": 8}
 
 
-def rand(size, generator, dtype, layout, device, pin_memory):
-    """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
+def _random_setup(size, generator, dtype, layout, kernel):
+    """(shape, dtype, NumPy generator) of rand/randn; floating dtypes only, like torch."""
     check_layout(layout)
-    shape = check_size(size, "rand")
+    shape = check_size(size, "rand" if kernel == "check_uniform_bounds" else "randn")
     dt = factory_dtype(dtype)
     if dt.category != D.FLOAT:
-        raise NotImplementedError(f"\"check_uniform_bounds\" not implemented for "
-                                  f"'{dt.scalar_name}'")
-    rng = _rng(generator)
+        raise not_implemented_for(kernel, dt)
+    return shape, dt, _rng(generator)
+
+
+def rand(size, generator, dtype, layout, device, pin_memory):
+    """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
+    shape, dt, rng = _random_setup(size, generator, dtype, layout, "check_uniform_bounds")
     if dt is D.float64 or dt is D.float32:
         arr = rng.random(shape, dtype=dt.np)
     else:
@@ -123,13 +128,7 @@ def rand(size, generator, dtype, layout, device, pin_memory):
 
 def randn(size, generator, dtype, layout, device, pin_memory):
     """Standard normal samples from the generator (PCG64)."""
-    check_layout(layout)
-    shape = check_size(size, "randn")
-    dt = factory_dtype(dtype)
-    if dt.category != D.FLOAT:
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
-                                  f"'{dt.scalar_name}'")
-    rng = _rng(generator)
+    shape, dt, rng = _random_setup(size, generator, dtype, layout, "normal_kernel_cpu")
     if dt is D.float64 or dt is D.float32:
         arr = rng.standard_normal(shape, dtype=dt.np)
     else:

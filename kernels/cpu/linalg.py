@@ -10,6 +10,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.tensor import Tensor, from_array
+from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import linalg as _meta
 
@@ -62,22 +63,22 @@ def _scalar(x, dt):
     return x
 
 
-def mm(self, mat2):
-    """`a.mm(b)`: the (n x k) @ (k x p) matrix product."""
-    shape = _meta.check_mm(self, mat2)
+def _product(self, mat2, shape, kernel):
+    """self @ mat2 into a fresh array of `shape` (bool has no CPU kernel in torch)."""
     dt = self._dtype
     if dt is D.bool_:
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise not_implemented_for(kernel, dt)
     return _finish(_matmul_into(shape, self._np, mat2._np, dt), dt)
+
+
+def mm(self, mat2):
+    """`a.mm(b)`: the (n x k) @ (k x p) matrix product."""
+    return _product(self, mat2, _meta.check_mm(self, mat2), "addmm_impl_cpu_")
 
 
 def bmm(self, mat2):
     """`a.bmm(b)`: (b x n x k) @ (b x k x p), one product per batch entry."""
-    shape = _meta.check_bmm(self, mat2)
-    dt = self._dtype
-    if dt is D.bool_:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    return _finish(_matmul_into(shape, self._np, mat2._np, dt), dt)
+    return _product(self, mat2, _meta.check_bmm(self, mat2), "bmm")
 
 
 def addmm(self, mat1, mat2, beta, alpha):
@@ -90,7 +91,7 @@ def addmm(self, mat1, mat2, beta, alpha):
     shape = _meta.check_addmm(self, mat1, mat2)
     dt = mat2._dtype
     if dt is D.bool_:
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise not_implemented_for("addmm_impl_cpu_", dt)
     alpha, beta = _scalar(alpha, dt), _scalar(beta, dt)
     if alpha == 0:
         out = np.zeros(shape, _acc(dt))

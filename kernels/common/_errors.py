@@ -1,0 +1,11 @@
+"""torch's error messages that many kernels share."""
+from __future__ import annotations
+
+
+def not_implemented_for(kernel: str, dt) -> NotImplementedError:
+    """torch's error for a kernel without a loop for this dtype.
+
+    >>> not_implemented_for("pow", ember.bool)
+    NotImplementedError('"pow" not implemented for \'Bool\'')
+    """
+    return NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')
