@@ -14,6 +14,7 @@ import functools
 
 import numpy as np
 
+from ..autograd.meta import set_grad, set_requires_grad
 from ..dispatch import keys as K
 from . import dtype as D
 from .device import CPU, META
@@ -326,7 +327,6 @@ class Tensor:
         self.requires_grad_(flag)
 
     def requires_grad_(self, requires_grad=True):
-        from ..autograd.meta import set_requires_grad
         set_requires_grad(self, bool(requires_grad))
         return self
 
@@ -337,7 +337,6 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
-        from ..autograd.meta import set_grad
         set_grad(self, value)
 
     @property

@@ -12,7 +12,9 @@ import numpy as np
 
 from ..core.device import device as _device
 from ..core.dtype import dtype as _dtype
-from ..core.tensor import Tensor
+from ..core.dtype import scalar_default_dtype
+from ..core.tensor import Tensor, from_array
+from .dispatcher import ops as _all_namespaces
 
 
 def ks_number(x) -> int:
@@ -185,6 +187,7 @@ def wrap_number(x, like: Tensor):
     """A Python number as a 0-dim tensor on `like`'s device (reflected dunders: `2 - t`)."""
     if isinstance(x, Tensor):
         return x
-    from .._generated.ops import _entry_scalar_tensor
-    from ..core.dtype import scalar_default_dtype
-    return _entry_scalar_tensor(x, scalar_default_dtype(x), None, like.device, None)
+    dt = scalar_default_dtype(x)
+    if like._device.type == "cpu":  # like torch's wrapped numbers: no op of its own
+        return from_array(np.array(x, dt.np), dt)
+    return _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like._device, None)

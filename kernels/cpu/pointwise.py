@@ -63,24 +63,53 @@ def _scalar_fast(self, other) -> bool:
     return False
 
 
-def _binary(ufunc, meta):
-    """A functional kernel `k(self, other)` for a NumPy ufunc whose result dtype is the
-    promoted dtype (`layout` gives shape, strides, dtype and torch's errors off the fast path)."""
+def _fast(ufunc, self, other, float_only=False):
+    """The ufunc straight on the ready arrays when NumPy's result already is torch's: both
+    operands contiguous with one dtype, or one of them a Python number or 0-d tensor of no
+    higher category (a "wrapped number"). None when the general path is needed.
+    `float_only`: the result dtype must be floating (true division of integers is not)."""
+    if other.__class__ is Tensor:
+        a, b = self._np, other._np
+        if a is None or b is None:
+            return None
+        if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous:
+            dt, x, y = self._dtype, a, b
+        elif not other._shape and self._shape and a.flags.c_contiguous and \
+                other._dtype.category <= self._dtype.category and _scalar_fast(self, b.item()):
+            dt, x, y = self._dtype, a, b.item()
+        elif not self._shape and other._shape and b.flags.c_contiguous and \
+                self._dtype.category <= other._dtype.category and _scalar_fast(other, a.item()):
+            dt, x, y = other._dtype, a.item(), b
+        else:
+            return None
+    elif self._np.flags.c_contiguous and _scalar_fast(self, other):
+        dt, x, y = self._dtype, self._np, other
+    else:
+        return None
+    if float_only and dt.category != D.FLOAT:
+        return None
+    return from_array(ufunc(x, y), dt)
+
+
+def _binary(ufunc, layout, quiet=False, float_only=False):
+    """A functional kernel `k(self, other)` for a NumPy ufunc: `_fast` when it applies,
+    else `layout` (shape, strides, dtype and torch's errors) and the general path."""
 
     def kernel(self, other):
-        if other.__class__ is Tensor:
-            a, b = self._np, other._np
-            if a is None or b is None:
-                _check_devices(self, other)
-            if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous:
-                try:
-                    return from_array(ufunc(a, b), self._dtype)
-                except ValueError:  # shapes do not broadcast: torch's error from Meta
-                    meta(self, other)
-                    raise
-        elif self._np.flags.c_contiguous and _scalar_fast(self, other):
-            return from_array(ufunc(self._np, other), self._dtype)
-        return _general(ufunc, meta(self, other), (self, other))
+        try:
+            if quiet:
+                with _quiet(all="ignore"):
+                    r = _fast(ufunc, self, other, float_only)
+            else:
+                r = _fast(ufunc, self, other, float_only)
+        except ValueError:  # shapes do not broadcast: torch's error from the layout
+            layout(self, other)
+            raise
+        if r is not None:
+            return r
+        out = layout(self, other)
+        compute = out._dtype if out._dtype.category == D.FLOAT or not float_only else None
+        return _general(ufunc, out, (self, other), quiet=quiet, compute_dt=compute)
     return kernel
 
 
@@ -189,10 +218,7 @@ def sub_(self, other, alpha=1):
     return _sub_(self, _scaled(other, alpha))
 
 
-def div(self, other):
-    dt = P.float_result(D.result_type(self, other))
-    return _general(np.true_divide, M.div_layout(self, other), (self, other), quiet=True,
-                    compute_dt=dt)
+div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True)
 
 
 div_ = _inplace(np.true_divide, M.div_, quiet=True, float_result=True)
