@@ -119,6 +119,12 @@ def varargs_param(fn: NativeFunction, method: bool):
     return None
 
 
+def takes_requires_grad(fn: NativeFunction) -> bool:
+    """Like torch's bindings: ops with tensor options (`pin_memory=`) also take a
+    Python-only `requires_grad=False`, applied to the result."""
+    return any(a.name == "pin_memory" for a in fn.schema.arguments.flat())
+
+
 def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -> str:
     """The Python binding's parameters: `self` is `input` for functions; out= added."""
     args = fn.schema.arguments
@@ -130,6 +136,8 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
     kw = [_param(a, not method) for a in args.kwarg_only]
     if out_fn is not None and not method:
         kw.append("out=None")
+    if takes_requires_grad(fn):
+        kw.append("requires_grad=False")
     if kw:
         if va is None:
             parts.append("*")
@@ -146,6 +154,8 @@ def py_keywords(fn: NativeFunction, method: bool, out_fn: NativeFunction | None)
         names.remove(py_name(va.name))
     if out_fn is not None and not method:
         names.append("out")
+    if takes_requires_grad(fn):
+        names.append("requires_grad")
     return names
 
 

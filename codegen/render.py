@@ -11,6 +11,8 @@ from pathlib import Path
 import jinja2
 
 from . import api
+from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class
+from .derivatives import Derivative
 from .model import default_to_python
 from .native import NativeFunction
 
@@ -91,6 +93,8 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
         bound = [c for c in call]
         if b.out_fn is not None and not method:
             bound.append("out")
+        if api.takes_requires_grad(fn):
+            bound.append("requires_grad")
         cases.append({
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
             "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
@@ -99,6 +103,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
+            "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (
                 ["out"] if b.out_fn is not None and not method else [])) + "}",
@@ -125,7 +130,35 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
     return out
 
 
-def render_all(env, fns: list[NativeFunction], sources: str) -> dict[str, str]:
+def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dict:
+    """Nodes, Autograd kernels and their registrations, in schema order."""
+    by_key = {d.fn.schema.signature_key(): d for d in derivs}
+    by_fn = {d.qualified: d for d in derivs}
+    kernels, regs, caches = [], [], []
+    for fn in fns:
+        if not needs_autograd_kernel(fn):
+            continue
+        kind = fn.schema.kind()
+        d = by_fn.get(fn.qualified)
+        if d is None and kind == "inplace":
+            d = by_key.get(fn.schema.signature_key())
+        if kind == "out" or (kind == "mutable" and fn.schema.is_out_fn()):
+            regs.append({"ident": fn.ident, "expr": f"_autograd_out(_o.{fn.ident})"})
+        elif d is None:
+            regs.append({"ident": fn.ident, "expr": f"_autograd_not_implemented(_o.{fn.ident})"})
+        elif d.inputs or any(d.output_differentiability):
+            if not d.inputs:
+                continue
+            kernels.append({"loc": f"{fn.loc} (derivative: {d.loc})",
+                            "code": forward_kernel(d, fn)})
+            regs.append({"ident": fn.ident, "expr": f"_ag_{fn.ident}"})
+            caches.append(fn.ident)
+    nodes = [{"loc": str(d.loc), "code": node_class(d)} for d in derivs if d.inputs]
+    return {"nodes": nodes, "kernels": kernels, "regs": regs, "caches": caches}
+
+
+def render_all(env, fns: list[NativeFunction], sources: str,
+               derivs: list[Derivative] = ()) -> dict[str, str]:
     qualified_index = {fn.qualified: fn for fn in fns}
     ops = [op_context(fn) for fn in fns]
     func_groups = api.group_bindings(fns, "function")
@@ -149,4 +182,5 @@ def render_all(env, fns: list[NativeFunction], sources: str) -> dict[str, str]:
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
            dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}))
+    render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     return files

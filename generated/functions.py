@@ -258,15 +258,14 @@ __all__ = [
 
 
 # schema/native_functions.yaml:149
-def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None):
+def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
         if r is not _NO:
             return r
-    if out is None:
-        return _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format)
-    return _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:203
@@ -326,43 +325,46 @@ def amax(input, dim=(), keepdim=False, *, out=None):
 
 
 # schema/native_functions.yaml:54
-def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (end, dtype, layout, device, pin_memory)
+        return (end, dtype, layout, device, pin_memory, requires_grad)
     return None
 
 
-def _c0_arange(end, dtype, layout, device, pin_memory):
-    return _entry_arange(end, dtype, layout, device, pin_memory)
+def _c0_arange(end, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_arange(end, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:60
-def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (start, end, dtype, layout, device, pin_memory)
+        return (start, end, dtype, layout, device, pin_memory, requires_grad)
     return None
 
 
-def _c1_arange(start, end, dtype, layout, device, pin_memory):
-    return _entry_arange_start(start, end, dtype, layout, device, pin_memory)
+def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_arange_start(start, end, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:66
-def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (start, end, step, dtype, layout, device, pin_memory)
+        return (start, end, step, dtype, layout, device, pin_memory, requires_grad)
     return None
 
 
-def _c2_arange(start, end, step, dtype, layout, device, pin_memory):
-    return _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
+def _c2_arange(start, end, step, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_arange = (
-    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory'))),
-    (_m1_arange, _c1_arange, 2, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'start'))),
-    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'start', 'step'))),
+    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m1_arange, _c1_arange, 2, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start'))),
+    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start', 'step'))),
 )
 _sigs_arange = (
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -589,34 +591,37 @@ def div(*args, **kwargs):
 
 
 # schema/native_functions.yaml:18
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:84
-def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:24
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
+    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:355
@@ -709,23 +714,25 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 # schema/native_functions.yaml:42
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_full(size, fill_value, dtype, layout, device, pin_memory)
+    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:96
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:416
@@ -1021,24 +1028,26 @@ def neg_(input):
 
 
 # schema/native_functions.yaml:36
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None):
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_ones(size, dtype, layout, device, pin_memory)
+    r = _entry_ones(size, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:92
-def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:687
@@ -1099,45 +1108,49 @@ def pow(*args, **kwargs):
 
 
 # schema/native_functions.yaml:72
-def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(rand, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_rand(size, generator, dtype, layout, device, pin_memory)
+    r = _entry_rand(size, generator, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:100
-def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(rand_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:78
-def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(randn, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_randn(size, generator, dtype, layout, device, pin_memory)
+    r = _entry_randn(size, generator, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:105
-def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(randn_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:528
@@ -1171,13 +1184,14 @@ def reshape(input, shape):
 
 
 # schema/native_functions.yaml:48
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
+    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:751
@@ -1500,22 +1514,24 @@ def zero_(input):
 
 
 # schema/native_functions.yaml:30
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None):
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_zeros(size, dtype, layout, device, pin_memory)
+    r = _entry_zeros(size, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:88
-def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
         r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if r is not _NO:
             return r
-    return _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
+    return r.requires_grad_() if requires_grad else r
 

@@ -855,56 +855,61 @@ def neg_(self):
 
 
 # schema/native_functions.yaml:110
-def new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_new_empty(self, size, dtype, layout, device, pin_memory)
+    r = _entry_new_empty(self, size, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:115
-def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
+    r = _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:120
-def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
+    r = _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:130
-def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_new_ones(self, size, dtype, layout, device, pin_memory)
+    r = _entry_new_ones(self, size, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:125
-def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None):
+def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
         r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
             return r
-    return _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
+    r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
+    return r.requires_grad_() if requires_grad else r
 
 
 # schema/native_functions.yaml:687

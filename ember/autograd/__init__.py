@@ -1,3 +1,20 @@
-"""Autograd. This slice holds the per-tensor metadata (requires_grad, grad); the
-engine, Nodes and derivatives.yaml codegen arrive with the autograd issue."""
+"""Autograd: the backward graph (graph.py), the engine (engine.py), grad modes,
+inference mode, anomaly mode, custom Functions and gradcheck.
+
+    >>> x = ember.ones(3, requires_grad=True)
+    >>> ember.autograd.grad((x * x).sum(), x)
+    (tensor([2., 2., 2.]),)
+
+`ember.core.tensor` imports the metadata module from here, so the parts that need
+Tensor are bound by `_finish_init()`, which `ember/__init__.py` calls once Tensor exists.
+"""
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+
+
+def _finish_init():
+    global graph, engine, backward, grad
+    from . import engine, graph
+    from .engine import backward, grad
+    from .tensor_api import install
+    from ..core.tensor import Tensor
+    install(Tensor)

@@ -1,19 +1,29 @@
 """Per-tensor autograd metadata, allocated only for tensors that need it (like torch's
 AutogradMeta): plain tensors keep `_ag = None` and pay nothing.
+
+A tensor takes part in autograd when its keyset has the Autograd bit: leaves that
+require grad, and outputs of recorded ops (which have a `grad_fn`).
 """
 from __future__ import annotations
 
 from ..dispatch import keys as K
 
+# How a view was made, for the in-place checks (torch's CreationMeta).
+DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE = range(4)
+
 
 class AutogradMeta:
     __slots__ = (
+        "attr_version",     # views: the version their grad_fn was made at (else None)
+        "creation_meta",    # views: DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE
         "grad",
+        "grad_acc",         # leaves: weakref to their AccumulateGrad node
         "grad_fn",
-        "hooks",
+        "hooks",            # leaves: tensor hooks run before accumulation
         "name",
         "output_nr",
-        "requires_grad",
+        "post_acc_hooks",
+        "requires_grad",    # leaves only; non-leaves require grad through grad_fn
         "retains_grad",
     )
 
@@ -21,9 +31,13 @@ class AutogradMeta:
         self.requires_grad = False
         self.grad = None
         self.grad_fn = None
+        self.grad_acc = None
         self.retains_grad = False
         self.hooks = None
+        self.post_acc_hooks = None
         self.output_nr = 0
+        self.attr_version = None
+        self.creation_meta = DEFAULT
         self.name = None
 
 
@@ -36,7 +50,7 @@ def autograd_meta(t) -> AutogradMeta:
 
 def set_requires_grad(t, flag: bool) -> None:
     """`t.requires_grad_(flag)`: leaves only, floating point only (torch's errors)."""
-    if flag and not t.is_floating_point():
+    if flag and not (t.is_floating_point() or t.is_complex()):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
     ag = t._ag
     if ag is not None and ag.grad_fn is not None:
@@ -46,8 +60,10 @@ def set_requires_grad(t, flag: bool) -> None:
                                "differentiation use var_no_grad = var.detach().")
         return
     if flag and t.is_inference():
-        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
-                           "is not allowed.")
+        from ..dispatch.tls import state
+        if not state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
     autograd_meta(t).requires_grad = flag
     if flag:
         t._ks |= K.AUTOGRAD_BIT

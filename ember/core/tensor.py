@@ -319,8 +319,7 @@ class Tensor:
     # --- autograd metadata (the engine arrives with the autograd issue) ---------------
     @property
     def requires_grad(self) -> bool:
-        ag = self._ag
-        return ag is not None and ag.requires_grad
+        return bool(self._ks & K.AUTOGRAD_BIT)
 
     @requires_grad.setter
     def requires_grad(self, flag):
@@ -333,7 +332,16 @@ class Tensor:
     @property
     def grad(self):
         ag = self._ag
-        return None if ag is None else ag.grad
+        if ag is None:
+            return None
+        if ag.grad is None and ag.grad_fn is not None and not ag.retains_grad:
+            import warnings
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                          "accessed. Its .grad attribute won't be populated during "
+                          "autograd.backward(). If you indeed want the .grad field to be "
+                          "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                          "Tensor.", UserWarning, stacklevel=2)
+        return ag.grad
 
     @grad.setter
     def grad(self, value):
@@ -341,13 +349,12 @@ class Tensor:
 
     @property
     def grad_fn(self):
-        ag = self._ag
-        return None if ag is None else ag.grad_fn
+        from ..autograd.graph import current_grad_fn
+        return current_grad_fn(self)
 
     @property
     def is_leaf(self) -> bool:
-        ag = self._ag
-        return ag is None or ag.grad_fn is None
+        return self.grad_fn is None
 
     @property
     def data(self):

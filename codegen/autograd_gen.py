@@ -1,0 +1,240 @@
+"""Emits generated/autograd.py: one Backward Node class per derivatives.yaml entry and
+one Autograd-key kernel per differentiable overload (functional and in-place).
+
+The kernel redispatches below Autograd, then (grad mode on, some input needing a
+gradient) builds the Node, saves what the formulas use, and sets the outputs' history:
+
+    def _ag_mul_Tensor(ks, self, other):
+        _out = <kernel below Autograd>(self, other)
+        if not _tls.grad_enabled:
+            return _out
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        ...
+"""
+from __future__ import annotations
+
+from .derivatives import Derivative, return_names
+from .native import NativeFunction
+
+IND = "    "
+
+
+def _needed_expr(name: str, is_list: bool) -> str:
+    return f"_a_{name}" if is_list else f"_e_{name} is not None"
+
+
+def _positions(d: Derivative) -> dict[str, str]:
+    """name -> index expression into `_needs` (a list input spans `_L` entries)."""
+    pos, fixed, after_list = {}, 0, False
+    for name, is_list in d.inputs:
+        base = f"{fixed} + _L" if after_list else str(fixed)
+        pos[name] = f"{base}:{base} + _L" if is_list else base
+        if is_list:
+            after_list = True
+        else:
+            fixed += 1
+    return pos
+
+
+def _list_input(d: Derivative):
+    return next((n for n, is_list in d.inputs if is_list), None)
+
+
+def _unpack_line(d: Derivative, local: str) -> str:
+    s = next(s for s in d.saved if s.local == local)
+    if s.kind in ("tensor", "output"):
+        return f"{local} = _unpack(_node._s_{local}, _node)"
+    if s.kind == "tensor_list":
+        return f"{local} = [_unpack(_s, _node) for _s in _node._s_{local}]"
+    return f"{local} = _node._s_{local}"
+
+
+def node_class(d: Derivative) -> str:
+    rets = return_names(d.fn.schema)
+    tensor_slots = [f"_s_{s.local}" for s in d.saved if s.kind in ("tensor", "output")]
+    list_slots = [f"_s_{s.local}" for s in d.saved if s.kind == "tensor_list"]
+    slots = sorted(f"_s_{s.local}" for s in d.saved)
+    lst = _list_input(d)
+    if lst:
+        slots.append("_nlist")
+    lines = [f"class {d.node}(_Node):",
+             f'{IND}"""Backward of {d.fn.schema.name} ({d.loc})."""',
+             f"{IND}__slots__ = {tuple(slots)!r}",
+             f"{IND}_saved_slots = {tuple(tensor_slots)!r}",
+             f"{IND}_saved_list_slots = {tuple(list_slots)!r}",
+             f"{IND}_input_names = {tuple(n for n, _ in d.inputs)!r}",
+             "",
+             f"{IND}def apply(_node, grads):",
+             f"{IND*2}_n = _node._needs"]
+    if lst:
+        lines.append(f"{IND*2}_L = _node._nlist")
+    grads_used = sorted({g for f in d.formulas for g in f.grads})
+    for g in grads_used:
+        if g == "grad":
+            lines.append(f"{IND*2}grad = grads[0]")
+        elif g.startswith("grad_"):
+            lines.append(f"{IND*2}{g} = grads[{rets.index(g[5:])}]")
+    for name, is_list in d.inputs:
+        lines.append(f"{IND*2}_r_{name} = [None] * _L" if is_list else f"{IND*2}_r_{name} = None")
+    pos = _positions(d)
+    for f in d.formulas:
+        conds = [f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]" for n in f.inputs]
+        lines.append(f"{IND*2}if {' or '.join(conds)}:")
+        if f.kind == "not_implemented":
+            lines.append(f"{IND*3}raise _not_implemented({f.code!r})")
+            continue
+        for local in f.uses:
+            lines.append(f"{IND*3}{_unpack_line(d, local)}")
+        targets = ", ".join(f"_r_{n}" for n in f.inputs)
+        lines.append(f"{IND*3}{targets} = {f.code}")
+    parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
+    lines.append(f"{IND*2}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
+    for s in d.saved:
+        lines += ["", f"{IND}@property", f"{IND}def _saved_{s.local}(self):"]
+        if s.kind in ("tensor", "output"):
+            lines.append(f"{IND*2}return _unpack(self._s_{s.local}, self)")
+        elif s.kind == "tensor_list":
+            lines.append(f"{IND*2}return [_unpack(_s, self) for _s in self._s_{s.local}]")
+        else:
+            lines.append(f"{IND*2}return self._s_{s.local}")
+    return "\n".join(lines)
+
+
+def _edge_lines(d: Derivative, fn: NativeFunction) -> list[str]:
+    args = {a.name: a for a in fn.schema.arguments.flat_non_out()}
+    out = []
+    for name, is_list in d.inputs:
+        if is_list:
+            out.append(f"_e_{name} = [None if _t is None else _edge(_t) for _t in {name}]")
+            out.append(f"_a_{name} = any(_x is not None for _x in _e_{name})")
+        elif args[name].type.is_nullable():
+            out.append(f"_e_{name} = None if {name} is None else _edge({name})")
+        else:
+            out.append(f"_e_{name} = _edge({name})")
+    return out
+
+
+def _node_line(d: Derivative) -> list[str]:
+    edges, needs = [], []
+    for name, is_list in d.inputs:
+        if is_list:
+            edges.append(f"*[_x or _NO_EDGE for _x in _e_{name}]")
+            needs.append(f"*[_x is not None for _x in _e_{name}]")
+        else:
+            edges.append(f"_e_{name} or _NO_EDGE")
+            needs.append(f"_e_{name} is not None")
+    comma = "," if len(edges) == 1 else ""
+    lines = [f"_node = _new_node({d.node}, ({', '.join(edges)}{comma}), "
+             f"({', '.join(needs)}{comma}))"]
+    lst = _list_input(d)
+    if lst:
+        lines.append(f"_node._nlist = len({lst})")
+    return lines
+
+
+def _save_lines(d: Derivative, after_op: bool, inplace: bool) -> list[str]:
+    """Saves grouped by the inputs whose formulas need them."""
+    users: dict[str, list[str]] = {}
+    for f in d.formulas:
+        for local in f.uses:
+            users.setdefault(local, [])
+            users[local] += [n for n in f.inputs if n not in users[local]]
+    is_list = dict(d.inputs)
+    lines: list[str] = []
+    last_cond = None
+    for s in d.saved:
+        if (s.output_index >= 0) != after_op:
+            continue
+        # with one input, the kernel only gets here when that input needs a gradient
+        cond = None if len(d.inputs) == 1 else " or ".join(
+            _needed_expr(n, is_list[n]) for n in users[s.local])
+        fwd = s.forward
+        if s.kind == "tensor":
+            value = f"_save({fwd}.clone())" if inplace and fwd == "self" else f"_save({fwd})"
+        elif s.kind == "tensor_list":
+            value = f"_save_list({fwd})"
+        elif s.kind == "output":
+            value = f"_save_output({fwd}, {s.output_index})"
+        else:
+            value = fwd
+        if cond is None:
+            lines.append(f"_node._s_{s.local} = {value}")
+        else:
+            if cond != last_cond:
+                lines.append(f"if {cond}:")
+            lines.append(f"{IND}_node._s_{s.local} = {value}")
+        last_cond = cond
+    return lines
+
+
+def _output_bindings(d: Derivative) -> list[str]:
+    rets = return_names(d.fn.schema)
+    if not any(s.output_index >= 0 for s in d.saved):
+        return []
+    if len(rets) == 1:
+        return [f"{rets[0]} = _out"]
+    return [f"{r} = _out[{i}]" for i, r in enumerate(rets)]
+
+
+def _history_line(d: Derivative) -> str:
+    schema = d.fn.schema
+    rets = schema.returns
+    if len(rets) == 1 and rets[0].type.is_tensor_list():
+        multi_view = schema.is_view()
+        return f"_set_history_many(_out, _node, None, {multi_view})"
+    if len(rets) == 1:
+        if d.output_differentiability[0]:
+            return "_set_history_one(_out, _node)"
+        return "_node._out_meta = ((_out._shape, _out._dtype, _out._device),)"
+    return f"_set_history_many(_out, _node, {d.output_differentiability!r})"
+
+
+def _call_below(fn: NativeFunction) -> list[str]:
+    args = ", ".join(a.name for a in fn.schema.arguments.flat())
+    return ["_ks = ks & _BELOW",
+            f"_k = _c_{fn.ident}.get(_ks)",
+            "if _k is None:",
+            f"{IND}_k = _o.{fn.ident}._fill(_ks)",
+            f"_out = _k({args})"]
+
+
+def forward_kernel(d: Derivative, fn: NativeFunction) -> str:
+    """The Autograd kernel of `fn`, the functional overload `d` describes or an in-place one."""
+    inplace = fn.schema.kind() == "inplace"
+    params = ", ".join(["ks"] + [a.name for a in fn.schema.arguments.flat()])
+    any_needed = " or ".join(_needed_expr(n, is_list) for n, is_list in d.inputs)
+    body: list[str] = []
+    if not inplace:
+        body += _call_below(fn)
+        body.append("if not _tls.grad_enabled:")
+        if fn.schema.is_view():
+            body.append(f"{IND}return _mark_no_grad_view(_out, self)")
+        else:
+            body.append(f"{IND}return _out")
+        body += _edge_lines(d, fn)
+        body += [f"if not ({any_needed}):", f"{IND}return _out"]
+        body += _node_line(d)
+        body += _save_lines(d, False, False)
+        body += _output_bindings(d)
+        body += _save_lines(d, True, False)
+        body.append(_history_line(d))
+        body.append("return _out")
+    else:
+        inner = _edge_lines(d, fn) + [f"if {any_needed}:"]
+        inner += [IND + x for x in ["_check_inplace(self)"] + _node_line(d)
+                  + _save_lines(d, False, True)]
+        body += ["_node = None", "if _tls.grad_enabled:"] + [IND + x for x in inner]
+        body += _call_below(fn)
+        after = ["_rebase_history(self, _node)"] + _output_bindings(d) + _save_lines(d, True, True)
+        body += ["if _node is not None:"] + [IND + x for x in after]
+        body.append("return _out")
+    lines = [f"def _ag_{fn.ident}({params}):"] + [IND + x for x in body]
+    return "\n".join(lines)
+
+
+def needs_autograd_kernel(fn: NativeFunction) -> bool:
+    """Ops that can see a tensor requiring grad (not factories, not implicit composites)."""
+    if any(k == "CompositeImplicitAutograd" for k, _ in fn.dispatch):
+        return False
+    return any(a.type.is_tensor_like() for a in fn.schema.arguments.flat())

@@ -1,0 +1,313 @@
+"""derivatives.yaml -> Derivative records: formulas parsed with `ast`, names checked,
+and what the forward pass must save worked out.
+
+    - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+      self: grad * other
+      other: grad * self
+
+A formula is a Python expression over `grad` (`grads[i]`, `grad_<output>` for ops with
+several outputs), the op's inputs, `result` (`result0`, ..., or the output names), the
+helpers of ember/autograd/formulas.py and ember ops. `self.shape`, `self.dtype`,
+`self.dim()`, ... save that value instead of the tensor. `non_differentiable` and
+`not_implemented("why")` mark inputs without a gradient. Entries name functional
+overloads; in-place variants reuse them.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import dataclass
+from pathlib import Path
+
+from .loader import CodegenError, Entry, Loc
+from .model import FunctionSchema, SchemaError
+from .native import NativeFunction
+
+SAVED_ATTRS = ("shape", "dtype", "device", "ndim", "is_leaf")
+SAVED_METHODS = ("dim", "size", "numel", "stride", "storage_offset", "is_contiguous",
+                 "scalar_type")
+BUILTINS = ("len", "range", "tuple", "list", "int", "float", "bool", "zip", "enumerate", "any",
+            "all", "reversed", "sorted", "isinstance", "None", "True", "False")
+ENTRY_KEYS = ("name", "output_differentiability")
+
+
+@dataclass(frozen=True)
+class Saved:
+    """One value the forward pass saves for backward."""
+    local: str      # its name inside apply(): 'other', 'self_shape'
+    kind: str       # 'tensor', 'tensor_list', 'output', 'value'
+    forward: str    # how the forward kernel computes it: 'other', 'self.shape'
+    output_index: int = -1   # >= 0: computed from that output, after the op ran
+
+
+@dataclass(frozen=True)
+class Formula:
+    inputs: tuple[str, ...]   # the inputs this formula gives gradients for
+    kind: str                 # 'expr', 'not_implemented', 'non_differentiable'
+    code: str                 # rewritten expression (or the not_implemented message)
+    uses: tuple[str, ...]     # saved locals it reads
+    grads: tuple[str, ...]    # grad locals it reads ('grad', 'grads', 'grad_values')
+    loc: Loc
+
+
+@dataclass(frozen=True)
+class Derivative:
+    fn: NativeFunction
+    loc: Loc
+    node: str                                  # 'MulBackward0'
+    formulas: tuple[Formula, ...]
+    inputs: tuple[tuple[str, bool], ...]       # differentiable inputs: (name, is_list)
+    saved: tuple[Saved, ...]
+    output_differentiability: tuple[bool, ...]
+
+    @property
+    def qualified(self) -> str:
+        return self.fn.qualified
+
+
+def helper_names(path: Path) -> tuple[set[str], set[str]]:
+    """(all helpers, the @forward_value ones) defined in ember/autograd/formulas.py."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names, forward = set(), set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            names.add(node.name)
+            if any(isinstance(d, ast.Name) and d.id == "forward_value" for d in node.decorator_list):
+                forward.add(node.name)
+    names.discard("forward_value")
+    return names, forward
+
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+
+
+def return_names(schema: FunctionSchema) -> list[str]:
+    rets = schema.returns
+    if len(rets) == 1 and rets[0].name is None:
+        return ["result"]
+    return [r.name or f"result{i}" for i, r in enumerate(rets)]
+
+
+def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: set[str],
+                      forward_helpers: set[str]) -> list[Derivative]:
+    by_name = {fn.qualified: fn for fn in fns}
+    by_name.update({f"{fn.op_name}.default": fn for fn in fns if fn.overload == "default"})
+    op_names = {fn.op_name for fn in fns if "function" in fn.variants}
+    seen: dict[str, Loc] = {}
+    counters: dict[str, int] = {}
+    out = []
+    for e in entries:
+        fn = _lookup(e, by_name)
+        if fn.qualified in seen:
+            raise CodegenError(e.at("name"), f"second derivative entry for '{fn.qualified}' "
+                               f"(first at {seen[fn.qualified]})")
+        seen[fn.qualified] = e.at("name")
+        base = fn.schema.name.name
+        n = counters.get(base, 0)
+        counters[base] = n + 1
+        out.append(_parse_entry(e, fn, f"{camel(base)}Backward{n}", helpers, forward_helpers,
+                                op_names))
+    return out
+
+
+def _lookup(e: Entry, by_name) -> NativeFunction:
+    name = e.data.get("name")
+    if not isinstance(name, str):
+        raise CodegenError(e.loc, "derivative entry has no 'name' (expected 'name: <schema>')")
+    key = name.split("(")[0].strip()
+    fn = by_name.get(key) or by_name.get(f"{key}.default")
+    if fn is None:
+        raise CodegenError(e.at("name"), f"derivative for '{key}', which is not declared in "
+                           "schema/native_functions.yaml (expected the name of a declared overload)")
+    if "(" in name:
+        try:
+            given = FunctionSchema.parse(name)
+        except SchemaError as err:
+            raise CodegenError(e.at("name"), f"malformed name: {err}") from None
+        if str(given) != str(fn.schema):
+            raise CodegenError(e.at("name"), f"derivative signature '{given}' differs from the "
+                               f"declared '{fn.schema}' (expected the same schema)")
+    if fn.schema.kind() != "functional":
+        raise CodegenError(e.at("name"), f"derivative for '{fn.qualified}', which is "
+                           f"{fn.schema.kind()} (expected a functional overload; in-place "
+                           "variants reuse its formulas and out= variants are not differentiable)")
+    return fn
+
+
+def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names) -> Derivative:
+    schema = fn.schema
+    args = {a.name: a for a in schema.arguments.flat_non_out()}
+    tensor_args = [a.name for a in schema.arguments.flat_non_out() if a.type.is_tensor_like()]
+    rets = return_names(schema)
+    out_diff = e.data.get("output_differentiability")
+    if out_diff is None:
+        out_diff = [True] * len(rets)
+    if not isinstance(out_diff, list) or len(out_diff) != len(rets) or not all(
+            isinstance(b, bool) for b in out_diff):
+        raise CodegenError(e.at("output_differentiability") if "output_differentiability" in
+                           e.data else e.loc, f"output_differentiability must list {len(rets)} "
+                           "booleans (expected one per output)")
+    ctx = _Context(args, rets, helpers, forward_helpers, op_names, len(schema.returns))
+    formulas = []
+    covered: dict[str, Loc] = {}
+    for key, value in e.data.items():
+        if key in ENTRY_KEYS:
+            continue
+        loc = e.at(key)
+        if key == "result":
+            raise CodegenError(loc, "forward-mode formulas ('result: ...') are not supported "
+                               "(expected formulas for inputs only)")
+        names = tuple(s.strip() for s in str(key).split(","))
+        for n in names:
+            if n not in args:
+                raise CodegenError(loc, f"'{n}' is not an input of '{fn.qualified}' (expected "
+                                   f"one of {', '.join(args)}, output_differentiability)")
+            if n not in tensor_args:
+                raise CodegenError(loc, f"input '{n}' of '{fn.qualified}' is a "
+                                   f"{args[n].type}, not a Tensor (expected a tensor input)")
+            if n in covered:
+                raise CodegenError(loc, f"input '{n}' has two formulas (first at {covered[n]})")
+            covered[n] = loc
+        if not isinstance(value, str):
+            raise CodegenError(loc, f"formula for {key} must be a string expression")
+        formulas.append(ctx.formula(names, value.strip(), loc))
+    for n in tensor_args:
+        if n not in covered:
+            raise CodegenError(e.at("name"), f"input '{n}' of '{fn.qualified}' has no formula "
+                               "(expected a formula, non_differentiable or not_implemented(...))")
+    diff = {n for f in formulas if f.kind != "non_differentiable" for n in f.inputs}
+    inputs = tuple((n, args[n].type.is_tensor_list()) for n in tensor_args if n in diff)
+    if sum(1 for _, is_list in inputs if is_list) > 1:
+        raise CodegenError(e.loc, "at most one differentiable Tensor[] input is supported")
+    return Derivative(fn, e.at("name"), node_name,
+                      tuple(f for f in formulas if f.kind != "non_differentiable"), inputs,
+                      tuple(sorted(ctx.saved.values(), key=lambda s: s.local)), tuple(out_diff))
+
+
+class _Context:
+    """Checks and rewrites the formulas of one entry, collecting what they save."""
+
+    def __init__(self, args, rets, helpers, forward_helpers, op_names, n_returns):
+        self.args, self.rets = args, rets
+        self.helpers, self.forward_helpers, self.op_names = helpers, forward_helpers, op_names
+        self.n_returns = n_returns
+        self.saved: dict[str, Saved] = {}
+
+    def formula(self, names, text, loc) -> Formula:
+        if text == "non_differentiable":
+            return Formula(names, "non_differentiable", "", (), (), loc)
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError as err:
+            raise CodegenError(loc, f"formula '{text}' is not a Python expression: "
+                               f"{err.msg}") from None
+        body = tree.body
+        if isinstance(body, ast.Call) and isinstance(body.func, ast.Name) and \
+                body.func.id == "not_implemented":
+            if len(body.args) != 1 or not isinstance(body.args[0], ast.Constant):
+                raise CodegenError(loc, "not_implemented takes one string (expected "
+                                   "not_implemented(\"why\"))")
+            return Formula(names, "not_implemented", str(body.args[0].value), (), (), loc)
+        rewriter = _Rewriter(self, loc, _bound_names(body))
+        new = rewriter.visit(body)
+        ast.fix_missing_locations(new)
+        return Formula(names, "expr", ast.unparse(new), tuple(sorted(rewriter.uses)),
+                       tuple(sorted(rewriter.grads)), loc)
+
+    def save(self, local, kind, forward, index=-1) -> str:
+        self.saved.setdefault(local, Saved(local, kind, forward, index))
+        return local
+
+
+def _bound_names(tree) -> set[str]:
+    """Names bound inside the expression (comprehension targets, lambda arguments)."""
+    bound = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            bound |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, ast.Lambda):
+            bound |= {a.arg for a in node.args.args}
+    return bound
+
+
+class _Rewriter(ast.NodeTransformer):
+    def __init__(self, ctx: _Context, loc, bound):
+        self.ctx, self.loc, self.bound = ctx, loc, bound
+        self.uses: set[str] = set()
+        self.grads: set[str] = set()
+
+    def _err(self, msg):
+        return CodegenError(self.loc, msg)
+
+    def _is_value_source(self, node) -> bool:
+        return isinstance(node, ast.Name) and (node.id in self.ctx.args or node.id in self.ctx.rets)
+
+    def _saved_from(self, name, suffix, forward) -> ast.Name:
+        kind = "value"
+        local = self.ctx.save(f"{name}_{suffix}", kind, forward,
+                              self.ctx.rets.index(name) if name in self.ctx.rets else -1)
+        self.uses.add(local)
+        return ast.Name(local, ast.Load())
+
+    def visit_Attribute(self, node):
+        if self._is_value_source(node.value) and node.attr in SAVED_ATTRS:
+            return self._saved_from(node.value.id, node.attr, f"{node.value.id}.{node.attr}")
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        f = node.func
+        if (isinstance(f, ast.Attribute) and self._is_value_source(f.value)
+                and f.attr in SAVED_METHODS and not node.args and not node.keywords):
+            return self._saved_from(f.value.id, f.attr, f"{f.value.id}.{f.attr}()")
+        if (isinstance(f, ast.Name) and f.id in self.ctx.forward_helpers and node.args
+                and all(isinstance(a, ast.Name) and a.id in self.ctx.args for a in node.args)):
+            argnames = [a.id for a in node.args]
+            local = self.ctx.save(f"{f.id}_{'_'.join(argnames)}", "value",
+                                  f"_H.{f.id}({', '.join(argnames)})", -1)
+            self.uses.add(local)
+            return ast.Name(local, ast.Load())
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        n = node.id
+        ctx = self.ctx
+        if not isinstance(node.ctx, ast.Load) or n in self.bound:
+            return node
+        if n == "grad":
+            if ctx.n_returns != 1:
+                raise self._err("'grad' is ambiguous for an op with several outputs (expected "
+                                "grads[i] or grad_<output name>)")
+            self.grads.add("grad")
+            return node
+        if n == "grads":
+            self.grads.add("grads")
+            return node
+        if n.startswith("grad_") and n[5:] in ctx.rets:
+            self.grads.add(n)
+            return node
+        if n in ctx.rets:
+            i = ctx.rets.index(n)
+            ctx.save(n, "output", n, i)
+            self.uses.add(n)
+            return node
+        if n in ctx.args:
+            a = ctx.args[n]
+            if a.type.is_tensor_list():
+                kind = "tensor_list"
+            elif a.type.is_tensor_like():
+                kind = "tensor"
+            else:
+                kind = "value"
+            ctx.save(n, kind, n)
+            self.uses.add(n)
+            return node
+        if n in ctx.helpers:
+            return ast.Attribute(ast.Name("_H", ast.Load()), n, ast.Load())
+        if n in ctx.op_names:
+            return ast.Attribute(ast.Name("_F", ast.Load()), n, ast.Load())
+        if n in BUILTINS and hasattr(builtins, n):
+            return node
+        raise self._err(f"unknown name '{n}' in formula (expected grad, grads, grad_<output>, "
+                        f"{', '.join(ctx.rets)}, an input ({', '.join(ctx.args)}), a helper from "
+                        "ember/autograd/formulas.py or an ember op)")

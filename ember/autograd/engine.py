@@ -1,0 +1,365 @@
+"""The backward engine: runs the graph from its roots with dependency counting.
+
+    1. walk the graph from a GraphRoot node and count, per node, the edges into it;
+    2. pop the ready node with the highest sequence number (the most recent op) from a
+       heap, run its hooks and `apply`, and add each result into the buffer of the
+       node it flows to; a node becomes ready when its count reaches zero;
+    3. AccumulateGrad nodes add into `leaf.grad`; `autograd.grad` captures instead.
+
+No recursion anywhere, so a 10k-op chain is fine. Saved tensors are freed after
+each node runs unless `retain_graph=True`.
+
+    >>> x = ember.ones(3, requires_grad=True)
+    >>> (x * x).sum().backward()
+    >>> x.grad
+    tensor([2., 2., 2.])
+"""
+from __future__ import annotations
+
+import heapq
+import sys
+
+from ..dispatch.tls import state as _tls
+from . import graph as G
+from .graph import AccumulateGrad, GraphRoot, gradient_edge
+
+
+def _is_tensor(x):
+    from ..core.tensor import Tensor
+    return isinstance(x, Tensor)
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if _is_tensor(x):
+        return (x,)
+    return tuple(x)
+
+
+def make_grads(outputs, grads):
+    """The root gradients: given ones are checked, missing ones are ones for scalars."""
+    import ember
+    grads = list(grads) if grads else [None] * len(outputs)
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+    out = []
+    for i, (t, g) in enumerate(zip(outputs, grads)):
+        if g is None:
+            if t.requires_grad:
+                if t.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if not t.is_floating_point():
+                    raise RuntimeError(f"grad can be implicitly created only for real scalar "
+                                       f"outputs but got {t.dtype}")
+                g = ember.ones_like(t)
+        elif not _is_tensor(g):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {t.shape}.")
+        out.append(g)
+    return out
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """`ember.autograd.backward`: accumulates d(tensors)/d(leaf) into each leaf's `.grad`."""
+    tensors = _as_tuple(tensors)
+    grads = make_grads(tensors, _as_tuple(grad_tensors) if grad_tensors is not None else None)
+    inputs = _as_tuple(inputs)
+    if inputs and any(not _is_tensor(t) for t in inputs):
+        raise TypeError("inputs to backward() must be Tensors")
+    if retain_graph is None:
+        retain_graph = create_graph
+    run_backward(tensors, grads, retain_graph, create_graph, inputs or None, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """`ember.autograd.grad`: the gradients of `outputs` with respect to `inputs`, returned
+    instead of accumulated into `.grad`."""
+    import ember
+    outputs = _as_tuple(outputs)
+    inputs_t = _as_tuple(inputs)
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by ember")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    elif materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    for t in inputs_t:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = make_grads(outputs, _as_tuple(grad_outputs) if grad_outputs is not None else None)
+    if retain_graph is None:
+        retain_graph = create_graph
+    result = run_backward(outputs, grads, retain_graph, create_graph, inputs_t, accumulate=False)
+    out = []
+    for i, (t, g) in enumerate(zip(inputs_t, result)):
+        if g is None:
+            if materialize_grads:
+                g = ember.zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                   "been used in the graph. Set allow_unused=True if this is the "
+                                   "desired behavior.")
+        out.append(g)
+    return tuple(out)
+
+
+def run_backward(outputs, grads, keep_graph, create_graph, inputs=None, accumulate=True):
+    """Runs the graph behind `outputs`. With `inputs`, only what leads to them runs and
+    their gradients are returned (accumulate=False) or added to their `.grad`."""
+    edges = []
+    for i, t in enumerate(outputs):
+        e = gradient_edge(t)
+        if e is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        edges.append(e)
+    root = GraphRoot(edges, grads)
+    deps, parents = _count_dependencies(root, want_parents=inputs is not None)
+    captures = needed = None
+    if inputs is not None:
+        captures, needed = _capture_plan(inputs, parents, accumulate)
+        results = [None] * len(inputs)
+    prev_mode = _tls.grad_enabled
+    _tls.grad_enabled = create_graph
+    try:
+        _execute(root, deps, keep_graph, captures, needed, results if inputs is not None else None,
+                 accumulate, inputs)
+    finally:
+        _tls.grad_enabled = prev_mode
+    return results if inputs is not None else None
+
+
+def _count_dependencies(root, want_parents):
+    deps = {}
+    parents = {} if want_parents else None
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for fn, _ in node.next_functions:
+            if fn is None:
+                continue
+            if want_parents:
+                parents.setdefault(fn, []).append(node)
+            if fn in deps:
+                deps[fn] += 1
+            else:
+                deps[fn] = 1
+                stack.append(fn)
+    return deps, parents
+
+
+def _capture_plan(inputs, parents, accumulate):
+    """captures: node -> [(output_nr, input index)]; needed: nodes on a path to an input."""
+    captures = {}
+    targets = []
+    for i, t in enumerate(inputs):
+        e = gradient_edge(t)
+        if e is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        captures.setdefault(e[0], []).append((e[1], i))
+        targets.append(e[0])
+    needed = set()
+    stack = [n for n in targets if n in parents]
+    while stack:
+        n = stack.pop()
+        if n in needed:
+            continue
+        needed.add(n)
+        stack.extend(parents.get(n, ()))
+    return captures, needed
+
+
+def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inputs):
+    buffers = {}
+    heap = [(-root._seq, 0, root)]
+    tick = 1
+    push, pop = heapq.heappush, heapq.heappop
+    anomaly = G._anomaly[0]
+    while heap:
+        node = pop(heap)[2]
+        buf = buffers.pop(node, None)
+        if buf is None:
+            buf = [None] * len(node._out_meta)
+        ex = node._extra
+        if ex is not None:
+            buf = _run_pre_hooks(node, ex, buf)
+        if captures is not None:
+            cap = captures.get(node)
+            if cap is not None:
+                for nr, i in cap:
+                    g = buf[nr]
+                    if isinstance(node, AccumulateGrad) and g is not None:
+                        g = _run_leaf_hooks(node.variable, g)
+                    results[i] = g if results[i] is None or g is None else results[i] + g
+                    if accumulate and not isinstance(node, AccumulateGrad) and g is not None:
+                        accumulate_grad(inputs[i], g, run_hooks=False)
+                if not accumulate and isinstance(node, AccumulateGrad):
+                    continue
+            if node is not root and not any(fn in needed for fn, _ in node.next_functions) \
+                    and not (accumulate and isinstance(node, AccumulateGrad)):
+                continue
+        outputs = _call(node, buf, anomaly)
+        if not keep_graph:
+            node.release_variables()
+        for i, (fn, nr) in enumerate(node.next_functions):
+            if fn is None:
+                continue
+            if needed is not None and fn not in needed:
+                continue
+            g = outputs[i] if i < len(outputs) else None
+            if g is not None:
+                g = _validate(g, fn._out_meta[nr], node, i)
+                b = buffers.get(fn)
+                if b is None:
+                    b = buffers[fn] = [None] * len(fn._out_meta)
+                    b[nr] = g
+                elif b[nr] is None:
+                    b[nr] = g
+                else:
+                    b[nr] = b[nr] + g
+            d = deps[fn] - 1
+            deps[fn] = d
+            if d == 0:
+                push(heap, (-fn._seq, tick, fn))
+                tick += 1
+        # drop this step's references so a leaf can take its gradient without a copy
+        outputs = buf = g = b = None
+
+
+def _call(node, buf, anomaly):
+    """Runs one node: skipped when no gradient arrived, zeros for missing outputs."""
+    if isinstance(node, GraphRoot):
+        return node.apply(buf)
+    if all(g is None for g in buf):
+        return ()
+    if len(buf) > 1:
+        buf = _materialize(node, buf)
+    if anomaly:
+        from .anomaly_mode import call_with_anomaly
+        outputs = call_with_anomaly(node, buf)
+    else:
+        outputs = node.apply(buf)
+    ex = node._extra
+    if ex is not None and ex.post_hooks:
+        for hook in ex.post_hooks:
+            r = hook(outputs, tuple(buf))
+            if r is not None:
+                outputs = tuple(r)
+    return outputs
+
+
+def _materialize(node, buf):
+    """Multi-output nodes get zeros for outputs no gradient reached (torch does too)."""
+    import ember
+    if all(g is not None for g in buf):
+        return buf
+    out = list(buf)
+    for i, g in enumerate(out):
+        if g is None:
+            shape, dtype, device = node._out_meta[i]
+            out[i] = ember.zeros(shape, dtype=dtype, device=device)
+    return out
+
+
+def _run_pre_hooks(node, ex, buf):
+    if ex.tensor_pre_hooks:
+        buf = list(buf)
+        for nr, hooks in ex.tensor_pre_hooks.items():
+            for hook in hooks:
+                if buf[nr] is not None:
+                    r = hook(buf[nr])
+                    if r is not None:
+                        buf[nr] = r
+    if ex.retains:
+        for nr, ref in ex.retains.items():
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                _retain(t, buf[nr])
+    if ex.pre_hooks:
+        for hook in ex.pre_hooks:
+            r = hook(tuple(buf))
+            if r is not None:
+                buf = list(r)
+    return buf
+
+
+def _retain(t, g):
+    ag = t._ag
+    if ag.grad is None:
+        ag.grad = g.detach().clone() if not _tls.grad_enabled else g.clone()
+    elif _tls.grad_enabled:
+        ag.grad = ag.grad + g
+    else:
+        ag.grad = ag.grad + g.detach()
+
+
+def _validate(g, meta, node, i):
+    """torch's validate_outputs: shapes broadcast back to the input's, dtypes cast to it."""
+    shape, dtype, device = meta
+    if g._shape != shape:
+        if not _expandable(shape, g._shape):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index "
+                               f"{i} - got {list(g._shape)} but expected shape compatible with "
+                               f"{list(shape)}")
+        from .formulas import sum_to_size
+        g = sum_to_size(g, shape)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    if g._device != device:
+        raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                           f"expected device {device} but got {g._device}")
+    return g
+
+
+def _expandable(shape, to) -> bool:
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+def _run_leaf_hooks(variable, g):
+    hooks = variable._ag.hooks
+    if hooks:
+        for hook in list(hooks):
+            r = hook(g)
+            if r is not None:
+                g = r
+    return g
+
+
+# References to a fresh gradient while accumulate_grad holds it: the caller's
+# variable, this frame's argument, and getrefcount's own argument.
+_STEAL_REFCOUNT = 3
+
+
+def accumulate_grad(variable, g, run_hooks=True):
+    """Adds `g` into `variable.grad`, like torch's AccumulateGrad: the first gradient is
+    taken as is when nothing else holds it (else copied), later ones are added in place
+    (out of place under create_graph, so the sum stays differentiable)."""
+    ag = variable._ag
+    if run_hooks:
+        g = _run_leaf_hooks(variable, g)
+    old = ag.grad
+    if old is None:
+        if _tls.grad_enabled:
+            ag.grad = g.clone()
+        elif (sys.getrefcount(g) <= _STEAL_REFCOUNT + 1 and g._base is None
+              and not g.requires_grad and g.stride() == variable.stride()):
+            ag.grad = g
+        else:
+            ag.grad = g.detach().clone()
+    elif _tls.grad_enabled:
+        ag.grad = old + g
+    else:
+        old.add_(g.detach())
+    if ag.post_acc_hooks:
+        for hook in list(ag.post_acc_hooks):
+            hook(variable)

@@ -1,0 +1,98 @@
+"""The autograd methods of Tensor: backward, hooks, retain_grad, detach_, output_nr.
+
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> y = x * 3
+    >>> y.retain_grad()
+    >>> y.sum().backward()
+    >>> y.grad, x.grad
+    (tensor([1., 1.]), tensor([3., 3.]))
+"""
+from __future__ import annotations
+
+import weakref
+
+from ..dispatch import keys as K
+from . import graph as G
+from .meta import autograd_meta
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradient of `self` into the leaves' `.grad` (see autograd.backward)."""
+    from .engine import backward as run
+    run(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def register_hook(self, hook):
+    """`hook(grad)` runs when the gradient of `self` is computed; it may return a new one.
+    Returns a handle with `.remove()`."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    fn = self.grad_fn
+    if fn is None:
+        ag = autograd_meta(self)
+        if ag.hooks is None:
+            ag.hooks = []
+        return G._Handle(ag.hooks, hook)
+    return fn._register_tensor_prehook(self._ag.output_nr, hook)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """`hook(tensor)` runs after a leaf's `.grad` was updated."""
+    if not self.is_leaf:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    ag = autograd_meta(self)
+    if ag.post_acc_hooks is None:
+        ag.post_acc_hooks = []
+    return G._Handle(ag.post_acc_hooks, hook)
+
+
+def retain_grad(self):
+    """Makes a non-leaf keep its gradient in `.grad` (a no-op on leaves)."""
+    if not self.requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    fn = self.grad_fn
+    if fn is None or self._ag.retains_grad:
+        return
+    ex = fn._ext()
+    if ex.retains is None:
+        ex.retains = {}
+    ex.retains[self._ag.output_nr] = weakref.ref(self)
+    self._ag.retains_grad = True
+
+
+def retains_grad(self) -> bool:
+    return self._ag is not None and self._ag.retains_grad
+
+
+def detach_(self):
+    """Detaches `self` from the graph in place: it becomes a leaf that needs no grad."""
+    if self._base is not None and self._ag is not None and self.requires_grad:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                           "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                           "cannot be called on these gradients. To fix this error, please refer to "
+                           "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                           "solution.")
+    ag = self._ag
+    if ag is not None:
+        ag.grad_fn = None
+        ag.requires_grad = False
+        ag.attr_version = None
+    self._ks &= ~K.AUTOGRAD_BIT
+    return self
+
+
+def output_nr(self) -> int:
+    return 0 if self._ag is None else self._ag.output_nr
+
+
+def install(cls):
+    cls.backward = backward
+    cls.register_hook = register_hook
+    cls.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
+    cls.retain_grad = retain_grad
+    cls.retains_grad = property(retains_grad)
+    cls.detach_ = detach_
+    cls.output_nr = property(output_nr)
