@@ -141,6 +141,7 @@ def _save_lines(d: Derivative, after_op: bool, inplace: bool) -> list[str]:
             users.setdefault(local, [])
             users[local] += [n for n in f.inputs if n not in users[local]]
     is_list = dict(d.inputs)
+    tensor_args = {a.name for a in d.fn.schema.arguments.flat_non_out() if a.type.is_tensor_like()}
     lines: list[str] = []
     last_cond = None
     for s in d.saved:
@@ -157,6 +158,10 @@ def _save_lines(d: Derivative, after_op: bool, inplace: bool) -> list[str]:
         elif s.kind == "output":
             value = f"_save_output({fwd}, {s.output_index})"
         else:
+            source = fwd.split(".")[0]
+            if source in is_list or (source in tensor_args and source not in users[s.local]):
+                # the input may be a Python number: read the attribute of it as a tensor
+                fwd = f"_as_tensor({source})" + fwd[len(source):]
             value = fwd
         if cond is None:
             lines.append(f"_node._s_{s.local} = {value}")

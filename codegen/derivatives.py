@@ -10,7 +10,9 @@ several outputs), the op's inputs, `result` (`result0`, ..., or the output names
 helpers of ember/autograd/formulas.py and ember ops. `self.shape`, `self.dtype`,
 `self.dim()`, ... save that value instead of the tensor. `non_differentiable` and
 `not_implemented("why")` mark inputs without a gradient. Entries name functional
-overloads; in-place variants reuse them.
+overloads, and in-place variants reuse them; an in-place op without a functional twin
+(`copy_`, `fill_`) has its own entry. In both, `self` in a formula is the value before
+the op and `result` the value after.
 """
 from __future__ import annotations
 
@@ -128,10 +130,10 @@ def _lookup(e: Entry, by_name) -> NativeFunction:
         if str(given) != str(fn.schema):
             raise CodegenError(e.at("name"), f"derivative signature '{given}' differs from the "
                                f"declared '{fn.schema}' (expected the same schema)")
-    if fn.schema.kind() != "functional":
+    if fn.schema.kind() not in ("functional", "inplace"):
         raise CodegenError(e.at("name"), f"derivative for '{fn.qualified}', which is "
-                           f"{fn.schema.kind()} (expected a functional overload; in-place "
-                           "variants reuse its formulas and out= variants are not differentiable)")
+                           f"{fn.schema.kind()} (expected a functional or in-place overload; "
+                           "out= variants are not differentiable)")
     return fn
 
 

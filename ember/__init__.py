@@ -34,7 +34,10 @@ from .core import tensor_extras as _tensor_extras  # T, mT, __getitem__, float()
 from . import autograd
 autograd._finish_init()
 from ._generated import autograd as _autograd_kernels  # Backward nodes, Autograd kernels
-from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
+)
 from .core.factories import (
     as_tensor, from_dlpack, from_numpy, get_default_device, set_default_device, tensor,
 )

@@ -7,6 +7,7 @@ from ember._generated import ops as _o
 from ember.autograd import formulas as _H
 from ember.autograd.graph import NO_EDGE as _NO_EDGE
 from ember.autograd.graph import Node as _Node
+from ember.autograd.graph import as_tensor as _as_tensor
 from ember.autograd.graph import check_inplace as _check_inplace
 from ember.autograd.graph import gradient_edge as _edge
 from ember.autograd.graph import mark_no_grad_view as _mark_no_grad_view
@@ -265,9 +266,9 @@ def _ag_add_Tensor(ks, self, other, alpha):
     _node = _new_node(AddBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_alpha = alpha
-        _node._s_other_shape = other.shape
+        _node._s_other_shape = _as_tensor(other).shape
     if _e_self is not None:
-        _node._s_self_shape = self.shape
+        _node._s_self_shape = _as_tensor(self).shape
     _set_history_one(_out, _node)
     return _out
 
@@ -283,9 +284,9 @@ def _ag_add__Tensor(ks, self, other, alpha):
             _node = _new_node(AddBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_alpha = alpha
-                _node._s_other_shape = other.shape
+                _node._s_other_shape = _as_tensor(other).shape
             if _e_self is not None:
-                _node._s_self_shape = self.shape
+                _node._s_self_shape = _as_tensor(self).shape
     _ks = ks & _BELOW
     _k = _c_add__Tensor.get(_ks)
     if _k is None:
@@ -313,10 +314,10 @@ def _ag_mul_Tensor(ks, self, other):
     if _e_self is not None:
         _node._s_other = _save(other)
     if _e_other is not None:
-        _node._s_other_shape = other.shape
+        _node._s_other_shape = _as_tensor(other).shape
         _node._s_self = _save(self)
     if _e_self is not None:
-        _node._s_self_shape = self.shape
+        _node._s_self_shape = _as_tensor(self).shape
     _set_history_one(_out, _node)
     return _out
 
@@ -333,10 +334,10 @@ def _ag_mul__Tensor(ks, self, other):
             if _e_self is not None:
                 _node._s_other = _save(other)
             if _e_other is not None:
-                _node._s_other_shape = other.shape
+                _node._s_other_shape = _as_tensor(other).shape
                 _node._s_self = _save(self.clone())
             if _e_self is not None:
-                _node._s_self_shape = self.shape
+                _node._s_self_shape = _as_tensor(self).shape
     _ks = ks & _BELOW
     _k = _c_mul__Tensor.get(_ks)
     if _k is None:
@@ -425,7 +426,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:573 (derivative: schema/derivatives.yaml:19)
+# schema/native_functions.yaml:581 (derivative: schema/derivatives.yaml:19)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -438,12 +439,12 @@ def _ag_sum(ks, self, dtype):
     if not (_e_self is not None):
         return _out
     _node = _new_node(SumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = self.shape
+    _node._s_self_shape = _as_tensor(self).shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:654 (derivative: schema/derivatives.yaml:25)
+# schema/native_functions.yaml:662 (derivative: schema/derivatives.yaml:25)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -456,12 +457,12 @@ def _ag_view(ks, self, size):
     if not (_e_self is not None):
         return _out
     _node = _new_node(ViewBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = self.shape
+    _node._s_self_shape = _as_tensor(self).shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:681 (derivative: schema/derivatives.yaml:22)
+# schema/native_functions.yaml:689 (derivative: schema/derivatives.yaml:22)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -474,9 +475,9 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     if not (_e_self is not None):
         return _out
     _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = self.shape
-    _node._s_self_storage_offset = self.storage_offset()
-    _node._s_self_stride = self.stride()
+    _node._s_self_shape = _as_tensor(self).shape
+    _node._s_self_storage_offset = _as_tensor(self).storage_offset()
+    _node._s_self_stride = _as_tensor(self).stride()
     _node._s_size = size
     _node._s_storage_offset = storage_offset
     _node._s_stride = stride
@@ -566,6 +567,8 @@ _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
 _o.log_.register("Autograd", _autograd_not_implemented(_o.log_), with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
+_o.threshold_backward.register("Autograd", _autograd_not_implemented(_o.threshold_backward), with_keyset=True)
+_o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
 _o.sigmoid.register("Autograd", _autograd_not_implemented(_o.sigmoid), with_keyset=True)
 _o.sigmoid_out.register("Autograd", _autograd_out(_o.sigmoid_out), with_keyset=True)
 _o.sigmoid_.register("Autograd", _autograd_not_implemented(_o.sigmoid_), with_keyset=True)

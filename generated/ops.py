@@ -7,6 +7,7 @@ schema order: it ORs the tensors' keysets with the thread-local include set,
 masks the exclude set, and calls the cached kernel for that keyset.
 """
 from ember.core.tensor import Tensor as _Tensor
+from ember.autograd.inference_mode import check_inplace_on_inference as _inplace_on_inference
 from ember.dispatch.argcheck import arg_error as _arg_error
 from ember.dispatch.argcheck import ks_list as _ks_list
 from ember.dispatch.argcheck import ks_number as _ks_num
@@ -14,6 +15,7 @@ from ember.dispatch.argcheck import ks_optlist as _ks_optlist
 from ember.dispatch.dispatcher import OpOverload as _Op
 from ember.dispatch.dispatcher import ops as _ops
 from ember.dispatch.keys import BACKEND_SELECT_BIT as _BACKEND_SELECT
+from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE
 from ember.dispatch.tls import state as _tls
 
 _aten = _ops.namespace("aten")
@@ -647,6 +649,8 @@ def _entry_clone_out(self, memory_format, out):
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_clone_out.get(ks)
     if k is None:
         k = clone_out._fill(ks)
@@ -675,6 +679,8 @@ def _entry_copy_(self, src, non_blocking):
         ks = (self._ks | src._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(copy_, (self, src, non_blocking)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_copy_.get(ks)
     if k is None:
         k = copy_._fill(ks)
@@ -731,6 +737,8 @@ def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, m
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy_out, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c__to_copy_out.get(ks)
     if k is None:
         k = _to_copy_out._fill(ks)
@@ -899,6 +907,8 @@ def _entry_fill__Scalar(self, value):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Scalar, (self, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_fill__Scalar.get(ks)
     if k is None:
         k = fill__Scalar._fill(ks)
@@ -927,6 +937,8 @@ def _entry_fill__Tensor(self, value):
         ks = (self._ks | value._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Tensor, (self, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_fill__Tensor.get(ks)
     if k is None:
         k = fill__Tensor._fill(ks)
@@ -955,6 +967,8 @@ def _entry_zero_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zero_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_zero_.get(ks)
     if k is None:
         k = zero_._fill(ks)
@@ -1011,6 +1025,8 @@ def _entry_add_out(self, other, alpha, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_add_out.get(ks)
     if k is None:
         k = add_out._fill(ks)
@@ -1067,6 +1083,8 @@ def _entry_add__Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_add__Tensor.get(ks)
     if k is None:
         k = add__Tensor._fill(ks)
@@ -1095,6 +1113,8 @@ def _entry_add__Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_add__Scalar.get(ks)
     if k is None:
         k = add__Scalar._fill(ks)
@@ -1151,6 +1171,8 @@ def _entry_sub_out(self, other, alpha, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_sub_out.get(ks)
     if k is None:
         k = sub_out._fill(ks)
@@ -1207,6 +1229,8 @@ def _entry_sub__Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_sub__Tensor.get(ks)
     if k is None:
         k = sub__Tensor._fill(ks)
@@ -1235,6 +1259,8 @@ def _entry_sub__Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_sub__Scalar.get(ks)
     if k is None:
         k = sub__Scalar._fill(ks)
@@ -1291,6 +1317,8 @@ def _entry_mul_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_mul_out.get(ks)
     if k is None:
         k = mul_out._fill(ks)
@@ -1347,6 +1375,8 @@ def _entry_mul__Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_mul__Tensor.get(ks)
     if k is None:
         k = mul__Tensor._fill(ks)
@@ -1375,6 +1405,8 @@ def _entry_mul__Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_mul__Scalar.get(ks)
     if k is None:
         k = mul__Scalar._fill(ks)
@@ -1431,6 +1463,8 @@ def _entry_div_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_div_out.get(ks)
     if k is None:
         k = div_out._fill(ks)
@@ -1487,6 +1521,8 @@ def _entry_div_out_mode(self, other, rounding_mode, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_div_out_mode.get(ks)
     if k is None:
         k = div_out_mode._fill(ks)
@@ -1543,6 +1579,8 @@ def _entry_div__Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_div__Tensor.get(ks)
     if k is None:
         k = div__Tensor._fill(ks)
@@ -1571,6 +1609,8 @@ def _entry_div__Tensor_mode(self, other, rounding_mode):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_div__Tensor_mode.get(ks)
     if k is None:
         k = div__Tensor_mode._fill(ks)
@@ -1627,6 +1667,8 @@ def _entry_pow_Tensor_Tensor_out(self, exponent, out):
         ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_pow_Tensor_Tensor_out.get(ks)
     if k is None:
         k = pow_Tensor_Tensor_out._fill(ks)
@@ -1711,6 +1753,8 @@ def _entry_pow__Tensor(self, exponent):
         ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow__Tensor, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_pow__Tensor.get(ks)
     if k is None:
         k = pow__Tensor._fill(ks)
@@ -1767,6 +1811,8 @@ def _entry_eq_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_eq_Tensor_out.get(ks)
     if k is None:
         k = eq_Tensor_out._fill(ks)
@@ -1851,6 +1897,8 @@ def _entry_ne_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_ne_Tensor_out.get(ks)
     if k is None:
         k = ne_Tensor_out._fill(ks)
@@ -1907,6 +1955,8 @@ def _entry_lt_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_lt_Tensor_out.get(ks)
     if k is None:
         k = lt_Tensor_out._fill(ks)
@@ -1991,6 +2041,8 @@ def _entry_le_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_le_Tensor_out.get(ks)
     if k is None:
         k = le_Tensor_out._fill(ks)
@@ -2047,6 +2099,8 @@ def _entry_gt_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_gt_Tensor_out.get(ks)
     if k is None:
         k = gt_Tensor_out._fill(ks)
@@ -2131,6 +2185,8 @@ def _entry_ge_Tensor_out(self, other, out):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_ge_Tensor_out.get(ks)
     if k is None:
         k = ge_Tensor_out._fill(ks)
@@ -2187,6 +2243,8 @@ def _entry_where_self_out(condition, self, other, out):
         ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_where_self_out.get(ks)
     if k is None:
         k = where_self_out._fill(ks)
@@ -2243,6 +2301,8 @@ def _entry_clamp_out(self, min, max, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_clamp_out.get(ks)
     if k is None:
         k = clamp_out._fill(ks)
@@ -2299,6 +2359,8 @@ def _entry_clamp_(self, min, max):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_clamp_.get(ks)
     if k is None:
         k = clamp_._fill(ks)
@@ -2383,6 +2445,8 @@ def _entry_masked_fill__Scalar(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_masked_fill__Scalar.get(ks)
     if k is None:
         k = masked_fill__Scalar._fill(ks)
@@ -2411,6 +2475,8 @@ def _entry_masked_fill__Tensor(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_masked_fill__Tensor.get(ks)
     if k is None:
         k = masked_fill__Tensor._fill(ks)
@@ -2467,6 +2533,8 @@ def _entry_neg_out(self, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_neg_out.get(ks)
     if k is None:
         k = neg_out._fill(ks)
@@ -2495,6 +2563,8 @@ def _entry_neg_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_neg_.get(ks)
     if k is None:
         k = neg_._fill(ks)
@@ -2551,6 +2621,8 @@ def _entry_exp_out(self, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_exp_out.get(ks)
     if k is None:
         k = exp_out._fill(ks)
@@ -2579,6 +2651,8 @@ def _entry_exp_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_exp_.get(ks)
     if k is None:
         k = exp_._fill(ks)
@@ -2635,6 +2709,8 @@ def _entry_log_out(self, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_log_out.get(ks)
     if k is None:
         k = log_out._fill(ks)
@@ -2663,6 +2739,8 @@ def _entry_log_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_log_.get(ks)
     if k is None:
         k = log_._fill(ks)
@@ -2719,6 +2797,8 @@ def _entry_relu_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_relu_.get(ks)
     if k is None:
         k = relu_._fill(ks)
@@ -2731,6 +2811,64 @@ _aten._packet('relu_')._add(relu_)
 
 
 # schema/native_functions.yaml:542
+threshold_backward = _Op("aten", 'threshold_backward', 'default',
+    'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
+    ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
+_c_threshold_backward = threshold_backward._cache
+
+
+def _bind_threshold_backward(grad_output, self, threshold):
+    return (grad_output, self, threshold)
+
+
+def _entry_threshold_backward(grad_output, self, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
+    k = _c_threshold_backward.get(ks)
+    if k is None:
+        k = threshold_backward._fill(ks)
+    return k(grad_output, self, threshold)
+
+
+threshold_backward._bind = _bind_threshold_backward
+threshold_backward._entry = _entry_threshold_backward
+_aten._packet('threshold_backward')._add(threshold_backward)
+
+
+# schema/native_functions.yaml:547
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'out'), 3, tags=('pointwise',))
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, out):
+    return (grad_output, self, threshold, out)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_threshold_backward_grad_input.get(ks)
+    if k is None:
+        k = threshold_backward_grad_input._fill(ks)
+    return k(grad_output, self, threshold, out)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
+# schema/native_functions.yaml:550
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2758,7 +2896,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:547
+# schema/native_functions.yaml:555
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2775,6 +2913,8 @@ def _entry_sigmoid_out(self, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_sigmoid_out.get(ks)
     if k is None:
         k = sigmoid_out._fill(ks)
@@ -2786,7 +2926,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:550
+# schema/native_functions.yaml:558
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2803,6 +2943,8 @@ def _entry_sigmoid_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_sigmoid_.get(ks)
     if k is None:
         k = sigmoid_._fill(ks)
@@ -2814,7 +2956,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:565
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2842,7 +2984,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:562
+# schema/native_functions.yaml:570
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2859,6 +3001,8 @@ def _entry_tanh_out(self, out):
         ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_tanh_out.get(ks)
     if k is None:
         k = tanh_out._fill(ks)
@@ -2870,7 +3014,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml:573
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2887,6 +3031,8 @@ def _entry_tanh_(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_tanh_.get(ks)
     if k is None:
         k = tanh_._fill(ks)
@@ -2898,7 +3044,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:573
+# schema/native_functions.yaml:581
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -2926,7 +3072,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:588
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -2954,7 +3100,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml:593
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -2971,6 +3117,8 @@ def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_IntList_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_sum_IntList_out.get(ks)
     if k is None:
         k = sum_IntList_out._fill(ks)
@@ -2982,7 +3130,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:588
+# schema/native_functions.yaml:596
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3010,7 +3158,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:603
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3038,7 +3186,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:608
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3055,6 +3203,8 @@ def _entry_mean_out(self, dim, keepdim, dtype, out):
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_mean_out.get(ks)
     if k is None:
         k = mean_out._fill(ks)
@@ -3066,7 +3216,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:611
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3094,7 +3244,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:616
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3111,6 +3261,8 @@ def _entry_amax_out(self, dim, keepdim, out):
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_amax_out.get(ks)
     if k is None:
         k = amax_out._fill(ks)
@@ -3122,7 +3274,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml:619
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3150,7 +3302,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:616
+# schema/native_functions.yaml:624
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3167,6 +3319,8 @@ def _entry_argmax_out(self, dim, keepdim, out):
         ks = (self._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_argmax_out.get(ks)
     if k is None:
         k = argmax_out._fill(ks)
@@ -3178,7 +3332,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:620
+# schema/native_functions.yaml:628
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3206,7 +3360,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:625
+# schema/native_functions.yaml:633
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3223,6 +3377,8 @@ def _entry_mm_out(self, mat2, out):
         ks = (self._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm_out, (self, mat2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_mm_out.get(ks)
     if k is None:
         k = mm_out._fill(ks)
@@ -3234,7 +3390,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:628
+# schema/native_functions.yaml:636
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3262,7 +3418,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:633
+# schema/native_functions.yaml:641
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3279,6 +3435,8 @@ def _entry_bmm_out(self, mat2, out):
         ks = (self._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm_out, (self, mat2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_bmm_out.get(ks)
     if k is None:
         k = bmm_out._fill(ks)
@@ -3290,7 +3448,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:636
+# schema/native_functions.yaml:644
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3318,7 +3476,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:641
+# schema/native_functions.yaml:649
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3335,6 +3493,8 @@ def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
         ks = (self._ks | mat1._ks | mat2._ks | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_addmm_out.get(ks)
     if k is None:
         k = addmm_out._fill(ks)
@@ -3346,7 +3506,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:644
+# schema/native_functions.yaml:652
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3374,7 +3534,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:649
+# schema/native_functions.yaml:657
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3402,7 +3562,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:662
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3430,7 +3590,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:660
+# schema/native_functions.yaml:668
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3458,7 +3618,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:666
+# schema/native_functions.yaml:674
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3486,7 +3646,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:671
+# schema/native_functions.yaml:679
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3514,7 +3674,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:684
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3542,7 +3702,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:681
+# schema/native_functions.yaml:689
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3570,7 +3730,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:687
+# schema/native_functions.yaml:695
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3598,7 +3758,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:693
+# schema/native_functions.yaml:701
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3626,7 +3786,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:699
+# schema/native_functions.yaml:707
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3654,7 +3814,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:705
+# schema/native_functions.yaml:713
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3682,7 +3842,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:710
+# schema/native_functions.yaml:718
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3710,7 +3870,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:716
+# schema/native_functions.yaml:724
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3738,7 +3898,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:722
+# schema/native_functions.yaml:730
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3766,7 +3926,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:728
+# schema/native_functions.yaml:736
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3794,7 +3954,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:734
+# schema/native_functions.yaml:742
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3822,7 +3982,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:740
+# schema/native_functions.yaml:748
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3850,7 +4010,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:745
+# schema/native_functions.yaml:753
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -3878,7 +4038,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:751
+# schema/native_functions.yaml:759
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -3906,7 +4066,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:757
+# schema/native_functions.yaml:765
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -3934,7 +4094,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:762
+# schema/native_functions.yaml:770
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -3962,7 +4122,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:768
+# schema/native_functions.yaml:776
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -3990,7 +4150,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:774
+# schema/native_functions.yaml:782
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4018,7 +4178,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:779
+# schema/native_functions.yaml:787
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4046,7 +4206,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:785
+# schema/native_functions.yaml:793
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4074,7 +4234,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:790
+# schema/native_functions.yaml:798
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4102,7 +4262,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:796
+# schema/native_functions.yaml:804
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4130,7 +4290,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:801
+# schema/native_functions.yaml:809
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4158,7 +4318,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:806
+# schema/native_functions.yaml:814
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4186,7 +4346,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:819
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4214,7 +4374,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:824
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4242,7 +4402,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:822
+# schema/native_functions.yaml:830
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4270,7 +4430,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:837
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4298,7 +4458,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:833
+# schema/native_functions.yaml:841
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4315,6 +4475,8 @@ def _entry_cat_out(tensors, dim, out):
         ks = (_ks_list(tensors) | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat_out, (tensors, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_cat_out.get(ks)
     if k is None:
         k = cat_out._fill(ks)
@@ -4326,7 +4488,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:844
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4354,7 +4516,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:848
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4382,7 +4544,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:845
+# schema/native_functions.yaml:853
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4399,6 +4561,8 @@ def _entry_index_Tensor_out(self, indices, out):
         ks = (self._ks | _ks_optlist(indices) | out._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor_out, (self, indices, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
     k = _c_index_Tensor_out.get(ks)
     if k is None:
         k = index_Tensor_out._fill(ks)
@@ -4410,7 +4574,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:848
+# schema/native_functions.yaml:856
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4427,6 +4591,8 @@ def _entry_index_put_(self, indices, values, accumulate):
         ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put_, (self, indices, values, accumulate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
     k = _c_index_put_.get(ks)
     if k is None:
         k = index_put_._fill(ks)
@@ -4438,7 +4604,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml:862
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())

@@ -9,12 +9,21 @@ inference mode, anomaly mode, custom Functions and gradcheck.
 Tensor are bound by `_finish_init()`, which `ember/__init__.py` calls once Tensor exists.
 """
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .inference_mode import inference_mode, is_inference_mode_enabled  # noqa: F401
 
 
 def _finish_init():
-    global graph, engine, backward, grad
+    global graph, engine, backward, grad, gradcheck, gradgradcheck, GradcheckError
+    global detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled
     from . import engine, graph
+    from .anomaly_mode import (
+        detect_anomaly,
+        is_anomaly_check_nan_enabled,
+        is_anomaly_enabled,
+        set_detect_anomaly,
+    )
     from .engine import backward, grad
+    from .gradcheck import GradcheckError, gradcheck, gradgradcheck
     from .tensor_api import install
     from ..core.tensor import Tensor
     install(Tensor)

@@ -19,14 +19,21 @@ from __future__ import annotations
 import heapq
 import sys
 
+import numpy as np
+
+import ember
+
+from ..core.tensor import from_array
+from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import state as _tls
 from . import graph as G
 from .graph import AccumulateGrad, GraphRoot, gradient_edge
 
+G._engine = sys.modules[__name__]
+
 
 def _is_tensor(x):
-    from ..core.tensor import Tensor
-    return isinstance(x, Tensor)
+    return isinstance(x, ember.Tensor)
 
 
 def _as_tuple(x):
@@ -39,7 +46,6 @@ def _as_tuple(x):
 
 def make_grads(outputs, grads):
     """The root gradients: given ones are checked, missing ones are ones for scalars."""
-    import ember
     grads = list(grads) if grads else [None] * len(outputs)
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
@@ -52,7 +58,8 @@ def make_grads(outputs, grads):
                 if not t.is_floating_point():
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {t.dtype}")
-                g = ember.ones_like(t)
+                g = (from_array(np.ones(t._shape, t._dtype.np), t._dtype) if t._np is not None
+                     else ember.ones(t.shape, dtype=t.dtype, device=t.device))
         elif not _is_tensor(g):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g.shape != t.shape:
@@ -78,7 +85,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """`ember.autograd.grad`: the gradients of `outputs` with respect to `inputs`, returned
     instead of accumulated into `.grad`."""
-    import ember
     outputs = _as_tuple(outputs)
     inputs_t = _as_tuple(inputs)
     if is_grads_batched:
@@ -180,40 +186,41 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     tick = 1
     push, pop = heapq.heappush, heapq.heappop
     anomaly = G._anomaly[0]
-    while heap:
-        node = pop(heap)[2]
-        buf = buffers.pop(node, None)
-        if buf is None:
-            buf = [None] * len(node._out_meta)
-        ex = node._extra
-        if ex is not None:
-            buf = _run_pre_hooks(node, ex, buf)
-        if captures is not None:
-            cap = captures.get(node)
-            if cap is not None:
-                for nr, i in cap:
-                    g = buf[nr]
-                    if isinstance(node, AccumulateGrad) and g is not None:
-                        g = _run_leaf_hooks(node.variable, g)
-                    results[i] = g if results[i] is None or g is None else results[i] + g
-                    if accumulate and not isinstance(node, AccumulateGrad) and g is not None:
-                        accumulate_grad(inputs[i], g, run_hooks=False)
-                if not accumulate and isinstance(node, AccumulateGrad):
-                    continue
-            if node is not root and not any(fn in needed for fn, _ in node.next_functions) \
-                    and not (accumulate and isinstance(node, AccumulateGrad)):
-                continue
-        outputs = _call(node, buf, anomaly)
-        if not keep_graph:
-            node.release_variables()
+    outputs = root.grads
+    node = pop(heap)[2]
+    while True:
+        if node is not root:
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * len(node._out_meta)
+            ex = node._extra
+            if ex is not None:
+                buf = _run_pre_hooks(node, ex, buf)
+            if captures is not None and not _capture(node, buf, captures, needed, results,
+                                                     accumulate, inputs):
+                outputs = ()
+            elif len(buf) == 1:
+                if buf[0] is None:
+                    outputs = ()
+                elif anomaly:
+                    outputs = _call_anomaly(node, buf)
+                else:
+                    outputs = node.apply(buf)
+                    if ex is not None and ex.post_hooks:
+                        outputs = _run_post_hooks(ex, outputs, buf)
+            else:
+                outputs = _call_multi(node, buf, anomaly)
+            if not keep_graph and (node._saved_slots or node._saved_list_slots):
+                node.release_variables()
+        n_out = len(outputs)
         for i, (fn, nr) in enumerate(node.next_functions):
-            if fn is None:
+            if fn is None or (needed is not None and fn not in needed):
                 continue
-            if needed is not None and fn not in needed:
-                continue
-            g = outputs[i] if i < len(outputs) else None
+            g = outputs[i] if i < n_out else None
             if g is not None:
-                g = _validate(g, fn._out_meta[nr], node, i)
+                meta = fn._out_meta[nr]
+                if g._shape != meta[0] or g._dtype is not meta[1] or g._device is not meta[2]:
+                    g = _validate(g, meta, node, i)
                 b = buffers.get(fn)
                 if b is None:
                     b = buffers[fn] = [None] * len(fn._out_meta)
@@ -229,33 +236,63 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                 tick += 1
         # drop this step's references so a leaf can take its gradient without a copy
         outputs = buf = g = b = None
+        if not heap:
+            return
+        node = pop(heap)[2]
 
 
-def _call(node, buf, anomaly):
-    """Runs one node: skipped when no gradient arrived, zeros for missing outputs."""
-    if isinstance(node, GraphRoot):
-        return node.apply(buf)
-    if all(g is None for g in buf):
-        return ()
-    if len(buf) > 1:
-        buf = _materialize(node, buf)
-    if anomaly:
-        from .anomaly_mode import call_with_anomaly
-        outputs = call_with_anomaly(node, buf)
-    else:
-        outputs = node.apply(buf)
+def _capture(node, buf, captures, needed, results, accumulate, inputs) -> bool:
+    """Records gradients flowing into the requested inputs; False when `node` need not run."""
+    is_acc = node.__class__ is AccumulateGrad
+    cap = captures.get(node)
+    if cap is not None:
+        for nr, i in cap:
+            g = buf[nr]
+            if is_acc and g is not None:
+                g = _run_leaf_hooks(node.variable, g)
+            results[i] = g if results[i] is None or g is None else results[i] + g
+            if accumulate and not is_acc and g is not None:
+                accumulate_grad(inputs[i], g, run_hooks=False)
+        if is_acc and not accumulate:
+            return False
+    if is_acc:
+        return accumulate
+    return any(fn in needed for fn, _ in node.next_functions)
+
+
+def _call_anomaly(node, buf):
+    from .anomaly_mode import call_with_anomaly
+    outputs = call_with_anomaly(node, buf)
     ex = node._extra
     if ex is not None and ex.post_hooks:
-        for hook in ex.post_hooks:
-            r = hook(outputs, tuple(buf))
-            if r is not None:
-                outputs = tuple(r)
+        outputs = _run_post_hooks(ex, outputs, buf)
+    return outputs
+
+
+def _call_multi(node, buf, anomaly):
+    """A node with several forward outputs: zeros stand in for outputs no gradient reached."""
+    if all(g is None for g in buf):
+        return ()
+    buf = _materialize(node, buf)
+    if anomaly:
+        return _call_anomaly(node, buf)
+    outputs = node.apply(buf)
+    ex = node._extra
+    if ex is not None and ex.post_hooks:
+        outputs = _run_post_hooks(ex, outputs, buf)
+    return outputs
+
+
+def _run_post_hooks(ex, outputs, buf):
+    for hook in ex.post_hooks:
+        r = hook(outputs, tuple(buf))
+        if r is not None:
+            outputs = tuple(r)
     return outputs
 
 
 def _materialize(node, buf):
     """Multi-output nodes get zeros for outputs no gradient reached (torch does too)."""
-    import ember
     if all(g is not None for g in buf):
         return buf
     out = list(buf)
@@ -310,7 +347,7 @@ def _validate(g, meta, node, i):
         g = sum_to_size(g, shape)
     if g._dtype is not dtype:
         g = g.to(dtype)
-    if g._device != device:
+    if g._device is not device and g._device != device:
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                            f"expected device {device} but got {g._device}")
     return g
@@ -335,24 +372,25 @@ def _run_leaf_hooks(variable, g):
     return g
 
 
-# References to a fresh gradient while accumulate_grad holds it: the caller's
-# variable, this frame's argument, and getrefcount's own argument.
+# References to a fresh gradient while accumulate_grad holds it: the engine's input
+# buffer, this frame's argument, and getrefcount's own argument.
 _STEAL_REFCOUNT = 3
 
 
 def accumulate_grad(variable, g, run_hooks=True):
     """Adds `g` into `variable.grad`, like torch's AccumulateGrad: the first gradient is
-    taken as is when nothing else holds it (else copied), later ones are added in place
-    (out of place under create_graph, so the sum stays differentiable)."""
+    taken as is when nothing else holds it and its layout matches (else copied), later
+    ones are added in place (out of place under create_graph, so the sum stays
+    differentiable)."""
     ag = variable._ag
-    if run_hooks:
+    if run_hooks and ag.hooks:
         g = _run_leaf_hooks(variable, g)
     old = ag.grad
     if old is None:
         if _tls.grad_enabled:
             ag.grad = g.clone()
-        elif (sys.getrefcount(g) <= _STEAL_REFCOUNT + 1 and g._base is None
-              and not g.requires_grad and g.stride() == variable.stride()):
+        elif (sys.getrefcount(g) <= _STEAL_REFCOUNT and g._base is None
+              and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
             ag.grad = g
         else:
             ag.grad = g.detach().clone()
@@ -363,3 +401,10 @@ def accumulate_grad(variable, g, run_hooks=True):
     if ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks):
             hook(variable)
+
+
+def _same_layout(g, variable) -> bool:
+    a, b = g._np, variable._np
+    if a is not None and b is not None:
+        return a.strides == b.strides
+    return g.stride() == variable.stride()

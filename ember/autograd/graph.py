@@ -20,11 +20,15 @@ import itertools
 import re
 import weakref
 
+import numpy as np
+
 from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
 from . import meta as M
 from .meta import AutogradMeta, autograd_meta
+
+_engine = None   # ember.autograd.engine, bound on import (it imports this module)
 
 AUTOGRAD_BIT = K.AUTOGRAD_BIT
 ADINPLACE_BIT = K.ADINPLACE_BIT
@@ -102,18 +106,12 @@ class Node:
         for s in self._saved_list_slots:
             if hasattr(self, s):
                 setattr(self, s, [RELEASED_SAVED])
-        self._ext().released = True
-
-    def _was_released(self) -> bool:
-        ex = self._extra
-        return ex is not None and ex.released
 
 
 class NodeExtra:
     """What few nodes carry: hooks, metadata, the anomaly-mode forward stack."""
 
-    __slots__ = ("metadata", "post_hooks", "pre_hooks", "released", "retains", "tensor_pre_hooks",
-                 "trace")
+    __slots__ = ("metadata", "post_hooks", "pre_hooks", "retains", "tensor_pre_hooks", "trace")
 
     def __init__(self):
         self.retains = None             # output_nr -> weakref of a tensor that retains grad
@@ -121,7 +119,6 @@ class NodeExtra:
         self.post_hooks = []
         self.tensor_pre_hooks = {}
         self.metadata = {}
-        self.released = False
         self.trace = None
 
 
@@ -198,14 +195,14 @@ RELEASED_SAVED.data = None
 
 
 def unpack(saved, node):
-    """A saved tensor back (None stays None), checking its version."""
-    return None if saved is None else saved.unpack(node)
+    """A saved tensor back (None and numbers stay as they are), checking its version."""
+    return saved.unpack(node) if saved.__class__ is SavedTensor else saved
 
 
 def save(t) -> SavedTensor | None:
-    """Saves an input tensor (None stays None)."""
-    if t is None:
-        return None
+    """Saves an input tensor (None, and a Python number given for a Tensor, stay as is)."""
+    if t is None or not isinstance(t, Tensor):
+        return t
     if not t._ks & ADINPLACE_BIT:
         raise RuntimeError(INFERENCE_SAVED)
     s = SavedTensor()
@@ -246,7 +243,10 @@ def _modified_message(t, saved, node) -> str:
 # --- edges --------------------------------------------------------------------------------------
 def gradient_edge(t):
     """The edge a gradient for `t` flows into, or None when `t` needs no gradient."""
-    if not t._ks & AUTOGRAD_BIT:
+    try:
+        if not t._ks & AUTOGRAD_BIT:
+            return None
+    except AttributeError:      # a Python number passed for a Tensor argument
         return None
     ag = t._ag
     av = ag.attr_version
@@ -340,16 +340,20 @@ def set_history_many(ts, node, differentiable=None, multi_view=False):
 
 
 def mark_no_grad_view(out, base):
-    """A view of a tensor that requires grad, made while grad mode is off."""
+    """A view of a tensor that requires grad, made while grad mode is off: like torch, it
+    requires grad, and modifying it in place with grad mode on is an error."""
     if base._ks & AUTOGRAD_BIT:
         for v in (out if isinstance(out, (tuple, list)) else (out,)):
             autograd_meta(v).creation_meta = M.NO_GRAD_MODE
+            v._ks |= AUTOGRAD_BIT
     return out
 
 
-def mark_inference_view(view):
+def mark_inference_view(view, base):
     """A view of a normal tensor made inside inference_mode (called by make_view)."""
     autograd_meta(view).creation_meta = M.INFERENCE_MODE
+    if base._ks & AUTOGRAD_BIT:
+        view._ks |= AUTOGRAD_BIT
 
 
 # --- in-place ops -------------------------------------------------------------------------------
@@ -428,8 +432,7 @@ class AccumulateGrad(Node):
         self._out_meta = ((variable._shape, variable._dtype, variable._device),)
 
     def apply(self, grads):
-        from .engine import accumulate_grad
-        accumulate_grad(self.variable, grads[0])
+        _engine.accumulate_grad(self.variable, grads[0])
         return ()
 
 
@@ -511,5 +514,11 @@ class CopySlices(Node):
         super().release_variables()
 
 
-def is_tensor(x) -> bool:
-    return isinstance(x, Tensor)
+def as_tensor(x):
+    """A Python number given for a Tensor argument, as a wrapped 0-d tensor."""
+    if isinstance(x, Tensor):
+        return x
+    from ..core.dtype import scalar_default_dtype
+    from ..core.tensor import from_array
+    dt = scalar_default_dtype(x)
+    return from_array(np.array(x, dt.np), dt)

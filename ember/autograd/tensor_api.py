@@ -12,14 +12,14 @@ from __future__ import annotations
 import weakref
 
 from ..dispatch import keys as K
+from . import engine as _engine
 from . import graph as G
 from .meta import autograd_meta
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradient of `self` into the leaves' `.grad` (see autograd.backward)."""
-    from .engine import backward as run
-    run(self, gradient, retain_graph, create_graph, inputs=inputs)
+    _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def register_hook(self, hook):
@@ -84,6 +84,10 @@ def detach_(self):
     return self
 
 
+def _is_view(self) -> bool:
+    return self._base is not None
+
+
 def output_nr(self) -> int:
     return 0 if self._ag is None else self._ag.output_nr
 
@@ -96,3 +100,4 @@ def install(cls):
     cls.retains_grad = property(retains_grad)
     cls.detach_ = detach_
     cls.output_nr = property(output_nr)
+    cls._is_view = _is_view

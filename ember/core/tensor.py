@@ -16,6 +16,7 @@ import numpy as np
 
 from ..autograd.meta import set_grad, set_requires_grad
 from ..dispatch import keys as K
+from ..dispatch.tls import state as _tls
 from . import dtype as D
 from .device import CPU, META
 from .device import device as _device_cls
@@ -27,6 +28,8 @@ CPU_KS = K.CPU_BIT | K.ADINPLACE_BIT
 META_KS = K.META_BIT | K.ADINPLACE_BIT
 CUDA_KS = K.CUDA_BIT | K.ADINPLACE_BIT
 _KS_OF_DEVICE_TYPE = {"cpu": CPU_KS, "meta": META_KS, "cuda": CUDA_KS}
+# Tensors made inside inference_mode lack ADInplaceOrView: no version counter, no views.
+_INFERENCE_KS_OF_DEVICE_TYPE = {d: ks & ~K.ADINPLACE_BIT for d, ks in _KS_OF_DEVICE_TYPE.items()}
 
 
 class Size(tuple):
@@ -207,6 +210,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if not self._ks & K.ADINPLACE_BIT:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self.untyped_storage()._version
 
     def is_contiguous(self, memory_format=None) -> bool:
@@ -519,7 +524,7 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     t._dtype = dt or _NP_TO_DTYPE[arr.dtype]
     t._device = CPU
     t._storage = None
-    t._ks = CPU_KS
+    t._ks = CPU_KS if not _tls.inference else K.CPU_BIT
     t._base = None
     t._ag = None
     return t
@@ -547,7 +552,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._dtype = dt
     t._device = dev
     t._storage = storage
-    t._ks = _KS_OF_DEVICE_TYPE[dev.type]
+    t._ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
     t._base = base
     t._ag = None
     return t
@@ -562,4 +567,8 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     v = make_tensor(base.untyped_storage(), shape, stride, offset, dt or base._dtype,
                     base if base._base is None else base._base, arr)
     v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
+    if _tls.inference and base._ks & K.ADINPLACE_BIT:
+        # a view of a normal tensor made in inference mode stays normal (torch's rule)
+        from ..autograd.graph import mark_inference_view
+        mark_inference_view(v, base)
     return v

@@ -476,3 +476,19 @@ log_ = _unary_inplace(log, M.unary_inplace_float)
 sigmoid_ = _unary_inplace(sigmoid, M.unary_inplace_float)
 tanh_ = _unary_inplace(tanh, M.unary_inplace_float)
 relu_ = _unary_inplace(relu, _check_not_bool("relu", M.unary_inplace))
+
+
+def threshold_backward(grad_output, self, threshold):
+    """relu's backward: grad_output where self > threshold, else 0.
+
+    >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
+    tensor([0., 1.], dtype=ember.float64)
+    """
+    g, x = grad_output._np, self._np
+    if grad_output._dtype is self._dtype and g.shape == x.shape:
+        return from_array(np.multiply(g, np.greater(x, threshold)), grad_output._dtype)
+    layout = M.threshold_backward_layout(grad_output, self)
+    out = empty_cpu(layout._shape, layout._dtype, layout._stride)
+    np.multiply(_arr(grad_output, layout._dtype), np.greater(x, threshold), out=out._np,
+                casting="unsafe")
+    return out

@@ -47,6 +47,10 @@ def mul_layout(self, other) -> Layout:
     return _layout(D.result_type(self, other), self, other)
 
 
+def threshold_backward_layout(grad_output, self) -> Layout:
+    return _layout(D.result_type(grad_output, self), grad_output, self)
+
+
 def div_layout(self, other) -> Layout:
     return _layout(P.float_result(D.result_type(self, other)), self, other)
 
@@ -217,3 +221,7 @@ def unary_inplace(self):
 
 def unary_inplace_float(self):
     return _inplace(self, P.float_result(self._dtype))
+
+
+def threshold_backward(grad_output, self, threshold):
+    return _meta(threshold_backward_layout(grad_output, self))

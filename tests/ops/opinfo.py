@@ -710,6 +710,10 @@ _unary("log", low=0.1, high=5, extra=(
     lambda: S(np.array([0.0, -1.0, np.inf, np.nan], np.float32), name="special_values"),
     lambda: S(make((3, 4), I64, low=1, high=9), name="int64_positive")))
 _unary("relu", out=False)
+register("threshold_backward.default", lambda: [
+    S(make((3, 4), F32), make((3, 4), F32), 0, name="float32"),
+    S(make((3, 4), F64), make((4,), F32), 0.5, name="broadcast_promote"),
+    S(make((3, 4), F32).T, make((4, 3), F32), -1, name="noncontiguous")])
 _unary("sigmoid")
 _unary("tanh")
 

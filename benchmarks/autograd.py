@@ -1,0 +1,113 @@
+"""Autograd round trip and grad-mode costs: ember next to torch and NumPy by hand.
+
+    .venv/bin/python benchmarks/autograd.py [--json out.json]
+
+Rows: forward + backward of `relu(x*w + b).sum()` on (4,) and (64, 64) (leaves x, w,
+b require grad; their .grad is reset each time), and `a + b` on (4,) under no_grad
+and under inference_mode. The NumPy column is the same computation written by hand
+(forward, mask, three gradient products): the floor a Python framework could reach.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+import numpy as np
+from overhead import fmt, measure, torch
+
+import ember
+
+
+def _round_trip(lib, x, w, b):
+    def run():
+        x.grad = w.grad = b.grad = None
+        lib.relu(x * w + b).sum().backward()
+    return run
+
+
+def _numpy_round_trip(x, w, b):
+    def run():
+        pre = x * w + b
+        out = np.maximum(pre, 0).sum()
+        mask = (pre > 0).astype(x.dtype)
+        return out, mask * w, mask * x, mask
+    return run
+
+
+def _mode_case(lib, mode, a, b):
+    def run():
+        with mode():
+            return a + b
+    return run
+
+
+def cases():
+    out = []
+    for shape in [(4,), (64, 64)]:
+        s = "x".join(map(str, shape))
+        arrays = [np.random.rand(*shape).astype(np.float32) - 0.3 for _ in range(3)]
+        e = [ember.from_numpy(a.copy()).requires_grad_() for a in arrays]
+        t = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays] if torch else None
+        out.append((f"relu(x*w+b).sum() fwd+bwd ({s})", _round_trip(ember, *e),
+                    _numpy_round_trip(*arrays), _round_trip(torch, *t) if torch else None))
+    a_np, b_np = np.random.rand(4).astype(np.float32), np.random.rand(4).astype(np.float32)
+    a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
+    ta, tb = (torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())) if torch else (0, 0)
+    for label, emode, tmode in [("no_grad", ember.no_grad, getattr(torch, "no_grad", None)),
+                                ("inference_mode", ember.inference_mode,
+                                 getattr(torch, "inference_mode", None))]:
+        out.append((f"with {label}: a + b (4)", _mode_case(ember, emode, a, b),
+                    lambda: np.add(a_np, b_np), _mode_case(torch, tmode, ta, tb) if torch else None))
+    return out
+
+
+def _inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number):
+    """`a + b` measured with the mode entered once around the timing loop."""
+    with mode_e():
+        re = measure(lambda: a + b, number)
+    rt = None
+    if torch is not None:
+        with mode_t():
+            rt = measure(lambda: ta + tb, number)
+    return re, measure(lambda: np.add(a_np, b_np), number), rt
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--number", type=int, default=3000)
+    args = ap.parse_args(argv)
+    if torch is not None:
+        torch.set_num_threads(1)
+    rows = []
+    print(f"{'case':36} {'ember us':>22} {'numpy us':>22} {'torch us':>22} {'e/torch':>8} {'e/numpy':>8}")
+
+    def report(name, re, rn, rt):
+        ratio_t = re[0] / rt[0] if rt else None
+        ratio_n = re[0] / rn[0]
+        rows.append({"case": name, "ember_us": re, "numpy_us": rn, "torch_us": rt,
+                     "ember_over_torch": ratio_t, "ember_over_numpy": ratio_n})
+        print(f"{name:36} {fmt(re):>22} {fmt(rn):>22} {fmt(rt):>22} "
+              f"{(f'{ratio_t:.2f}' if ratio_t else '-'):>8} {ratio_n:8.2f}")
+
+    for name, e, n, t in cases():
+        report(name, measure(e, args.number), measure(n, args.number),
+               measure(t, args.number) if t else None)
+    a_np, b_np = np.random.rand(4).astype(np.float32), np.random.rand(4).astype(np.float32)
+    a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
+    ta, tb = (torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())) if torch else (0, 0)
+    for label, me, mt in [("no_grad", ember.no_grad, getattr(torch, "no_grad", None)),
+                          ("inference_mode", ember.inference_mode,
+                           getattr(torch, "inference_mode", None))]:
+        report(f"a + b inside {label} (4)",
+               *_inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"python": sys.version.split()[0], "numpy": np.__version__,
+                       "torch": getattr(torch, "__version__", None), "rows": rows}, f, indent=2)
+    return rows
+
+
+if __name__ == "__main__":
+    main()

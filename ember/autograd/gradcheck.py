@@ -1,0 +1,172 @@
+"""gradcheck / gradgradcheck: analytical gradients against central finite differences.
+
+    >>> x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    >>> ember.autograd.gradcheck(lambda t: (t * t).sum(), (x,))
+    True
+
+The numerical Jacobian perturbs each element of each input that requires grad by
+±eps (in float64, in place, bypassing the version counter) and takes
+(f(x+eps) - f(x-eps)) / 2eps. The analytical one runs `autograd.grad` once per
+output element with a one-hot grad_output (a vector-Jacobian product per row).
+A mismatch raises GradcheckError naming the output and input (or returns False with
+raise_exception=False); it never passes silently.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import ember
+
+from .engine import grad as autograd_grad
+from .grad_mode import enable_grad, no_grad
+
+
+class GradcheckError(RuntimeError):
+    """A gradient check failed."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _diff_outputs(func, inputs):
+    outs = _as_tuple(func(*inputs))
+    return [o for o in outs if isinstance(o, ember.Tensor) and o.requires_grad]
+
+
+def _numerical_jacobians(func, inputs, wrt, n_out, eps):
+    """One (out_numel, in_numel) array per (output, input that requires grad)."""
+    jac = {}
+    for i in wrt:
+        x = inputs[i]
+        arr = x._np
+        flat_positions = list(np.ndindex(*arr.shape)) if arr.ndim else [()]
+        cols = []
+        for pos in flat_positions:
+            orig = arr[pos].copy()
+            arr[pos] = orig + eps
+            with no_grad():
+                plus = [o.detach().numpy().astype(np.float64).ravel().copy()
+                        for o in _float_outputs(func, inputs)]
+            arr[pos] = orig - eps
+            with no_grad():
+                minus = [o.detach().numpy().astype(np.float64).ravel().copy()
+                         for o in _float_outputs(func, inputs)]
+            arr[pos] = orig
+            cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
+        for k in range(n_out):
+            if cols:
+                jac[k, i] = np.stack([c[k] for c in cols], axis=1)
+            else:
+                jac[k, i] = np.zeros((0, 0))
+    return jac
+
+
+def _float_outputs(func, inputs):
+    outs = _as_tuple(func(*inputs))
+    return [o for o in outs if isinstance(o, ember.Tensor) and o.is_floating_point()]
+
+
+def _analytical_jacobians(outputs, inputs, wrt):
+    jac = {}
+    for k, out in enumerate(outputs):
+        rows = {i: [] for i in wrt}
+        for m in range(out.numel()):
+            onehot = ember.zeros_like(out, memory_format=ember.contiguous_format)
+            onehot.view(-1)[m] = 1
+            grads = autograd_grad(out, [inputs[i] for i in wrt], onehot, retain_graph=True,
+                                  allow_unused=True)
+            for i, g in zip(wrt, grads):
+                x = inputs[i]
+                if g is None:
+                    rows[i].append(np.zeros(x.numel()))
+                    continue
+                if g.shape != x.shape:
+                    raise GradcheckError(f"Gradient has shape mismatch for input {i}: got "
+                                         f"{tuple(g.shape)}, expected {tuple(x.shape)}")
+                if g.dtype != x.dtype:
+                    raise GradcheckError(f"Gradient has dtype mismatch for input {i}: got "
+                                         f"{g.dtype}, expected {x.dtype}")
+                rows[i].append(g.detach().numpy().astype(np.float64).ravel())
+        for i in wrt:
+            jac[k, i] = (np.stack(rows[i]) if rows[i]
+                         else np.zeros((0, inputs[i].numel())))
+    return jac
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False,
+              masked=None) -> bool:
+    """Checks `func`'s gradients at `inputs` (float64 tensors with requires_grad)."""
+    inputs = _as_tuple(inputs)
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, ember.Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    for i in wrt:
+        if inputs[i].dtype != ember.float64:
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          "point. This check will likely fail if all the inputs are not of double "
+                          "precision floating point.", UserWarning, stacklevel=2)
+        if inputs[i].device.type != "cpu":
+            raise ValueError("ember's gradcheck runs on CPU tensors")
+    try:
+        with enable_grad():
+            outputs = _diff_outputs(func, inputs)
+        if not outputs:
+            raise GradcheckError("gradcheck: no output of func requires grad (expected at least "
+                                 "one differentiable output)")
+        if not check_backward_ad:
+            return True
+        analytical = _analytical_jacobians(outputs, inputs, wrt)
+        again = _analytical_jacobians(outputs, inputs, wrt)
+        for key, a in analytical.items():
+            if not np.allclose(a, again[key], rtol=0, atol=nondet_tol):
+                raise GradcheckError("Backward is not reentrant, i.e., running backward with "
+                                     "same input and grad_output multiple times gives different "
+                                     f"values, although analytical gradient matches numerical "
+                                     f"gradient. The tolerance for nondeterminism was {nondet_tol}.")
+        numerical = _numerical_jacobians(func, inputs, wrt, len(outputs), eps)
+        for (k, i), a in sorted(analytical.items()):
+            n = numerical[k, i].reshape(a.shape)
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                raise GradcheckError(f"Jacobian mismatch for output {k} with respect to input "
+                                     f"{i},\nnumerical:{n}\nanalytical:{a}\n")
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False) -> bool:
+    """Checks second derivatives: gradcheck of (inputs, grad_outputs) -> the gradients
+    of `func` computed with create_graph=True."""
+    inputs = _as_tuple(inputs)
+    wrt = [i for i, x in enumerate(inputs) if isinstance(x, ember.Tensor) and x.requires_grad]
+    if grad_outputs is None:
+        with enable_grad():
+            outs = _diff_outputs(func, inputs)
+        gen = ember.Generator().manual_seed(0)
+        grad_outputs = tuple(ember.randn(o.shape, dtype=o.dtype, generator=gen,
+                                         requires_grad=True) for o in outs)
+    grad_outputs = _as_tuple(grad_outputs)
+    n = len(inputs)
+
+    def first_derivatives(*args):
+        ins, gos = args[:n], args[n:]
+        outs = _diff_outputs(func, ins)
+        grads = autograd_grad(outs, [ins[i] for i in wrt], gos, create_graph=True,
+                              allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first_derivatives, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol)

@@ -1,0 +1,68 @@
+"""`inference_mode`: like no_grad, and cheaper. Thread-local, nestable, a context manager
+and a decorator.
+
+Inside it the Autograd key is excluded from the thread-local keyset (no recording,
+no grad-mode check), grad mode is off, and new tensors are *inference tensors*: they
+lack the ADInplaceOrView key, so they have no version counter and no view tracking.
+Normal tensors still carry ADInplaceOrView, so in-place ops on them keep bumping their
+version (torch does the same). Outside, inference tensors cannot be modified in place
+or saved for backward.
+
+    >>> with ember.inference_mode():
+    ...     y = x * 2
+    >>> y.is_inference(), y.requires_grad
+    (True, False)
+"""
+from __future__ import annotations
+
+from ..dispatch import keys as K
+from ..dispatch.tls import state as _tls
+from .grad_mode import _GradModeContext
+
+
+class inference_mode(_GradModeContext):
+    """Enables (mode=True) or disables inference mode for the block."""
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def _args(self):
+        return (self.mode,)
+
+    def __call__(self, fn=None):
+        if fn is None:          # `@inference_mode()` written with parentheses and no function
+            return self
+        return super().__call__(fn)
+
+    def __enter__(self):
+        s = _tls
+        self._prev = (s.masks, s.grad_enabled, s.inference)
+        inc, keep = s.masks
+        if self.mode:
+            s.masks = (inc, keep & ~K.AUTOGRAD_BIT)
+        else:
+            s.masks = (inc, keep | K.AUTOGRAD_BIT)
+        s.grad_enabled = not self.mode
+        s.inference = self.mode
+        return self
+
+    def __exit__(self, *exc):
+        s = _tls
+        masks, s.grad_enabled, s.inference = self._prev
+        s.masks = (s.masks[0], masks[1])
+
+
+def is_inference_mode_enabled() -> bool:
+    return _tls.inference
+
+
+INPLACE_ON_INFERENCE = ("Inplace update to inference tensor outside InferenceMode is not "
+                        "allowed.You can make a clone to get a normal tensor before doing inplace "
+                        "update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def check_inplace_on_inference(t) -> None:
+    """Called by generated entries of mutating ops when a written tensor lacks
+    ADInplaceOrView (an inference tensor)."""
+    if not _tls.inference and t.__class__ is not type(None):
+        raise RuntimeError(INPLACE_ON_INFERENCE)
