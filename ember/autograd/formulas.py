@@ -11,6 +11,8 @@ its arguments are inputs, and only its result is saved (e.g. `to_args_sizes(tens
 """
 from __future__ import annotations
 
+import math
+
 import ember
 
 
@@ -29,6 +31,7 @@ def to_args_sizes(tensors):
 
 @forward_value
 def to_args_dtypes(tensors):
+    """The dtypes of a tensor list."""
     return [t.dtype for t in tensors]
 
 
@@ -87,19 +90,221 @@ def grad_to_dtype(grad, dtype):
     return grad if grad.dtype == dtype else grad.to(dtype)
 
 
+def reduce_to(grad, shape, dtype):
+    """A broadcast, type-promoted gradient back to an input's shape and dtype.
+
+    >>> reduce_to(ember.ones(2, 3, dtype=ember.float64), (3,), ember.float32)
+    tensor([2., 2., 2.])
+    """
+    return grad_to_dtype(sum_to_size(grad, shape), dtype)
+
+
 def scalar_value(x):
     """A Python number from a Scalar argument (formulas multiply by it)."""
     return x.item() if isinstance(x, ember.Tensor) else x
 
 
+def scale(grad, s):
+    """grad * s for a Python number `s` (mul.Scalar: keeps grad's dtype)."""
+    return ember.ops.aten.mul.Scalar(grad, scalar_value(s))
+
+
 def maybe_multiply(grad, alpha):
     """grad * alpha, skipping the multiply when alpha is 1."""
-    return grad if alpha == 1 else grad * alpha
+    return grad if alpha == 1 else scale(grad, alpha)
 
 
-def threshold_backward(grad, result, threshold):
-    """Gradient of relu/threshold: grad where result > threshold, else 0."""
-    return grad * (result > threshold)
+def grad_where(mask, grad):
+    """grad where `mask`, else 0 (broadcast to both shapes; NaN grads stay out of the zeros)."""
+    return ember.where(mask, grad, grad.new_zeros(()))
+
+
+def zero_where(mask, grad):
+    """0 where `mask`, else grad."""
+    return ember.where(mask, grad.new_zeros(()), grad)
+
+
+def zeros_for(grad, shape, dtype):
+    """A zero gradient for an input of `shape` and `dtype` (no dependence on grad)."""
+    return grad.new_zeros(tuple(shape), dtype=dtype)
+
+
+# --- pointwise ops -----------------------------------------------------------------------------
+def sigmoid_backward(grad, result):
+    """Gradient of sigmoid from its output y: grad * (1 - y) * y."""
+    return grad * (1 - result) * result
+
+
+def tanh_backward(grad, result):
+    """Gradient of tanh from its output y: grad * (1 - y * y)."""
+    return grad * (1 - result * result)
+
+
+def div_self_backward(grad, other, shape, dtype, rounding_mode=None):
+    """d(self / other)/d(self) = 1 / other; zero for rounding divisions (like torch)."""
+    if rounding_mode is not None:
+        return zeros_for(grad, shape, dtype)
+    if isinstance(other, ember.Tensor):
+        return reduce_to(grad / other, shape, dtype)
+    return grad_to_dtype(ember.ops.aten.div.Scalar(grad, other), dtype)
+
+
+def div_other_backward(grad, self, other, rounding_mode=None):
+    """d(self / other)/d(other) = -self / other**2; zero for rounding divisions."""
+    if rounding_mode is not None:
+        return zeros_for(grad, other.shape, other.dtype)
+    return reduce_to(grad.neg() * ((self / other) / other), other.shape, other.dtype)
+
+
+def pow_backward(grad, self, exponent):
+    """d(self ** exponent)/d(self) for a Python-number exponent (zero for exponent 0)."""
+    exponent = scalar_value(exponent)
+    if exponent == 0:
+        return ember.zeros_like(self)
+    return grad * scale(self.pow(exponent - 1), exponent)
+
+
+def pow_backward_self(grad, self, exponent):
+    """d(self ** exponent)/d(self) = exponent * self ** (exponent - 1), 0 where exponent == 0."""
+    g = grad * (exponent * self.pow(exponent - 1))
+    return reduce_to(zero_where(exponent == 0, g), self.shape, self.dtype)
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    """d(self ** exponent)/d(exponent) = result * log(self), 0 where self == 0 <= exponent."""
+    base = grad_to_dtype(self, result.dtype) if isinstance(self, ember.Tensor) else self
+    cond = (base == 0) * (exponent >= 0)
+    g = grad * zero_where(cond, result * base.log())
+    return reduce_to(g, exponent.shape, exponent.dtype)
+
+
+def pow_scalar_backward(grad, base, exponent, result):
+    """d(base ** exponent)/d(exponent) = result * log(base) for a Python-number base."""
+    base = scalar_value(base)
+    if base == 0:
+        return grad * zero_where(exponent >= 0, scale(result, -math.inf))
+    return grad * scale(result, math.log(base))
+
+
+def clamp_backward(grad, self, min, max):
+    """clamp with number bounds: grad where min <= self <= max (the bounds themselves
+    included, like torch), else 0."""
+    if min is not None and max is not None:
+        return grad_where((self >= min) * (self <= max), grad)
+    if min is not None:
+        return grad_where(self >= min, grad)
+    if max is not None:
+        return grad_where(self <= max, grad)
+    return grad
+
+
+def clamp_backward_min_max(grad, self, min, max):
+    """clamp with tensor bounds: (grad self, grad min, grad max) with torch's masks; when
+    min > max the result is max, so max gets the gradient and min none."""
+    g_self = g_min = g_max = None
+    if min is not None and max is not None:
+        g_self = grad_where((self >= min) * (self <= max), grad)
+        g_min = grad_where((self < min) * (min < max), grad)
+        g_max = grad_where((self > max) + (max < min), grad)
+    elif min is not None:
+        g_self = grad_where(self >= min, grad)
+        g_min = grad_where(self < min, grad)
+    elif max is not None:
+        g_self = grad_where(self <= max, grad)
+        g_max = grad_where(self > max, grad)
+    else:
+        g_self = grad
+    g_self = reduce_to(g_self, self.shape, self.dtype)
+    if g_min is not None:
+        g_min = reduce_to(g_min, min.shape, min.dtype)
+    if g_max is not None:
+        g_max = reduce_to(g_max, max.shape, max.dtype)
+    return g_self, g_min, g_max
+
+
+def to_copy_backward(grad, dtype, device):
+    """_to_copy's gradient: grad back to the input's dtype and device."""
+    if grad.dtype == dtype and grad.device == device:
+        return grad
+    return grad.to(device=device, dtype=dtype)
+
+
+# --- reductions --------------------------------------------------------------------------------
+def mean_backward(grad, shape, dims, keepdim, dtype):
+    """The gradient of a mean over `dims` (None or []: all): grad / count, broadcast back."""
+    g = expand_grad(grad_to_dtype(grad, dtype), shape, dims, keepdim)
+    return ember.ops.aten.div.Scalar(g, reduced_count(shape, dims))
+
+
+def amax_backward(grad, self, result, dims, keepdim):
+    """The gradient of amax: shared evenly by the elements equal to the maximum."""
+    if not keepdim:
+        grad = unsqueeze_to(grad, dims, self.ndim)
+        result = unsqueeze_to(result, dims, self.ndim)
+    mask = result == self
+    return (grad / mask.sum(dims, keepdim=True)) * mask
+
+
+# --- views -------------------------------------------------------------------------------------
+def permute_backward(grad, dims):
+    """permute's gradient: grad permuted by the inverse permutation."""
+    n = len(dims)
+    inverse = [0] * n
+    for i, d in enumerate(dims):
+        inverse[d % n] = i
+    return grad.permute(inverse)
+
+
+def slice_backward(grad, shape, dim, start, end, step):
+    """slice's gradient: zeros of the input's shape with grad in the sliced part."""
+    out = grad.new_zeros(tuple(shape))
+    out.slice(dim, start, end, step).copy_(grad)
+    return out
+
+
+def select_backward(grad, shape, dim, index):
+    """select's gradient: zeros of the input's shape with grad at `index` along `dim`."""
+    out = grad.new_zeros(tuple(shape))
+    out.select(dim, index).copy_(grad)
+    return out
+
+
+def diagonal_backward(grad, shape, offset, dim1, dim2):
+    """diagonal's gradient: zeros of the input's shape with grad on that diagonal."""
+    out = grad.new_zeros(tuple(shape))
+    out.diagonal(offset, dim1, dim2).copy_(grad)
+    return out
+
+
+# --- joining and indexing ----------------------------------------------------------------------
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """cat's gradient: the slice of grad each input filled (legacy empty 1-D inputs,
+    which cat skips, get empty gradients)."""
+    ref = next((s for s in sizes if tuple(s) != (0,)), None)
+    if ref is not None:
+        dim = dim % len(ref)
+    out, start = [], 0
+    for shape, dtype in zip(sizes, dtypes):
+        if tuple(shape) == (0,):
+            out.append(grad.new_zeros((0,), dtype=dtype))
+            continue
+        n = shape[dim]
+        out.append(grad_to_dtype(grad.narrow(dim, start, n), dtype))
+        start += n
+    return out
+
+
+def index_backward(grad, shape, indices):
+    """index's gradient: grad added (repeats accumulate) into zeros at the indexed places."""
+    return grad.new_zeros(tuple(shape)).index_put(indices, grad, True)
+
+
+def index_put_self_backward(grad, indices, accumulate):
+    """index_put's gradient for self: grad, with the overwritten places zeroed unless
+    accumulating."""
+    if accumulate:
+        return grad
+    return grad.index_put(indices, grad.new_zeros(()), False)
 
 
 def as_strided_backward(grad, in_shape, in_stride, in_offset, size, stride, storage_offset):

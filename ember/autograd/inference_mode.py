@@ -23,6 +23,11 @@ from .grad_mode import _GradModeContext
 class inference_mode(_GradModeContext):
     """Enables (mode=True) or disables inference mode for the block."""
 
+    def __new__(cls, mode=True):
+        if callable(mode):          # bare `@inference_mode` on a function
+            return cls()(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
 

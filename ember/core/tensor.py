@@ -558,13 +558,29 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     return t
 
 
+def _array_within(a, a_offset, shape, stride, offset, dt):
+    """The NumPy array of a view whose elements lie inside the C-contiguous array `a`
+    (cheaper than going through the storage bytes); None when they may not."""
+    if a is None or offset < a_offset or not a.flags.c_contiguous or 0 in shape:
+        return None
+    isz = dt.itemsize
+    try:
+        return np.ndarray(shape, dt.np, buffer=a, offset=(offset - a_offset) * isz,
+                          strides=[st * isz for st in stride])
+    except (TypeError, ValueError):     # reaches outside `a`: use the storage
+        return None
+
+
 def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, arr=None) -> Tensor:
     """A view of `base` sharing its storage (keyset and inference-ness follow base).
     `arr` may pass the view's NumPy array when the kernel got it cheaply from `base._np`.
 
     >>> v = make_view(t, (3,), (2,), 0)   # every other element
     """
-    v = make_tensor(base.untyped_storage(), shape, stride, offset, dt or base._dtype,
+    dt = dt or base._dtype
+    if arr is None:
+        arr = _array_within(base._np, base._offset, shape, stride, offset, dt)
+    v = make_tensor(base.untyped_storage(), shape, stride, offset, dt,
                     base if base._base is None else base._base, arr)
     v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
