@@ -27,6 +27,7 @@ demo: setup
 
 bench: setup
 	$(VPY) benchmarks/overhead.py
+	$(VPY) benchmarks/autograd.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

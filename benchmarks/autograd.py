@@ -97,11 +97,17 @@ def main(argv=None):
     a_np, b_np = np.random.rand(4).astype(np.float32), np.random.rand(4).astype(np.float32)
     a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
     ta, tb = (torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())) if torch else (0, 0)
+    # the same op on a weight that requires grad: no_grad still passes the Autograd
+    # key (which checks the grad mode); inference_mode skips it
+    w = ember.from_numpy(b_np.copy()).requires_grad_()
+    tw = torch.from_numpy(b_np.copy()).requires_grad_() if torch else 0
     for label, me, mt in [("no_grad", ember.no_grad, getattr(torch, "no_grad", None)),
                           ("inference_mode", ember.inference_mode,
                            getattr(torch, "inference_mode", None))]:
         report(f"a + b inside {label} (4)",
                *_inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
+        report(f"a + w(requires_grad) inside {label}",
+               *_inside(me, mt, a, w, ta, tw, a_np, b_np, args.number * 10))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"python": sys.version.split()[0], "numpy": np.__version__,

@@ -18,6 +18,8 @@ from .derivatives import Derivative, return_names
 from .native import NativeFunction
 
 IND = "    "
+# tensor attributes read straight from Tensor's slots when saving them
+FAST_ATTRS = {"shape": "_shape", "dtype": "_dtype", "device": "_device"}
 
 
 def _needed_expr(name: str, is_list: bool) -> str:
@@ -158,11 +160,13 @@ def _save_lines(d: Derivative, after_op: bool, inplace: bool) -> list[str]:
         elif s.kind == "output":
             value = f"_save_output({fwd}, {s.output_index})"
         else:
-            source = fwd.split(".")[0]
-            if source in is_list or (source in tensor_args and source not in users[s.local]):
+            source, _, attr = fwd.partition(".")
+            if attr in FAST_ATTRS:
+                attr = FAST_ATTRS[attr]      # the raw tuple/dtype, no Size object
+            if is_list.get(source) or (source in tensor_args and source not in users[s.local]):
                 # the input may be a Python number: read the attribute of it as a tensor
-                fwd = f"_as_tensor({source})" + fwd[len(source):]
-            value = fwd
+                source = f"_as_tensor({source})"
+            value = f"{source}.{attr}" if attr else fwd
         if cond is None:
             lines.append(f"_node._s_{s.local} = {value}")
         else:

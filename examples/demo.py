@@ -58,3 +58,30 @@ print("schema:", ember.ops.demo.axpy.default.schema)
 section("the generated surface")
 print("ops in aten:", len(list(ember.ops.aten)), "| e.g.", ember.ops.aten.add.Tensor.schema)
 print("ember.add signature:", ember.add.__doc__)
+
+section("autograd: fit y = 3x - 1 by gradient descent")
+ember.manual_seed(0)
+xs = ember.linspace(-1, 1, 32) if hasattr(ember, "linspace") else ember.arange(32) / 16.0 - 1
+ys = 3 * xs - 1
+w = ember.zeros(1, requires_grad=True)
+b = ember.zeros(1, requires_grad=True)
+for step in range(200):
+    loss = ((xs * w + b - ys) * (xs * w + b - ys)).mean()
+    loss.backward()
+    with ember.no_grad():
+        w -= 0.5 * w.grad
+        b -= 0.5 * b.grad
+    w.grad = b.grad = None
+print(f"w = {w.item():.4f}, b = {b.item():.4f}, loss = {loss.item():.2e}")
+print("graph of the loss:", loss.grad_fn.name(), "->",
+      [f.name() if f else None for f, _ in loss.grad_fn.next_functions])
+
+section("autograd: in place on a view rewrites the base's history")
+x = ember.ones(4, requires_grad=True)
+base = x.clone()
+base[1:3].mul_(10)                      # CopySlices on base
+base.sum().backward()
+print("base.grad_fn:", base.grad_fn.name(), "| x.grad:", x.grad)
+with ember.inference_mode():
+    z = x * 2
+print("made in inference_mode:", z.is_inference(), "| requires_grad:", z.requires_grad)

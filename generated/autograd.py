@@ -27,23 +27,222 @@ from ember.dispatch.keys import below as _below
 from ember.dispatch.tls import state as _tls
 
 _BELOW = _below(_AUTOGRAD)
+_c_clone = _o.clone._cache
+_c_copy_ = _o.copy_._cache
+_c__to_copy = _o._to_copy._cache
+_c_fill__Scalar = _o.fill__Scalar._cache
+_c_fill__Tensor = _o.fill__Tensor._cache
+_c_zero_ = _o.zero_._cache
 _c_add_Tensor = _o.add_Tensor._cache
+_c_add_Scalar = _o.add_Scalar._cache
 _c_add__Tensor = _o.add__Tensor._cache
+_c_add__Scalar = _o.add__Scalar._cache
+_c_sub_Tensor = _o.sub_Tensor._cache
+_c_sub_Scalar = _o.sub_Scalar._cache
+_c_sub__Tensor = _o.sub__Tensor._cache
+_c_sub__Scalar = _o.sub__Scalar._cache
 _c_mul_Tensor = _o.mul_Tensor._cache
+_c_mul_Scalar = _o.mul_Scalar._cache
 _c_mul__Tensor = _o.mul__Tensor._cache
+_c_mul__Scalar = _o.mul__Scalar._cache
+_c_div_Tensor = _o.div_Tensor._cache
+_c_div_Tensor_mode = _o.div_Tensor_mode._cache
+_c_div_Scalar = _o.div_Scalar._cache
+_c_div__Tensor = _o.div__Tensor._cache
+_c_div__Tensor_mode = _o.div__Tensor_mode._cache
+_c_pow_Tensor_Tensor = _o.pow_Tensor_Tensor._cache
+_c_pow_Tensor_Scalar = _o.pow_Tensor_Scalar._cache
+_c_pow_Scalar = _o.pow_Scalar._cache
+_c_pow__Tensor = _o.pow__Tensor._cache
+_c_where_self = _o.where_self._cache
+_c_clamp = _o.clamp._cache
+_c_clamp_Tensor = _o.clamp_Tensor._cache
+_c_clamp_ = _o.clamp_._cache
+_c_masked_fill_Scalar = _o.masked_fill_Scalar._cache
+_c_masked_fill_Tensor = _o.masked_fill_Tensor._cache
+_c_masked_fill__Scalar = _o.masked_fill__Scalar._cache
+_c_masked_fill__Tensor = _o.masked_fill__Tensor._cache
+_c_neg = _o.neg._cache
+_c_neg_ = _o.neg_._cache
 _c_exp = _o.exp._cache
 _c_exp_ = _o.exp_._cache
+_c_log = _o.log._cache
+_c_log_ = _o.log_._cache
 _c_relu = _o.relu._cache
 _c_relu_ = _o.relu_._cache
+_c_threshold_backward = _o.threshold_backward._cache
+_c_sigmoid = _o.sigmoid._cache
+_c_sigmoid_ = _o.sigmoid_._cache
+_c_tanh = _o.tanh._cache
+_c_tanh_ = _o.tanh_._cache
 _c_sum = _o.sum._cache
+_c_sum_dim_IntList = _o.sum_dim_IntList._cache
+_c_mean = _o.mean._cache
+_c_mean_dim = _o.mean_dim._cache
+_c_amax = _o.amax._cache
+_c_mm = _o.mm._cache
+_c_bmm = _o.bmm._cache
+_c_addmm = _o.addmm._cache
 _c_view = _o.view._cache
 _c_as_strided = _o.as_strided._cache
+_c_permute = _o.permute._cache
+_c_transpose_int = _o.transpose_int._cache
+_c_t = _o.t._cache
+_c_unsqueeze = _o.unsqueeze._cache
+_c_squeeze = _o.squeeze._cache
+_c_squeeze_dim = _o.squeeze_dim._cache
+_c_squeeze_dims = _o.squeeze_dims._cache
+_c_expand = _o.expand._cache
+_c_slice_Tensor = _o.slice_Tensor._cache
+_c_select_int = _o.select_int._cache
+_c_diagonal = _o.diagonal._cache
+_c_split_Tensor = _o.split_Tensor._cache
+_c_split_with_sizes = _o.split_with_sizes._cache
+_c_unbind_int = _o.unbind_int._cache
+_c_alias = _o.alias._cache
+_c_cat = _o.cat._cache
+_c_index_Tensor = _o.index_Tensor._cache
+_c_index_put_ = _o.index_put_._cache
+_c_index_put = _o.index_put._cache
 
 
-# schema/derivatives.yaml:5
+# schema/derivatives.yaml:58
+class CloneBackward0(_Node):
+    """Backward of clone (schema/derivatives.yaml:58)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:62
+class CopyBackward0(_Node):
+    """Backward of copy_ (schema/derivatives.yaml:62)."""
+    __slots__ = ('_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            src_dtype = _node._s_src_dtype
+            src_shape = _node._s_src_shape
+            _r_src = _H.reduce_to(grad, src_shape, src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:66
+class ToCopyBackward0(_Node):
+    """Backward of _to_copy (schema/derivatives.yaml:66)."""
+    __slots__ = ('_s_self_device', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_device = _node._s_self_device
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.to_copy_backward(grad, self_dtype, self_device)
+        return (_r_self,)
+
+    @property
+    def _saved_self_device(self):
+        return self._s_self_device
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:69
+class FillBackward0(_Node):
+    """Backward of fill_.Scalar (schema/derivatives.yaml:69)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:72
+class FillBackward1(_Node):
+    """Backward of fill_.Tensor (schema/derivatives.yaml:72)."""
+    __slots__ = ('_s_value_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:76
+class ZeroBackward0(_Node):
+    """Backward of zero_ (schema/derivatives.yaml:76)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:80
 class AddBackward0(_Node):
-    """Backward of add.Tensor (schema/derivatives.yaml:5)."""
-    __slots__ = ('_s_alpha', '_s_other_shape', '_s_self_shape')
+    """Backward of add.Tensor (schema/derivatives.yaml:80)."""
+    __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self', 'other')
@@ -54,12 +253,14 @@ class AddBackward0(_Node):
         _r_self = None
         _r_other = None
         if _n[0]:
+            self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.sum_to_size(grad, self_shape)
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
+            other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            _r_other = _H.sum_to_size(_H.maybe_multiply(grad, alpha), other_shape)
+            _r_other = _H.reduce_to(_H.maybe_multiply(grad, alpha), other_shape, other_dtype)
         return (_r_self, _r_other)
 
     @property
@@ -67,18 +268,115 @@ class AddBackward0(_Node):
         return self._s_alpha
 
     @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
     def _saved_other_shape(self):
         return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
 
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:9
+# schema/derivatives.yaml:84
+class AddBackward1(_Node):
+    """Backward of add.Scalar (schema/derivatives.yaml:84)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:87
+class SubBackward0(_Node):
+    """Backward of sub.Tensor (schema/derivatives.yaml:87)."""
+    __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:91
+class SubBackward1(_Node):
+    """Backward of sub.Scalar (schema/derivatives.yaml:91)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:94
 class MulBackward0(_Node):
-    """Backward of mul.Tensor (schema/derivatives.yaml:9)."""
-    __slots__ = ('_s_other', '_s_other_shape', '_s_self', '_s_self_shape')
+    """Backward of mul.Tensor (schema/derivatives.yaml:94)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
     _input_names = ('self', 'other')
@@ -90,17 +388,23 @@ class MulBackward0(_Node):
         _r_other = None
         if _n[0]:
             other = _unpack(_node._s_other, _node)
+            self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.sum_to_size(grad * other, self_shape)
+            _r_self = _H.reduce_to(grad * other, self_shape, self_dtype)
         if _n[1]:
+            other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
             self = _unpack(_node._s_self, _node)
-            _r_other = _H.sum_to_size(grad * self, other_shape)
+            _r_other = _H.reduce_to(grad * self, other_shape, other_dtype)
         return (_r_self, _r_other)
 
     @property
     def _saved_other(self):
         return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
 
     @property
     def _saved_other_shape(self):
@@ -111,13 +415,457 @@ class MulBackward0(_Node):
         return _unpack(self._s_self, self)
 
     @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
     def _saved_self_shape(self):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:13
+# schema/derivatives.yaml:98
+class MulBackward1(_Node):
+    """Backward of mul.Scalar (schema/derivatives.yaml:98)."""
+    __slots__ = ('_s_other', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.scale(grad, other), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:101
+class DivBackward0(_Node):
+    """Backward of div.Tensor (schema/derivatives.yaml:101)."""
+    __slots__ = ('_s_other', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.div_other_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:105
+class DivBackward1(_Node):
+    """Backward of div.Tensor_mode (schema/derivatives.yaml:105)."""
+    __slots__ = ('_s_other', '_s_rounding_mode', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            rounding_mode = _node._s_rounding_mode
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            rounding_mode = _node._s_rounding_mode
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.div_other_backward(grad, self, other, rounding_mode)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_rounding_mode(self):
+        return self._s_rounding_mode
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:109
+class DivBackward2(_Node):
+    """Backward of div.Scalar (schema/derivatives.yaml:109)."""
+    __slots__ = ('_s_other', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.scale(grad, 1 / other), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:112
+class PowBackward0(_Node):
+    """Backward of pow.Tensor_Tensor (schema/derivatives.yaml:112)."""
+    __slots__ = ('_s_exponent', '_s_result', '_s_self')
+    _saved_slots = ('_s_exponent', '_s_result', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'exponent')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_exponent = None
+        if _n[0]:
+            exponent = _unpack(_node._s_exponent, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.pow_backward_self(grad, self, exponent)
+        if _n[1]:
+            exponent = _unpack(_node._s_exponent, _node)
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_exponent = _H.pow_backward_exponent(grad, self, exponent, result)
+        return (_r_self, _r_exponent)
+
+    @property
+    def _saved_exponent(self):
+        return _unpack(self._s_exponent, self)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:116
+class PowBackward1(_Node):
+    """Backward of pow.Tensor_Scalar (schema/derivatives.yaml:116)."""
+    __slots__ = ('_s_exponent', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            exponent = _node._s_exponent
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.pow_backward(grad, self, exponent)
+        return (_r_self,)
+
+    @property
+    def _saved_exponent(self):
+        return self._s_exponent
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:119
+class PowBackward2(_Node):
+    """Backward of pow.Scalar (schema/derivatives.yaml:119)."""
+    __slots__ = ('_s_exponent', '_s_result', '_s_self')
+    _saved_slots = ('_s_exponent', '_s_result')
+    _saved_list_slots = ()
+    _input_names = ('exponent',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_exponent = None
+        if _n[0]:
+            exponent = _unpack(_node._s_exponent, _node)
+            result = _unpack(_node._s_result, _node)
+            self = _node._s_self
+            _r_exponent = _H.pow_scalar_backward(grad, self, exponent, result)
+        return (_r_exponent,)
+
+    @property
+    def _saved_exponent(self):
+        return _unpack(self._s_exponent, self)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return self._s_self
+
+
+# schema/derivatives.yaml:122
+class WhereBackward0(_Node):
+    """Backward of where.self (schema/derivatives.yaml:122)."""
+    __slots__ = ('_s_condition', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_condition',)
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            condition = _unpack(_node._s_condition, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(condition, grad), self_shape, self_dtype)
+        if _n[1]:
+            condition = _unpack(_node._s_condition, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.reduce_to(_H.zero_where(condition, grad), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_condition(self):
+        return _unpack(self._s_condition, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:127
+class ClampBackward0(_Node):
+    """Backward of clamp (schema/derivatives.yaml:127)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.clamp_backward(grad, self, min, max)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:130
+class ClampBackward1(_Node):
+    """Backward of clamp.Tensor (schema/derivatives.yaml:130)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_max', '_s_min', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'min', 'max')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_min = None
+        _r_max = None
+        if _n[0] or _n[1] or _n[2]:
+            max = _unpack(_node._s_max, _node)
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_min, _r_max = _H.clamp_backward_min_max(grad, self, min, max)
+        return (_r_self, _r_min, _r_max)
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:133
+class MaskedFillBackward0(_Node):
+    """Backward of masked_fill.Scalar (schema/derivatives.yaml:133)."""
+    __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:137
+class MaskedFillBackward1(_Node):
+    """Backward of masked_fill.Tensor (schema/derivatives.yaml:137)."""
+    __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(_H.grad_where(mask, grad).sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:186
+class NegBackward0(_Node):
+    """Backward of neg (schema/derivatives.yaml:186)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.neg()
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:189
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:13)."""
+    """Backward of exp (schema/derivatives.yaml:189)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -137,9 +885,31 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:16
+# schema/derivatives.yaml:192
+class LogBackward0(_Node):
+    """Backward of log (schema/derivatives.yaml:192)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / self
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:195
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:16)."""
+    """Backward of relu (schema/derivatives.yaml:195)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -151,7 +921,7 @@ class ReluBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.threshold_backward(grad, result, 0)
+            _r_self = _F.threshold_backward(grad, result, 0)
         return (_r_self,)
 
     @property
@@ -159,9 +929,382 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:19
+# schema/derivatives.yaml:199
+class ThresholdBackwardBackward0(_Node):
+    """Backward of threshold_backward (schema/derivatives.yaml:199)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_grad_output = _H.reduce_to(_F.threshold_backward(grad, self, threshold), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:203
+class SigmoidBackward0(_Node):
+    """Backward of sigmoid (schema/derivatives.yaml:203)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = _H.sigmoid_backward(grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:206
+class TanhBackward0(_Node):
+    """Backward of tanh (schema/derivatives.yaml:206)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = _H.tanh_backward(grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:210
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:19)."""
+    """Backward of sum (schema/derivatives.yaml:210)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.grad_to_dtype(grad, self_dtype).expand(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:213
+class SumBackward1(_Node):
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:213)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.expand_grad(_H.grad_to_dtype(grad, self_dtype), self_shape, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:216
+class MeanBackward0(_Node):
+    """Backward of mean (schema/derivatives.yaml:216)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.mean_backward(grad, self_shape, None, True, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:219
+class MeanBackward1(_Node):
+    """Backward of mean.dim (schema/derivatives.yaml:219)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.mean_backward(grad, self_shape, dim, keepdim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:222
+class AmaxBackward0(_Node):
+    """Backward of amax (schema/derivatives.yaml:222)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:230
+class MmBackward0(_Node):
+    """Backward of mm (schema/derivatives.yaml:230)."""
+    __slots__ = ('_s_mat2', '_s_self')
+    _saved_slots = ('_s_mat2', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'mat2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_mat2 = None
+        if _n[0]:
+            mat2 = _unpack(_node._s_mat2, _node)
+            _r_self = grad.mm(mat2.t())
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_mat2 = self.t().mm(grad)
+        return (_r_self, _r_mat2)
+
+    @property
+    def _saved_mat2(self):
+        return _unpack(self._s_mat2, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:234
+class BmmBackward0(_Node):
+    """Backward of bmm (schema/derivatives.yaml:234)."""
+    __slots__ = ('_s_mat2', '_s_self')
+    _saved_slots = ('_s_mat2', '_s_self')
+    _saved_list_slots = ()
+    _input_names = ('self', 'mat2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_mat2 = None
+        if _n[0]:
+            mat2 = _unpack(_node._s_mat2, _node)
+            _r_self = grad.bmm(mat2.transpose(1, 2))
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_mat2 = self.transpose(1, 2).bmm(grad)
+        return (_r_self, _r_mat2)
+
+    @property
+    def _saved_mat2(self):
+        return _unpack(self._s_mat2, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:238
+class AddmmBackward0(_Node):
+    """Backward of addmm (schema/derivatives.yaml:238)."""
+    __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_mat1', '_s_mat2')
+    _saved_list_slots = ()
+    _input_names = ('self', 'mat1', 'mat2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_mat1 = None
+        _r_mat2 = None
+        if _n[0]:
+            beta = _node._s_beta
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            mat2 = _unpack(_node._s_mat2, _node)
+            _r_mat1 = _H.maybe_multiply(grad.mm(mat2.t()), alpha)
+        if _n[2]:
+            alpha = _node._s_alpha
+            mat1 = _unpack(_node._s_mat1, _node)
+            _r_mat2 = _H.maybe_multiply(mat1.t().mm(grad), alpha)
+        return (_r_self, _r_mat1, _r_mat2)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_mat1(self):
+        return _unpack(self._s_mat1, self)
+
+    @property
+    def _saved_mat2(self):
+        return _unpack(self._s_mat2, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:244
+class ViewBackward0(_Node):
+    """Backward of view (schema/derivatives.yaml:244)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -173,7 +1316,7 @@ class SumBackward0(_Node):
         _r_self = None
         if _n[0]:
             self_shape = _node._s_self_shape
-            _r_self = grad.expand(self_shape)
+            _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
     @property
@@ -181,9 +1324,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:22
+# schema/derivatives.yaml:252
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:22)."""
+    """Backward of as_strided (schema/derivatives.yaml:252)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -228,9 +1371,97 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:25
-class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:25)."""
+# schema/derivatives.yaml:255
+class PermuteBackward0(_Node):
+    """Backward of permute (schema/derivatives.yaml:255)."""
+    __slots__ = ('_s_dims',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            _r_self = _H.permute_backward(grad, dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+
+# schema/derivatives.yaml:258
+class TransposeBackward0(_Node):
+    """Backward of transpose.int (schema/derivatives.yaml:258)."""
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim0 = _node._s_dim0
+            dim1 = _node._s_dim1
+            _r_self = grad.transpose(dim0, dim1)
+        return (_r_self,)
+
+    @property
+    def _saved_dim0(self):
+        return self._s_dim0
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+
+# schema/derivatives.yaml:261
+class TBackward0(_Node):
+    """Backward of t (schema/derivatives.yaml:261)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.t()
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:264
+class UnsqueezeBackward0(_Node):
+    """Backward of unsqueeze (schema/derivatives.yaml:264)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = grad.squeeze(dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:267
+class SqueezeBackward0(_Node):
+    """Backward of squeeze (schema/derivatives.yaml:267)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -250,7 +1481,480 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/native_functions.yaml:203 (derivative: schema/derivatives.yaml:5)
+# schema/derivatives.yaml:270
+class SqueezeBackward1(_Node):
+    """Backward of squeeze.dim (schema/derivatives.yaml:270)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:273
+class SqueezeBackward2(_Node):
+    """Backward of squeeze.dims (schema/derivatives.yaml:273)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:276
+class ExpandBackward0(_Node):
+    """Backward of expand (schema/derivatives.yaml:276)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = _H.sum_to_size(grad, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:279
+class SliceBackward0(_Node):
+    """Backward of slice.Tensor (schema/derivatives.yaml:279)."""
+    __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            end = _node._s_end
+            self_shape = _node._s_self_shape
+            start = _node._s_start
+            step = _node._s_step
+            _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_end(self):
+        return self._s_end
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_start(self):
+        return self._s_start
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:282
+class SelectBackward0(_Node):
+    """Backward of select.int (schema/derivatives.yaml:282)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _node._s_index
+            self_shape = _node._s_self_shape
+            _r_self = _H.select_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return self._s_index
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:285
+class DiagonalBackward0(_Node):
+    """Backward of diagonal (schema/derivatives.yaml:285)."""
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            self_shape = _node._s_self_shape
+            _r_self = _H.diagonal_backward(grad, self_shape, offset, dim1, dim2)
+        return (_r_self,)
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+    @property
+    def _saved_dim2(self):
+        return self._s_dim2
+
+    @property
+    def _saved_offset(self):
+        return self._s_offset
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:289
+class SplitBackward0(_Node):
+    """Backward of split.Tensor (schema/derivatives.yaml:289)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:292
+class SplitWithSizesBackward0(_Node):
+    """Backward of split_with_sizes (schema/derivatives.yaml:292)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:295
+class UnbindBackward0(_Node):
+    """Backward of unbind.int (schema/derivatives.yaml:295)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.stack(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:302
+class AliasBackward0(_Node):
+    """Backward of alias (schema/derivatives.yaml:302)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:306
+class CatBackward0(_Node):
+    """Backward of cat (schema/derivatives.yaml:306)."""
+    __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('tensors',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _L = _node._nlist
+        grad = grads[0]
+        _r_tensors = [None] * _L
+        if any(_n[0:0 + _L]):
+            dim = _node._s_dim
+            to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+            to_args_sizes_tensors = _node._s_to_args_sizes_tensors
+            _r_tensors = _H.cat_tensors_backward(grad, to_args_sizes_tensors, to_args_dtypes_tensors, dim)
+        return (*_r_tensors,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_to_args_dtypes_tensors(self):
+        return self._s_to_args_dtypes_tensors
+
+    @property
+    def _saved_to_args_sizes_tensors(self):
+        return self._s_to_args_sizes_tensors
+
+
+# schema/derivatives.yaml:309
+class IndexBackward0(_Node):
+    """Backward of index.Tensor (schema/derivatives.yaml:309)."""
+    __slots__ = ('_s_indices', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ('_s_indices',)
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            indices = [_unpack(_s, _node) for _s in _node._s_indices]
+            self_shape = _node._s_self_shape
+            _r_self = _H.index_backward(grad, self_shape, indices)
+        return (_r_self,)
+
+    @property
+    def _saved_indices(self):
+        return [_unpack(_s, self) for _s in self._s_indices]
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:315
+class IndexPutBackward0(_Node):
+    """Backward of index_put (schema/derivatives.yaml:315)."""
+    __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
+    _saved_slots = ()
+    _saved_list_slots = ('_s_indices',)
+    _input_names = ('self', 'values')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_values = None
+        if _n[0]:
+            accumulate = _node._s_accumulate
+            indices = [_unpack(_s, _node) for _s in _node._s_indices]
+            _r_self = _H.index_put_self_backward(grad, indices, accumulate)
+        if _n[1]:
+            indices = [_unpack(_s, _node) for _s in _node._s_indices]
+            values_dtype = _node._s_values_dtype
+            values_shape = _node._s_values_shape
+            _r_values = _H.reduce_to(_F.index(grad, indices), values_shape, values_dtype)
+        return (_r_self, _r_values)
+
+    @property
+    def _saved_accumulate(self):
+        return self._s_accumulate
+
+    @property
+    def _saved_indices(self):
+        return [_unpack(_s, self) for _s in self._s_indices]
+
+    @property
+    def _saved_values_dtype(self):
+        return self._s_values_dtype
+
+    @property
+    def _saved_values_shape(self):
+        return self._s_values_shape
+
+
+# schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
+def _ag_clone(ks, self, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_clone.get(_ks)
+    if _k is None:
+        _k = _o.clone._fill(_ks)
+    _out = _k(self, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CloneBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:143 (derivative: schema/derivatives.yaml:62)
+def _ag_copy_(ks, self, src, non_blocking):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(CopyBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_src is not None:
+                _node._s_src_dtype = src._dtype
+                _node._s_src_shape = src._shape
+    _ks = ks & _BELOW
+    _k = _c_copy_.get(_ks)
+    if _k is None:
+        _k = _o.copy_._fill(_ks)
+    _out = _k(self, src, non_blocking)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:149 (derivative: schema/derivatives.yaml:66)
+def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
+    _ks = ks & _BELOW
+    _k = _c__to_copy.get(_ks)
+    if _k is None:
+        _k = _o._to_copy._fill(_ks)
+    _out = _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ToCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_device = self._device
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:184 (derivative: schema/derivatives.yaml:69)
+def _ag_fill__Scalar(ks, self, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_fill__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fill__Scalar._fill(_ks)
+    _out = _k(self, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:190 (derivative: schema/derivatives.yaml:72)
+def _ag_fill__Tensor(ks, self, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_value = _edge(value)
+        if _e_self is not None or _e_value is not None:
+            _check_inplace(self)
+            _node = _new_node(FillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            if _e_value is not None:
+                _node._s_value_dtype = value._dtype
+    _ks = ks & _BELOW
+    _k = _c_fill__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fill__Tensor._fill(_ks)
+    _out = _k(self, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:196 (derivative: schema/derivatives.yaml:76)
+def _ag_zero_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ZeroBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_zero_.get(_ks)
+    if _k is None:
+        _k = _o.zero_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:203 (derivative: schema/derivatives.yaml:80)
 def _ag_add_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Tensor.get(_ks)
@@ -266,14 +1970,34 @@ def _ag_add_Tensor(ks, self, other, alpha):
     _node = _new_node(AddBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_alpha = alpha
-        _node._s_other_shape = _as_tensor(other).shape
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
     if _e_self is not None:
-        _node._s_self_shape = _as_tensor(self).shape
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:218 (derivative: schema/derivatives.yaml:5)
+# schema/native_functions.yaml:211 (derivative: schema/derivatives.yaml:84)
+def _ag_add_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_add_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.add_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:218 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -284,9 +2008,11 @@ def _ag_add__Tensor(ks, self, other, alpha):
             _node = _new_node(AddBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_alpha = alpha
-                _node._s_other_shape = _as_tensor(other).shape
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
             if _e_self is not None:
-                _node._s_self_shape = _as_tensor(self).shape
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_add__Tensor.get(_ks)
     if _k is None:
@@ -297,7 +2023,114 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:261 (derivative: schema/derivatives.yaml:9)
+# schema/native_functions.yaml:225 (derivative: schema/derivatives.yaml:84)
+def _ag_add__Scalar(ks, self, other, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_add__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.add__Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:232 (derivative: schema/derivatives.yaml:87)
+def _ag_sub_Tensor(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_sub_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.sub_Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(SubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_alpha = alpha
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:240 (derivative: schema/derivatives.yaml:91)
+def _ag_sub_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_sub_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.sub_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:247 (derivative: schema/derivatives.yaml:87)
+def _ag_sub__Tensor(ks, self, other, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(SubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_alpha = alpha
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_sub__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.sub__Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:254 (derivative: schema/derivatives.yaml:91)
+def _ag_sub__Scalar(ks, self, other, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_sub__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.sub__Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:261 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -314,15 +2147,36 @@ def _ag_mul_Tensor(ks, self, other):
     if _e_self is not None:
         _node._s_other = _save(other)
     if _e_other is not None:
-        _node._s_other_shape = _as_tensor(other).shape
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
         _node._s_self = _save(self)
     if _e_self is not None:
-        _node._s_self_shape = _as_tensor(self).shape
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:276 (derivative: schema/derivatives.yaml:9)
+# schema/native_functions.yaml:269 (derivative: schema/derivatives.yaml:98)
+def _ag_mul_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_mul_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.mul_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:276 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -334,10 +2188,12 @@ def _ag_mul__Tensor(ks, self, other):
             if _e_self is not None:
                 _node._s_other = _save(other)
             if _e_other is not None:
-                _node._s_other_shape = _as_tensor(other).shape
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
                 _node._s_self = _save(self.clone())
             if _e_self is not None:
-                _node._s_self_shape = _as_tensor(self).shape
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_mul__Tensor.get(_ks)
     if _k is None:
@@ -348,7 +2204,456 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:13)
+# schema/native_functions.yaml:283 (derivative: schema/derivatives.yaml:98)
+def _ag_mul__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_mul__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.mul__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:290 (derivative: schema/derivatives.yaml:101)
+def _ag_div_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_div_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.div_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(DivBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:298 (derivative: schema/derivatives.yaml:105)
+def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
+    _ks = ks & _BELOW
+    _k = _c_div_Tensor_mode.get(_ks)
+    if _k is None:
+        _k = _o.div_Tensor_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_rounding_mode = rounding_mode
+    if _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:306 (derivative: schema/derivatives.yaml:109)
+def _ag_div_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_div_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.div_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:313 (derivative: schema/derivatives.yaml:101)
+def _ag_div__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+            if _e_other is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.div__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:105)
+def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_rounding_mode = rounding_mode
+            if _e_other is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Tensor_mode.get(_ks)
+    if _k is None:
+        _k = _o.div__Tensor_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:112)
+def _ag_pow_Tensor_Tensor(ks, self, exponent):
+    _ks = ks & _BELOW
+    _k = _c_pow_Tensor_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.pow_Tensor_Tensor._fill(_ks)
+    _out = _k(self, exponent)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_exponent = _edge(exponent)
+    if not (_e_self is not None or _e_exponent is not None):
+        return _out
+    _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+    if _e_self is not None or _e_exponent is not None:
+        _node._s_exponent = _save(exponent)
+        _node._s_self = _save(self)
+    result = _out
+    if _e_exponent is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:335 (derivative: schema/derivatives.yaml:116)
+def _ag_pow_Tensor_Scalar(ks, self, exponent):
+    _ks = ks & _BELOW
+    _k = _c_pow_Tensor_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow_Tensor_Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_exponent = exponent
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:119)
+def _ag_pow_Scalar(ks, self, exponent):
+    _ks = ks & _BELOW
+    _k = _c_pow_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow_Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if not _tls.grad_enabled:
+        return _out
+    _e_exponent = _edge(exponent)
+    if not (_e_exponent is not None):
+        return _out
+    _node = _new_node(PowBackward2, (_e_exponent or _NO_EDGE,), (_e_exponent is not None,))
+    _node._s_exponent = _save(exponent)
+    _node._s_self = self
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:348 (derivative: schema/derivatives.yaml:112)
+def _ag_pow__Tensor(ks, self, exponent):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_exponent = _edge(exponent)
+        if _e_self is not None or _e_exponent is not None:
+            _check_inplace(self)
+            _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+            if _e_self is not None or _e_exponent is not None:
+                _node._s_exponent = _save(exponent)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_pow__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.pow__Tensor._fill(_ks)
+    _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_exponent is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:424 (derivative: schema/derivatives.yaml:122)
+def _ag_where_self(ks, condition, self, other):
+    _ks = ks & _BELOW
+    _k = _c_where_self.get(_ks)
+    if _k is None:
+        _k = _o.where_self._fill(_ks)
+    _out = _k(condition, self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(WhereBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_condition = _save(condition)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:127)
+def _ag_clamp(ks, self, min, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp.get(_ks)
+    if _k is None:
+        _k = _o.clamp._fill(_ks)
+    _out = _k(self, min, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max = max
+    _node._s_min = min
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:130)
+def _ag_clamp_Tensor(ks, self, min, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_Tensor._fill(_ks)
+    _out = _k(self, min, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_min = None if min is None else _edge(min)
+    _e_max = None if max is None else _edge(max)
+    if not (_e_self is not None or _e_min is not None or _e_max is not None):
+        return _out
+    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+    if _e_self is not None or _e_min is not None or _e_max is not None:
+        _node._s_max = _save(max)
+        _node._s_min = _save(min)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:447 (derivative: schema/derivatives.yaml:127)
+def _ag_clamp_(ks, self, min, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max = max
+            _node._s_min = min
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_._fill(_ks)
+    _out = _k(self, min, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:454 (derivative: schema/derivatives.yaml:133)
+def _ag_masked_fill_Scalar(ks, self, mask, value):
+    _ks = ks & _BELOW
+    _k = _c_masked_fill_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.masked_fill_Scalar._fill(_ks)
+    _out = _k(self, mask, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_mask = _save(mask)
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:461 (derivative: schema/derivatives.yaml:137)
+def _ag_masked_fill_Tensor(ks, self, mask, value):
+    _ks = ks & _BELOW
+    _k = _c_masked_fill_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.masked_fill_Tensor._fill(_ks)
+    _out = _k(self, mask, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(MaskedFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_self is not None or _e_value is not None:
+        _node._s_mask = _save(mask)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:468 (derivative: schema/derivatives.yaml:133)
+def _ag_masked_fill__Scalar(ks, self, mask, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_mask = _save(mask)
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_masked_fill__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.masked_fill__Scalar._fill(_ks)
+    _out = _k(self, mask, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:137)
+def _ag_masked_fill__Tensor(ks, self, mask, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_value = _edge(value)
+        if _e_self is not None or _e_value is not None:
+            _check_inplace(self)
+            _node = _new_node(MaskedFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            if _e_self is not None or _e_value is not None:
+                _node._s_mask = _save(mask)
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_value is not None:
+                _node._s_value_dtype = value._dtype
+    _ks = ks & _BELOW
+    _k = _c_masked_fill__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.masked_fill__Tensor._fill(_ks)
+    _out = _k(self, mask, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:186)
+def _ag_neg(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_neg.get(_ks)
+    if _k is None:
+        _k = _o.neg._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:491 (derivative: schema/derivatives.yaml:186)
+def _ag_neg_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_neg_.get(_ks)
+    if _k is None:
+        _k = _o.neg_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:189)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -367,7 +2672,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:13)
+# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:189)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -387,7 +2692,44 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:16)
+# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:192)
+def _ag_log(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log.get(_ks)
+    if _k is None:
+        _k = _o.log._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:192)
+def _ag_log_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log_.get(_ks)
+    if _k is None:
+        _k = _o.log_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:195)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -406,7 +2748,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:16)
+# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:195)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -426,7 +2768,112 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:581 (derivative: schema/derivatives.yaml:19)
+# schema/native_functions.yaml:542 (derivative: schema/derivatives.yaml:199)
+def _ag_threshold_backward(ks, grad_output, self, threshold):
+    _ks = ks & _BELOW
+    _k = _c_threshold_backward.get(_ks)
+    if _k is None:
+        _k = _o.threshold_backward._fill(_ks)
+    _out = _k(grad_output, self, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(ThresholdBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None:
+        _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:549 (derivative: schema/derivatives.yaml:203)
+def _ag_sigmoid(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sigmoid.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:557 (derivative: schema/derivatives.yaml:203)
+def _ag_sigmoid_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sigmoid_.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:564 (derivative: schema/derivatives.yaml:206)
+def _ag_tanh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_tanh.get(_ks)
+    if _k is None:
+        _k = _o.tanh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:572 (derivative: schema/derivatives.yaml:206)
+def _ag_tanh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_tanh_.get(_ks)
+    if _k is None:
+        _k = _o.tanh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:210)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -439,12 +2886,170 @@ def _ag_sum(ks, self, dtype):
     if not (_e_self is not None):
         return _out
     _node = _new_node(SumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = _as_tensor(self).shape
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:662 (derivative: schema/derivatives.yaml:25)
+# schema/native_functions.yaml:587 (derivative: schema/derivatives.yaml:213)
+def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_sum_dim_IntList.get(_ks)
+    if _k is None:
+        _k = _o.sum_dim_IntList._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SumBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:595 (derivative: schema/derivatives.yaml:216)
+def _ag_mean(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_mean.get(_ks)
+    if _k is None:
+        _k = _o.mean._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:602 (derivative: schema/derivatives.yaml:219)
+def _ag_mean_dim(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_mean_dim.get(_ks)
+    if _k is None:
+        _k = _o.mean_dim._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MeanBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:610 (derivative: schema/derivatives.yaml:222)
+def _ag_amax(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amax.get(_ks)
+    if _k is None:
+        _k = _o.amax._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:627 (derivative: schema/derivatives.yaml:230)
+def _ag_mm(ks, self, mat2):
+    _ks = ks & _BELOW
+    _k = _c_mm.get(_ks)
+    if _k is None:
+        _k = _o.mm._fill(_ks)
+    _out = _k(self, mat2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_mat2 = _edge(mat2)
+    if not (_e_self is not None or _e_mat2 is not None):
+        return _out
+    _node = _new_node(MmBackward0, (_e_self or _NO_EDGE, _e_mat2 or _NO_EDGE), (_e_self is not None, _e_mat2 is not None))
+    if _e_self is not None:
+        _node._s_mat2 = _save(mat2)
+    if _e_mat2 is not None:
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:635 (derivative: schema/derivatives.yaml:234)
+def _ag_bmm(ks, self, mat2):
+    _ks = ks & _BELOW
+    _k = _c_bmm.get(_ks)
+    if _k is None:
+        _k = _o.bmm._fill(_ks)
+    _out = _k(self, mat2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_mat2 = _edge(mat2)
+    if not (_e_self is not None or _e_mat2 is not None):
+        return _out
+    _node = _new_node(BmmBackward0, (_e_self or _NO_EDGE, _e_mat2 or _NO_EDGE), (_e_self is not None, _e_mat2 is not None))
+    if _e_self is not None:
+        _node._s_mat2 = _save(mat2)
+    if _e_mat2 is not None:
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:238)
+def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
+    _ks = ks & _BELOW
+    _k = _c_addmm.get(_ks)
+    if _k is None:
+        _k = _o.addmm._fill(_ks)
+    _out = _k(self, mat1, mat2, beta, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_mat1 = _edge(mat1)
+    _e_mat2 = _edge(mat2)
+    if not (_e_self is not None or _e_mat1 is not None or _e_mat2 is not None):
+        return _out
+    _node = _new_node(AddmmBackward0, (_e_self or _NO_EDGE, _e_mat1 or _NO_EDGE, _e_mat2 or _NO_EDGE), (_e_self is not None, _e_mat1 is not None, _e_mat2 is not None))
+    if _e_mat1 is not None or _e_mat2 is not None:
+        _node._s_alpha = alpha
+    if _e_self is not None:
+        _node._s_beta = beta
+    if _e_mat2 is not None:
+        _node._s_mat1 = _save(mat1)
+    if _e_mat1 is not None:
+        _node._s_mat2 = _save(mat2)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -457,12 +3062,12 @@ def _ag_view(ks, self, size):
     if not (_e_self is not None):
         return _out
     _node = _new_node(ViewBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = _as_tensor(self).shape
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:689 (derivative: schema/derivatives.yaml:22)
+# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -475,9 +3080,9 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     if not (_e_self is not None):
         return _out
     _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_shape = _as_tensor(self).shape
-    _node._s_self_storage_offset = _as_tensor(self).storage_offset()
-    _node._s_self_stride = _as_tensor(self).stride()
+    _node._s_self_shape = self._shape
+    _node._s_self_storage_offset = self.storage_offset()
+    _node._s_self_stride = self.stride()
     _node._s_size = size
     _node._s_storage_offset = storage_offset
     _node._s_stride = stride
@@ -485,134 +3090,480 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-_o.empty_like.register("Autograd", _autograd_not_implemented(_o.empty_like), with_keyset=True)
-_o.zeros_like.register("Autograd", _autograd_not_implemented(_o.zeros_like), with_keyset=True)
-_o.ones_like.register("Autograd", _autograd_not_implemented(_o.ones_like), with_keyset=True)
-_o.full_like.register("Autograd", _autograd_not_implemented(_o.full_like), with_keyset=True)
-_o.rand_like.register("Autograd", _autograd_not_implemented(_o.rand_like), with_keyset=True)
-_o.randn_like.register("Autograd", _autograd_not_implemented(_o.randn_like), with_keyset=True)
-_o.new_empty.register("Autograd", _autograd_not_implemented(_o.new_empty), with_keyset=True)
-_o.new_empty_strided.register("Autograd", _autograd_not_implemented(_o.new_empty_strided), with_keyset=True)
-_o.new_full.register("Autograd", _autograd_not_implemented(_o.new_full), with_keyset=True)
-_o.new_zeros.register("Autograd", _autograd_not_implemented(_o.new_zeros), with_keyset=True)
-_o.new_ones.register("Autograd", _autograd_not_implemented(_o.new_ones), with_keyset=True)
-_o.clone.register("Autograd", _autograd_not_implemented(_o.clone), with_keyset=True)
+# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+def _ag_permute(ks, self, dims):
+    _ks = ks & _BELOW
+    _k = _c_permute.get(_ks)
+    if _k is None:
+        _k = _o.permute._fill(_ks)
+    _out = _k(self, dims)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PermuteBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+def _ag_transpose_int(ks, self, dim0, dim1):
+    _ks = ks & _BELOW
+    _k = _c_transpose_int.get(_ks)
+    if _k is None:
+        _k = _o.transpose_int._fill(_ks)
+    _out = _k(self, dim0, dim1)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim0 = dim0
+    _node._s_dim1 = dim1
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+def _ag_t(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_t.get(_ks)
+    if _k is None:
+        _k = _o.t._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+def _ag_unsqueeze(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_unsqueeze.get(_ks)
+    if _k is None:
+        _k = _o.unsqueeze._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+def _ag_squeeze(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_squeeze.get(_ks)
+    if _k is None:
+        _k = _o.squeeze._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+def _ag_squeeze_dim(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_squeeze_dim.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_dim._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+def _ag_squeeze_dims(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_squeeze_dims.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_dims._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+def _ag_expand(ks, self, size, implicit):
+    _ks = ks & _BELOW
+    _k = _c_expand.get(_ks)
+    if _k is None:
+        _k = _o.expand._fill(_ks)
+    _out = _k(self, size, implicit)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ExpandBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+def _ag_slice_Tensor(ks, self, dim, start, end, step):
+    _ks = ks & _BELOW
+    _k = _c_slice_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.slice_Tensor._fill(_ks)
+    _out = _k(self, dim, start, end, step)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SliceBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_end = end
+    _node._s_self_shape = self._shape
+    _node._s_start = start
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+def _ag_select_int(ks, self, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_select_int.get(_ks)
+    if _k is None:
+        _k = _o.select_int._fill(_ks)
+    _out = _k(self, dim, index)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = index
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+def _ag_diagonal(ks, self, offset, dim1, dim2):
+    _ks = ks & _BELOW
+    _k = _c_diagonal.get(_ks)
+    if _k is None:
+        _k = _o.diagonal._fill(_ks)
+    _out = _k(self, offset, dim1, dim2)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DiagonalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim1 = dim1
+    _node._s_dim2 = dim2
+    _node._s_offset = offset
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+def _ag_split_Tensor(ks, self, split_size, dim):
+    _ks = ks & _BELOW
+    _k = _c_split_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.split_Tensor._fill(_ks)
+    _out = _k(self, split_size, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SplitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, True)
+    return _out
+
+
+# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+def _ag_split_with_sizes(ks, self, split_sizes, dim):
+    _ks = ks & _BELOW
+    _k = _c_split_with_sizes.get(_ks)
+    if _k is None:
+        _k = _o.split_with_sizes._fill(_ks)
+    _out = _k(self, split_sizes, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SplitWithSizesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, True)
+    return _out
+
+
+# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+def _ag_unbind_int(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_unbind_int.get(_ks)
+    if _k is None:
+        _k = _o.unbind_int._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnbindBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, True)
+    return _out
+
+
+# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+def _ag_alias(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_alias.get(_ks)
+    if _k is None:
+        _k = _o.alias._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AliasBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+def _ag_cat(ks, tensors, dim):
+    _ks = ks & _BELOW
+    _k = _c_cat.get(_ks)
+    if _k is None:
+        _k = _o.cat._fill(_ks)
+    _out = _k(tensors, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_tensors = [None if _t is None else _edge(_t) for _t in tensors]
+    _a_tensors = any(_x is not None for _x in _e_tensors)
+    if not (_a_tensors):
+        return _out
+    _node = _new_node(CatBackward0, (*[_x or _NO_EDGE for _x in _e_tensors],), (*[_x is not None for _x in _e_tensors],))
+    _node._nlist = len(tensors)
+    _node._s_dim = dim
+    _node._s_to_args_dtypes_tensors = _H.to_args_dtypes(tensors)
+    _node._s_to_args_sizes_tensors = _H.to_args_sizes(tensors)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+def _ag_index_Tensor(ks, self, indices):
+    _ks = ks & _BELOW
+    _k = _c_index_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_Tensor._fill(_ks)
+    _out = _k(self, indices)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_indices = _save_list(indices)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+def _ag_index_put_(ks, self, indices, values, accumulate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_values = _edge(values)
+        if _e_self is not None or _e_values is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexPutBackward0, (_e_self or _NO_EDGE, _e_values or _NO_EDGE), (_e_self is not None, _e_values is not None))
+            if _e_self is not None:
+                _node._s_accumulate = accumulate
+            if _e_self is not None or _e_values is not None:
+                _node._s_indices = _save_list(indices)
+            if _e_values is not None:
+                _node._s_values_dtype = values._dtype
+                _node._s_values_shape = values._shape
+    _ks = ks & _BELOW
+    _k = _c_index_put_.get(_ks)
+    if _k is None:
+        _k = _o.index_put_._fill(_ks)
+    _out = _k(self, indices, values, accumulate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+def _ag_index_put(ks, self, indices, values, accumulate):
+    _ks = ks & _BELOW
+    _k = _c_index_put.get(_ks)
+    if _k is None:
+        _k = _o.index_put._fill(_ks)
+    _out = _k(self, indices, values, accumulate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_values = _edge(values)
+    if not (_e_self is not None or _e_values is not None):
+        return _out
+    _node = _new_node(IndexPutBackward0, (_e_self or _NO_EDGE, _e_values or _NO_EDGE), (_e_self is not None, _e_values is not None))
+    if _e_self is not None:
+        _node._s_accumulate = accumulate
+    if _e_self is not None or _e_values is not None:
+        _node._s_indices = _save_list(indices)
+    if _e_values is not None:
+        _node._s_values_dtype = values._dtype
+        _node._s_values_shape = values._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+_o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
-_o.copy_.register("Autograd", _autograd_not_implemented(_o.copy_), with_keyset=True)
-_o._to_copy.register("Autograd", _autograd_not_implemented(_o._to_copy), with_keyset=True)
+_o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
+_o._to_copy.register("Autograd", _ag__to_copy, with_keyset=True)
 _o._to_copy_out.register("Autograd", _autograd_out(_o._to_copy_out), with_keyset=True)
-_o.fill__Scalar.register("Autograd", _autograd_not_implemented(_o.fill__Scalar), with_keyset=True)
-_o.fill__Tensor.register("Autograd", _autograd_not_implemented(_o.fill__Tensor), with_keyset=True)
-_o.zero_.register("Autograd", _autograd_not_implemented(_o.zero_), with_keyset=True)
+_o.fill__Scalar.register("Autograd", _ag_fill__Scalar, with_keyset=True)
+_o.fill__Tensor.register("Autograd", _ag_fill__Tensor, with_keyset=True)
+_o.zero_.register("Autograd", _ag_zero_, with_keyset=True)
 _o.add_Tensor.register("Autograd", _ag_add_Tensor, with_keyset=True)
 _o.add_out.register("Autograd", _autograd_out(_o.add_out), with_keyset=True)
-_o.add_Scalar.register("Autograd", _autograd_not_implemented(_o.add_Scalar), with_keyset=True)
+_o.add_Scalar.register("Autograd", _ag_add_Scalar, with_keyset=True)
 _o.add__Tensor.register("Autograd", _ag_add__Tensor, with_keyset=True)
-_o.add__Scalar.register("Autograd", _autograd_not_implemented(_o.add__Scalar), with_keyset=True)
-_o.sub_Tensor.register("Autograd", _autograd_not_implemented(_o.sub_Tensor), with_keyset=True)
+_o.add__Scalar.register("Autograd", _ag_add__Scalar, with_keyset=True)
+_o.sub_Tensor.register("Autograd", _ag_sub_Tensor, with_keyset=True)
 _o.sub_out.register("Autograd", _autograd_out(_o.sub_out), with_keyset=True)
-_o.sub_Scalar.register("Autograd", _autograd_not_implemented(_o.sub_Scalar), with_keyset=True)
-_o.sub__Tensor.register("Autograd", _autograd_not_implemented(_o.sub__Tensor), with_keyset=True)
-_o.sub__Scalar.register("Autograd", _autograd_not_implemented(_o.sub__Scalar), with_keyset=True)
+_o.sub_Scalar.register("Autograd", _ag_sub_Scalar, with_keyset=True)
+_o.sub__Tensor.register("Autograd", _ag_sub__Tensor, with_keyset=True)
+_o.sub__Scalar.register("Autograd", _ag_sub__Scalar, with_keyset=True)
 _o.mul_Tensor.register("Autograd", _ag_mul_Tensor, with_keyset=True)
 _o.mul_out.register("Autograd", _autograd_out(_o.mul_out), with_keyset=True)
-_o.mul_Scalar.register("Autograd", _autograd_not_implemented(_o.mul_Scalar), with_keyset=True)
+_o.mul_Scalar.register("Autograd", _ag_mul_Scalar, with_keyset=True)
 _o.mul__Tensor.register("Autograd", _ag_mul__Tensor, with_keyset=True)
-_o.mul__Scalar.register("Autograd", _autograd_not_implemented(_o.mul__Scalar), with_keyset=True)
-_o.div_Tensor.register("Autograd", _autograd_not_implemented(_o.div_Tensor), with_keyset=True)
+_o.mul__Scalar.register("Autograd", _ag_mul__Scalar, with_keyset=True)
+_o.div_Tensor.register("Autograd", _ag_div_Tensor, with_keyset=True)
 _o.div_out.register("Autograd", _autograd_out(_o.div_out), with_keyset=True)
-_o.div_Tensor_mode.register("Autograd", _autograd_not_implemented(_o.div_Tensor_mode), with_keyset=True)
+_o.div_Tensor_mode.register("Autograd", _ag_div_Tensor_mode, with_keyset=True)
 _o.div_out_mode.register("Autograd", _autograd_out(_o.div_out_mode), with_keyset=True)
-_o.div_Scalar.register("Autograd", _autograd_not_implemented(_o.div_Scalar), with_keyset=True)
-_o.div__Tensor.register("Autograd", _autograd_not_implemented(_o.div__Tensor), with_keyset=True)
-_o.div__Tensor_mode.register("Autograd", _autograd_not_implemented(_o.div__Tensor_mode), with_keyset=True)
-_o.pow_Tensor_Tensor.register("Autograd", _autograd_not_implemented(_o.pow_Tensor_Tensor), with_keyset=True)
+_o.div_Scalar.register("Autograd", _ag_div_Scalar, with_keyset=True)
+_o.div__Tensor.register("Autograd", _ag_div__Tensor, with_keyset=True)
+_o.div__Tensor_mode.register("Autograd", _ag_div__Tensor_mode, with_keyset=True)
+_o.pow_Tensor_Tensor.register("Autograd", _ag_pow_Tensor_Tensor, with_keyset=True)
 _o.pow_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.pow_Tensor_Tensor_out), with_keyset=True)
-_o.pow_Tensor_Scalar.register("Autograd", _autograd_not_implemented(_o.pow_Tensor_Scalar), with_keyset=True)
-_o.pow_Scalar.register("Autograd", _autograd_not_implemented(_o.pow_Scalar), with_keyset=True)
-_o.pow__Tensor.register("Autograd", _autograd_not_implemented(_o.pow__Tensor), with_keyset=True)
-_o.eq_Tensor.register("Autograd", _autograd_not_implemented(_o.eq_Tensor), with_keyset=True)
+_o.pow_Tensor_Scalar.register("Autograd", _ag_pow_Tensor_Scalar, with_keyset=True)
+_o.pow_Scalar.register("Autograd", _ag_pow_Scalar, with_keyset=True)
+_o.pow__Tensor.register("Autograd", _ag_pow__Tensor, with_keyset=True)
 _o.eq_Tensor_out.register("Autograd", _autograd_out(_o.eq_Tensor_out), with_keyset=True)
-_o.eq_Scalar.register("Autograd", _autograd_not_implemented(_o.eq_Scalar), with_keyset=True)
-_o.ne_Tensor.register("Autograd", _autograd_not_implemented(_o.ne_Tensor), with_keyset=True)
 _o.ne_Tensor_out.register("Autograd", _autograd_out(_o.ne_Tensor_out), with_keyset=True)
-_o.lt_Tensor.register("Autograd", _autograd_not_implemented(_o.lt_Tensor), with_keyset=True)
 _o.lt_Tensor_out.register("Autograd", _autograd_out(_o.lt_Tensor_out), with_keyset=True)
-_o.lt_Scalar.register("Autograd", _autograd_not_implemented(_o.lt_Scalar), with_keyset=True)
-_o.le_Tensor.register("Autograd", _autograd_not_implemented(_o.le_Tensor), with_keyset=True)
 _o.le_Tensor_out.register("Autograd", _autograd_out(_o.le_Tensor_out), with_keyset=True)
-_o.gt_Tensor.register("Autograd", _autograd_not_implemented(_o.gt_Tensor), with_keyset=True)
 _o.gt_Tensor_out.register("Autograd", _autograd_out(_o.gt_Tensor_out), with_keyset=True)
-_o.gt_Scalar.register("Autograd", _autograd_not_implemented(_o.gt_Scalar), with_keyset=True)
-_o.ge_Tensor.register("Autograd", _autograd_not_implemented(_o.ge_Tensor), with_keyset=True)
 _o.ge_Tensor_out.register("Autograd", _autograd_out(_o.ge_Tensor_out), with_keyset=True)
-_o.where_self.register("Autograd", _autograd_not_implemented(_o.where_self), with_keyset=True)
+_o.where_self.register("Autograd", _ag_where_self, with_keyset=True)
 _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_keyset=True)
-_o.clamp.register("Autograd", _autograd_not_implemented(_o.clamp), with_keyset=True)
+_o.clamp.register("Autograd", _ag_clamp, with_keyset=True)
 _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
-_o.clamp_Tensor.register("Autograd", _autograd_not_implemented(_o.clamp_Tensor), with_keyset=True)
-_o.clamp_.register("Autograd", _autograd_not_implemented(_o.clamp_), with_keyset=True)
-_o.masked_fill_Scalar.register("Autograd", _autograd_not_implemented(_o.masked_fill_Scalar), with_keyset=True)
-_o.masked_fill_Tensor.register("Autograd", _autograd_not_implemented(_o.masked_fill_Tensor), with_keyset=True)
-_o.masked_fill__Scalar.register("Autograd", _autograd_not_implemented(_o.masked_fill__Scalar), with_keyset=True)
-_o.masked_fill__Tensor.register("Autograd", _autograd_not_implemented(_o.masked_fill__Tensor), with_keyset=True)
-_o.neg.register("Autograd", _autograd_not_implemented(_o.neg), with_keyset=True)
+_o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
+_o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
+_o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
+_o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=True)
+_o.masked_fill__Scalar.register("Autograd", _ag_masked_fill__Scalar, with_keyset=True)
+_o.masked_fill__Tensor.register("Autograd", _ag_masked_fill__Tensor, with_keyset=True)
+_o.neg.register("Autograd", _ag_neg, with_keyset=True)
 _o.neg_out.register("Autograd", _autograd_out(_o.neg_out), with_keyset=True)
-_o.neg_.register("Autograd", _autograd_not_implemented(_o.neg_), with_keyset=True)
+_o.neg_.register("Autograd", _ag_neg_, with_keyset=True)
 _o.exp.register("Autograd", _ag_exp, with_keyset=True)
 _o.exp_out.register("Autograd", _autograd_out(_o.exp_out), with_keyset=True)
 _o.exp_.register("Autograd", _ag_exp_, with_keyset=True)
-_o.log.register("Autograd", _autograd_not_implemented(_o.log), with_keyset=True)
+_o.log.register("Autograd", _ag_log, with_keyset=True)
 _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
-_o.log_.register("Autograd", _autograd_not_implemented(_o.log_), with_keyset=True)
+_o.log_.register("Autograd", _ag_log_, with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
-_o.threshold_backward.register("Autograd", _autograd_not_implemented(_o.threshold_backward), with_keyset=True)
-_o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
-_o.sigmoid.register("Autograd", _autograd_not_implemented(_o.sigmoid), with_keyset=True)
+_o.threshold_backward.register("Autograd", _ag_threshold_backward, with_keyset=True)
+_o.sigmoid.register("Autograd", _ag_sigmoid, with_keyset=True)
 _o.sigmoid_out.register("Autograd", _autograd_out(_o.sigmoid_out), with_keyset=True)
-_o.sigmoid_.register("Autograd", _autograd_not_implemented(_o.sigmoid_), with_keyset=True)
-_o.tanh.register("Autograd", _autograd_not_implemented(_o.tanh), with_keyset=True)
+_o.sigmoid_.register("Autograd", _ag_sigmoid_, with_keyset=True)
+_o.tanh.register("Autograd", _ag_tanh, with_keyset=True)
 _o.tanh_out.register("Autograd", _autograd_out(_o.tanh_out), with_keyset=True)
-_o.tanh_.register("Autograd", _autograd_not_implemented(_o.tanh_), with_keyset=True)
+_o.tanh_.register("Autograd", _ag_tanh_, with_keyset=True)
 _o.sum.register("Autograd", _ag_sum, with_keyset=True)
-_o.sum_dim_IntList.register("Autograd", _autograd_not_implemented(_o.sum_dim_IntList), with_keyset=True)
+_o.sum_dim_IntList.register("Autograd", _ag_sum_dim_IntList, with_keyset=True)
 _o.sum_IntList_out.register("Autograd", _autograd_out(_o.sum_IntList_out), with_keyset=True)
-_o.mean.register("Autograd", _autograd_not_implemented(_o.mean), with_keyset=True)
-_o.mean_dim.register("Autograd", _autograd_not_implemented(_o.mean_dim), with_keyset=True)
+_o.mean.register("Autograd", _ag_mean, with_keyset=True)
+_o.mean_dim.register("Autograd", _ag_mean_dim, with_keyset=True)
 _o.mean_out.register("Autograd", _autograd_out(_o.mean_out), with_keyset=True)
-_o.amax.register("Autograd", _autograd_not_implemented(_o.amax), with_keyset=True)
+_o.amax.register("Autograd", _ag_amax, with_keyset=True)
 _o.amax_out.register("Autograd", _autograd_out(_o.amax_out), with_keyset=True)
-_o.argmax.register("Autograd", _autograd_not_implemented(_o.argmax), with_keyset=True)
 _o.argmax_out.register("Autograd", _autograd_out(_o.argmax_out), with_keyset=True)
-_o.mm.register("Autograd", _autograd_not_implemented(_o.mm), with_keyset=True)
+_o.mm.register("Autograd", _ag_mm, with_keyset=True)
 _o.mm_out.register("Autograd", _autograd_out(_o.mm_out), with_keyset=True)
-_o.bmm.register("Autograd", _autograd_not_implemented(_o.bmm), with_keyset=True)
+_o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
-_o.addmm.register("Autograd", _autograd_not_implemented(_o.addmm), with_keyset=True)
+_o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
-_o.view_dtype.register("Autograd", _autograd_not_implemented(_o.view_dtype), with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
-_o.permute.register("Autograd", _autograd_not_implemented(_o.permute), with_keyset=True)
-_o.transpose_int.register("Autograd", _autograd_not_implemented(_o.transpose_int), with_keyset=True)
-_o.t.register("Autograd", _autograd_not_implemented(_o.t), with_keyset=True)
-_o.unsqueeze.register("Autograd", _autograd_not_implemented(_o.unsqueeze), with_keyset=True)
-_o.squeeze.register("Autograd", _autograd_not_implemented(_o.squeeze), with_keyset=True)
-_o.squeeze_dim.register("Autograd", _autograd_not_implemented(_o.squeeze_dim), with_keyset=True)
-_o.squeeze_dims.register("Autograd", _autograd_not_implemented(_o.squeeze_dims), with_keyset=True)
-_o.expand.register("Autograd", _autograd_not_implemented(_o.expand), with_keyset=True)
-_o.slice_Tensor.register("Autograd", _autograd_not_implemented(_o.slice_Tensor), with_keyset=True)
-_o.select_int.register("Autograd", _autograd_not_implemented(_o.select_int), with_keyset=True)
-_o.diagonal.register("Autograd", _autograd_not_implemented(_o.diagonal), with_keyset=True)
-_o.split_Tensor.register("Autograd", _autograd_not_implemented(_o.split_Tensor), with_keyset=True)
-_o.split_with_sizes.register("Autograd", _autograd_not_implemented(_o.split_with_sizes), with_keyset=True)
-_o.unbind_int.register("Autograd", _autograd_not_implemented(_o.unbind_int), with_keyset=True)
-_o.detach.register("Autograd", _autograd_not_implemented(_o.detach), with_keyset=True)
-_o.alias.register("Autograd", _autograd_not_implemented(_o.alias), with_keyset=True)
-_o.cat.register("Autograd", _autograd_not_implemented(_o.cat), with_keyset=True)
+_o.permute.register("Autograd", _ag_permute, with_keyset=True)
+_o.transpose_int.register("Autograd", _ag_transpose_int, with_keyset=True)
+_o.t.register("Autograd", _ag_t, with_keyset=True)
+_o.unsqueeze.register("Autograd", _ag_unsqueeze, with_keyset=True)
+_o.squeeze.register("Autograd", _ag_squeeze, with_keyset=True)
+_o.squeeze_dim.register("Autograd", _ag_squeeze_dim, with_keyset=True)
+_o.squeeze_dims.register("Autograd", _ag_squeeze_dims, with_keyset=True)
+_o.expand.register("Autograd", _ag_expand, with_keyset=True)
+_o.slice_Tensor.register("Autograd", _ag_slice_Tensor, with_keyset=True)
+_o.select_int.register("Autograd", _ag_select_int, with_keyset=True)
+_o.diagonal.register("Autograd", _ag_diagonal, with_keyset=True)
+_o.split_Tensor.register("Autograd", _ag_split_Tensor, with_keyset=True)
+_o.split_with_sizes.register("Autograd", _ag_split_with_sizes, with_keyset=True)
+_o.unbind_int.register("Autograd", _ag_unbind_int, with_keyset=True)
+_o.alias.register("Autograd", _ag_alias, with_keyset=True)
+_o.cat.register("Autograd", _ag_cat, with_keyset=True)
 _o.cat_out.register("Autograd", _autograd_out(_o.cat_out), with_keyset=True)
-_o.index_Tensor.register("Autograd", _autograd_not_implemented(_o.index_Tensor), with_keyset=True)
+_o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
-_o.index_put_.register("Autograd", _autograd_not_implemented(_o.index_put_), with_keyset=True)
-_o.index_put.register("Autograd", _autograd_not_implemented(_o.index_put), with_keyset=True)
+_o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
+_o.index_put.register("Autograd", _ag_index_put, with_keyset=True)

@@ -23,6 +23,7 @@ import numpy as np
 
 import ember
 
+from ..core.shapes import is_non_overlapping_and_dense
 from ..core.tensor import from_array
 from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.tls import state as _tls
@@ -47,8 +48,12 @@ def _as_tuple(x):
 def make_grads(outputs, grads):
     """The root gradients: given ones are checked, missing ones are ones for scalars."""
     grads = list(grads) if grads else [None] * len(outputs)
+    for g in grads:
+        if g is not None and not _is_tensor(g):
+            raise TypeError(f"gradients can be either Tensors or None, but got "
+                            f"{type(g).__name__}")
     if len(grads) != len(outputs):
-        raise RuntimeError(f"got {len(grads)} tensors and {len(outputs)} gradients")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     out = []
     for i, (t, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -60,8 +65,6 @@ def make_grads(outputs, grads):
                                        f"outputs but got {t.dtype}")
                 g = (from_array(np.ones(t._shape, t._dtype.np), t._dtype) if t._np is not None
                      else ember.ones(t.shape, dtype=t.dtype, device=t.device))
-        elif not _is_tensor(g):
-            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g.shape != t.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {t.shape}.")
@@ -73,6 +76,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """`ember.autograd.backward`: accumulates d(tensors)/d(leaf) into each leaf's `.grad`."""
     tensors = _as_tuple(tensors)
     grads = make_grads(tensors, _as_tuple(grad_tensors) if grad_tensors is not None else None)
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     inputs = _as_tuple(inputs)
     if inputs and any(not _is_tensor(t) for t in inputs):
         raise TypeError("inputs to backward() must be Tensors")
@@ -303,15 +308,26 @@ def _materialize(node, buf):
     return out
 
 
+def _checked_hook_result(hook, old, new):
+    """torch refuses a tensor hook that changes the gradient's shape or dtype."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if new._shape != old._shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if new._dtype is not old._dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.type()} got "
+                           f"{new.type()})")
+    return new
+
+
 def _run_pre_hooks(node, ex, buf):
     if ex.tensor_pre_hooks:
         buf = list(buf)
         for nr, hooks in ex.tensor_pre_hooks.items():
-            for hook in hooks:
+            for hook in list(hooks):
                 if buf[nr] is not None:
                     r = hook(buf[nr])
                     if r is not None:
-                        buf[nr] = r
+                        buf[nr] = _checked_hook_result(hook, buf[nr], r)
     if ex.retains:
         for nr, ref in ex.retains.items():
             t = ref()
@@ -368,7 +384,7 @@ def _run_leaf_hooks(variable, g):
         for hook in list(hooks):
             r = hook(g)
             if r is not None:
-                g = r
+                g = _checked_hook_result(hook, g, r)
     return g
 
 
@@ -387,13 +403,11 @@ def accumulate_grad(variable, g, run_hooks=True):
         g = _run_leaf_hooks(variable, g)
     old = ag.grad
     if old is None:
-        if _tls.grad_enabled:
-            ag.grad = g.clone()
-        elif (sys.getrefcount(g) <= _STEAL_REFCOUNT and g._base is None
-              and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
+        if not _tls.grad_enabled and (sys.getrefcount(g) <= _STEAL_REFCOUNT and g._base is None
+                                      and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
             ag.grad = g
         else:
-            ag.grad = g.detach().clone()
+            ag.grad = _copy_like(g if _tls.grad_enabled else g.detach(), variable)
     elif _tls.grad_enabled:
         ag.grad = old + g
     else:
@@ -401,6 +415,16 @@ def accumulate_grad(variable, g, run_hooks=True):
     if ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks):
             hook(variable)
+
+
+def _copy_like(g, variable):
+    """A copy of `g` with the leaf's strides when the leaf is dense (torch's layout
+    contract for .grad), else contiguous."""
+    if variable.is_contiguous() or not is_non_overlapping_and_dense(variable._shape,
+                                                                    variable.stride()):
+        return g.clone(memory_format=ember.contiguous_format)
+    out = ember.empty_strided(variable._shape, variable.stride(), dtype=g.dtype, device=g.device)
+    return out.copy_(g)
 
 
 def _same_layout(g, variable) -> bool:

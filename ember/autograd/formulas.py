@@ -166,6 +166,8 @@ def pow_backward(grad, self, exponent):
 
 def pow_backward_self(grad, self, exponent):
     """d(self ** exponent)/d(self) = exponent * self ** (exponent - 1), 0 where exponent == 0."""
+    if not isinstance(exponent, ember.Tensor):     # a Python number for the exponent
+        return reduce_to(pow_backward(grad, self, exponent), self.shape, self.dtype)
     g = grad * (exponent * self.pow(exponent - 1))
     return reduce_to(zero_where(exponent == 0, g), self.shape, self.dtype)
 

@@ -8,6 +8,7 @@ Each works as a context manager and as a decorator:
 from __future__ import annotations
 
 import functools
+import inspect
 
 from ..dispatch.tls import state as _tls
 
@@ -17,13 +18,41 @@ def is_grad_enabled() -> bool:
 
 
 class _GradModeContext:
-    """Base for the grad-mode context managers; usable as decorators."""
+    """Base for the grad-mode context managers; usable as decorators (also on generator
+    functions, where the mode holds while the generator body runs)."""
 
     def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            with self.__class__(*self._args()):
+            with self.clone():
                 return fn(*args, **kwargs)
+        return wrapper
+
+    def _wrap_generator(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # noqa: BLE001  (forwarded into the generator)
+                        with self.clone():
+                            response = gen.throw(exc)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            except StopIteration as stop:
+                return stop.value
         return wrapper
 
     def _args(self):
@@ -33,7 +62,16 @@ class _GradModeContext:
         return self.__class__(*self._args())
 
 
-class no_grad(_GradModeContext):
+class _NoArgDecorator(_GradModeContext):
+    """`@no_grad` works with and without parentheses, like torch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return object.__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoArgDecorator):
     def __enter__(self):
         self.prev = _tls.grad_enabled
         _tls.grad_enabled = False
@@ -42,7 +80,7 @@ class no_grad(_GradModeContext):
         _tls.grad_enabled = self.prev
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoArgDecorator):
     def __enter__(self):
         self.prev = _tls.grad_enabled
         _tls.grad_enabled = True

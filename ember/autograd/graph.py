@@ -490,7 +490,6 @@ class CopySlices(Node):
         self.view_geometry = (view._shape, view.stride(), view._offset - base._offset)
         self.next_functions = (base_edge or NO_EDGE, *fn.next_functions[1:])
         self._needs = (base_edge is not None, *fn._needs[1:])
-        fn._needs = (True, *fn._needs[1:])
         self._seq = next(_seq)
         self._out_meta = ((base._shape, base._dtype, base._device),)
         self._extra = None

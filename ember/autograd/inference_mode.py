@@ -24,9 +24,9 @@ class inference_mode(_GradModeContext):
     """Enables (mode=True) or disables inference mode for the block."""
 
     def __new__(cls, mode=True):
-        if callable(mode):          # bare `@inference_mode` on a function
-            return cls()(mode)
-        return super().__new__(cls)
+        if mode.__class__ is bool or not callable(mode):
+            return object.__new__(cls)
+        return cls()(mode)          # bare `@inference_mode` on a function
 
     def __init__(self, mode: bool = True):
         self.mode = bool(mode)
@@ -41,20 +41,24 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self):
         s = _tls
-        self._prev = (s.masks, s.grad_enabled, s.inference)
-        inc, keep = s.masks
+        masks = s.masks
+        self._prev = (masks, s.grad_enabled, s.inference)
         if self.mode:
-            s.masks = (inc, keep & ~K.AUTOGRAD_BIT)
+            s.masks = (masks[0], masks[1] & _NO_AUTOGRAD)
+            s.grad_enabled = False
+            s.inference = True
         else:
-            s.masks = (inc, keep | K.AUTOGRAD_BIT)
-        s.grad_enabled = not self.mode
-        s.inference = self.mode
-        return self
+            s.masks = (masks[0], masks[1] | K.AUTOGRAD_BIT)
+            s.grad_enabled = True
+            s.inference = False
 
     def __exit__(self, *exc):
         s = _tls
         masks, s.grad_enabled, s.inference = self._prev
         s.masks = (s.masks[0], masks[1])
+
+
+_NO_AUTOGRAD = ~K.AUTOGRAD_BIT
 
 
 def is_inference_mode_enabled() -> bool:

@@ -51,7 +51,7 @@ def autograd_meta(t) -> AutogradMeta:
 def set_requires_grad(t, flag: bool) -> None:
     """`t.requires_grad_(flag)`: leaves only, floating point only (torch's errors)."""
     if flag and not (t.is_floating_point() or t.is_complex()):
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     ag = t._ag
     if ag is not None and ag.grad_fn is not None:
         if not flag:
@@ -71,6 +71,21 @@ def set_requires_grad(t, flag: bool) -> None:
         t._ks &= ~K.AUTOGRAD_BIT
 
 
+# the C++ type names torch prints in its grad-assignment error
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+                   "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
+                   "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                   "bool": "bool"}
+
+
+def factory_requires_grad(t):
+    """`requires_grad=True` given to a factory (torch's capitalised message)."""
+    if not (t.is_floating_point() or t.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return t.requires_grad_()
+
+
 def set_grad(t, value) -> None:
     from ..core.tensor import Tensor
     if value is not None:
@@ -78,10 +93,17 @@ def set_grad(t, value) -> None:
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                             f"type {type(value).__name__}")
         if value.shape != t.shape:
-            raise RuntimeError(f"assigned grad has data of a different size: {tuple(value.shape)} "
-                               f"vs {tuple(t.shape)}")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to "
+                               f"a tensor of size '{list(t.shape)}'. Please ensure that the "
+                               "gradient and the tensor are the same size")
         if value.dtype is not t.dtype:
-            raise RuntimeError("assigned grad has data of a different type")
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES.get(str(value.dtype).split('.')[-1], value.dtype)}' "
+                f"to a tensor with grad_dtype '{t.dtype.scalar_name}'. The gradient must match "
+                "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                "may break downstream systems that assume they match.")
         if value.device != t.device:
             raise RuntimeError("assigned grad has data located on a different device")
     autograd_meta(t).grad = value

@@ -125,7 +125,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dev.type != "cpu":
             t = _copy_tensor(t, None, dev)
     if requires_grad:
-        t.requires_grad_(True)
+        from ..autograd.meta import factory_requires_grad
+        factory_requires_grad(t)
     return t
 
 

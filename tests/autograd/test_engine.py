@@ -257,6 +257,15 @@ def test_backward_inputs_non_leaf():
     same(*both(scenario))
 
 
+def test_backward_inputs_unused_leaf():
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        u = leaf(lib, [1.0, 2.0, 3.0])
+        (x * x).sum().backward(inputs=[u])
+        return x.grad, u.grad
+    same(*both(scenario))
+
+
 # --- autograd.grad -------------------------------------------------------------------------
 def test_grad_returns_without_touching_dot_grad():
     def scenario(lib):
@@ -320,6 +329,13 @@ def test_grad_of_input_not_requiring_grad_fails():
     same_error(scenario)
 
 
+def test_grad_of_leaf_with_respect_to_itself():
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        return lib.autograd.grad(x, x, leaf(lib, [4.0, 5.0, 6.0], requires_grad=False)), x.grad
+    same(*both(scenario))
+
+
 def test_grad_with_respect_to_non_leaf():
     def scenario(lib):
         x = leaf(lib, [1.0, 2.0, 3.0])
@@ -348,6 +364,14 @@ def test_grad_reset_to_none():
         x.exp().sum().backward()
         return reset, x.grad
     same(*both(scenario))
+
+
+@pytest.mark.parametrize("value", ["size", "dtype", "int"])
+def test_assigning_bad_grad_fails(value):
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0], "float32")
+        x.grad = {"size": lib.ones(3), "dtype": lib.ones(2, dtype=lib.float64), "int": 3}[value]
+    same_error(scenario)
 
 
 def test_grad_accumulation_is_in_place():
