@@ -65,6 +65,7 @@ def node_class(d: Derivative) -> str:
              f"{IND}__slots__ = {tuple(slots)!r}",
              f"{IND}_saved_slots = {tuple(tensor_slots)!r}",
              f"{IND}_saved_list_slots = {tuple(list_slots)!r}",
+             *([f"{IND}_release_after_backward = True"] if tensor_slots or list_slots else []),
              f"{IND}_input_names = {tuple(n for n, _ in d.inputs)!r}",
              "",
              f"{IND}def apply(_node, grads):",
@@ -127,8 +128,8 @@ def _node_line(d: Derivative) -> list[str]:
             edges.append(f"_e_{name} or _NO_EDGE")
             needs.append(f"_e_{name} is not None")
     comma = "," if len(edges) == 1 else ""
-    lines = [f"_node = _new_node({d.node}, ({', '.join(edges)}{comma}), "
-             f"({', '.join(needs)}{comma}))"]
+    lines = [(f"_node = _new_node({d.node}, ({', '.join(edges)}{comma}), "
+              f"({', '.join(needs)}{comma}))")]
     lst = _list_input(d)
     if lst:
         lines.append(f"_node._nlist = len({lst})")

@@ -379,6 +379,7 @@ class MulBackward0(_Node):
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'other')
 
     def apply(_node, grads):
@@ -456,6 +457,7 @@ class DivBackward0(_Node):
     __slots__ = ('_s_other', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'other')
 
     def apply(_node, grads):
@@ -497,6 +499,7 @@ class DivBackward1(_Node):
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'other')
 
     def apply(_node, grads):
@@ -571,6 +574,7 @@ class PowBackward0(_Node):
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'exponent')
 
     def apply(_node, grads):
@@ -608,6 +612,7 @@ class PowBackward1(_Node):
     __slots__ = ('_s_exponent', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -635,6 +640,7 @@ class PowBackward2(_Node):
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('exponent',)
 
     def apply(_node, grads):
@@ -667,6 +673,7 @@ class WhereBackward0(_Node):
     __slots__ = ('_s_condition', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_condition',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'other')
 
     def apply(_node, grads):
@@ -713,6 +720,7 @@ class ClampBackward0(_Node):
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -745,6 +753,7 @@ class ClampBackward1(_Node):
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'min', 'max')
 
     def apply(_node, grads):
@@ -779,6 +788,7 @@ class MaskedFillBackward0(_Node):
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -811,6 +821,7 @@ class MaskedFillBackward1(_Node):
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'value')
 
     def apply(_node, grads):
@@ -869,6 +880,7 @@ class ExpBackward0(_Node):
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -891,6 +903,7 @@ class LogBackward0(_Node):
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -913,6 +926,7 @@ class ReluBackward0(_Node):
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -935,6 +949,7 @@ class ThresholdBackwardBackward0(_Node):
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('grad_output', 'self')
 
     def apply(_node, grads):
@@ -985,6 +1000,7 @@ class SigmoidBackward0(_Node):
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1007,6 +1023,7 @@ class TanhBackward0(_Node):
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1157,6 +1174,7 @@ class AmaxBackward0(_Node):
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1194,6 +1212,7 @@ class MmBackward0(_Node):
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'mat2')
 
     def apply(_node, grads):
@@ -1224,6 +1243,7 @@ class BmmBackward0(_Node):
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'mat2')
 
     def apply(_node, grads):
@@ -1254,6 +1274,7 @@ class AddmmBackward0(_Node):
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'mat1', 'mat2')
 
     def apply(_node, grads):
@@ -1777,6 +1798,7 @@ class IndexBackward0(_Node):
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1804,6 +1826,7 @@ class IndexPutBackward0(_Node):
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
+    _release_after_backward = True
     _input_names = ('self', 'values')
 
     def apply(_node, grads):

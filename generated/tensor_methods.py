@@ -1365,6 +1365,8 @@ def __add__(self, other):
 # schema/native_functions.yaml:355
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if other is None:    # like torch: `t == None` is False, `t != None` is True
+        return NotImplemented
     if _tf[0]:
         r = _htf(__eq__, (self, other), (self, other))
         if r is not _NO:
@@ -1485,6 +1487,8 @@ def __mul__(self, other):
 # schema/native_functions.yaml:370
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if other is None:    # like torch: `t == None` is False, `t != None` is True
+        return NotImplemented
     if _tf[0]:
         r = _htf(__ne__, (self, other), (self, other))
         if r is not _NO:

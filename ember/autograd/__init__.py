@@ -15,7 +15,9 @@ from .inference_mode import inference_mode, is_inference_mode_enabled  # noqa: F
 def _finish_init():
     global graph, engine, backward, grad, gradcheck, gradgradcheck, GradcheckError
     global detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled
-    from . import engine, graph
+    global Function, FunctionCtx, once_differentiable, function
+    from ..core.tensor import Tensor
+    from . import engine, function, graph
     from .anomaly_mode import (
         detect_anomaly,
         is_anomaly_check_nan_enabled,
@@ -23,7 +25,7 @@ def _finish_init():
         set_detect_anomaly,
     )
     from .engine import backward, grad
+    from .function import Function, FunctionCtx, once_differentiable
     from .gradcheck import GradcheckError, gradcheck, gradgradcheck
     from .tensor_api import install
-    from ..core.tensor import Tensor
     install(Tensor)

@@ -205,7 +205,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                                                      accumulate, inputs):
                 outputs = ()
             elif len(buf) == 1:
-                if buf[0] is None:
+                if buf[0] is None and node._skip_if_no_grad:
                     outputs = ()
                 elif anomaly:
                     outputs = _call_anomaly(node, buf)
@@ -215,7 +215,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         outputs = _run_post_hooks(ex, outputs, buf)
             else:
                 outputs = _call_multi(node, buf, anomaly)
-            if not keep_graph and (node._saved_slots or node._saved_list_slots):
+            if not keep_graph and node._release_after_backward:
                 node.release_variables()
         n_out = len(outputs)
         for i, (fn, nr) in enumerate(node.next_functions):
@@ -276,9 +276,10 @@ def _call_anomaly(node, buf):
 
 def _call_multi(node, buf, anomaly):
     """A node with several forward outputs: zeros stand in for outputs no gradient reached."""
-    if all(g is None for g in buf):
+    if node._skip_if_no_grad and all(g is None for g in buf):
         return ()
-    buf = _materialize(node, buf)
+    if node.materialize_grads:
+        buf = _materialize(node, buf)
     if anomaly:
         return _call_anomaly(node, buf)
     outputs = node.apply(buf)

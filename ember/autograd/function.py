@@ -42,7 +42,7 @@ __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "FunctionMeta", "Inpl
 
 # Creation meta of views returned by a custom Function (torch's IN_CUSTOM_FUNCTION), when
 # meta.py has it: modifying such a view in place is then an error.
-_IN_CUSTOM_FUNCTION = getattr(M, "IN_CUSTOM_FUNCTION", None)
+_IN_CUSTOM_FUNCTION = M.IN_CUSTOM_FUNCTION
 # `_out_meta` of an output that is not a tensor (no gradient ever flows there)
 _NOT_A_TENSOR = ((), float32, None)
 
@@ -109,7 +109,8 @@ class BackwardCFunction(G.Node, FunctionCtx):
     `<Name>Backward`; instances have a `__dict__` for whatever forward stores on ctx."""
 
     _forward_cls = None
-    _saved_slots = ("_fn_saved",)    # non-empty: the engine calls release_variables
+    _release_after_backward = True
+    _skip_if_no_grad = False         # torch runs a Function's backward even then (zeros in)
 
     def _get_user_fn(self):
         cls = self._forward_cls
@@ -127,7 +128,8 @@ class BackwardCFunction(G.Node, FunctionCtx):
         saved = self._fn_saved
         if saved is None:
             return ()
-        return tuple(G.unpack(s, self) for s in saved)
+        return tuple(s.unpack(self, with_grad_fn=True) if isinstance(s, G.SavedTensor) else s
+                     for s in saved)
 
     @property
     def saved_variables(self) -> tuple:

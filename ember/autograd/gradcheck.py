@@ -20,7 +20,7 @@ import numpy as np
 import ember
 
 from .engine import grad as autograd_grad
-from .grad_mode import enable_grad, no_grad
+from .grad_mode import enable_grad
 
 
 class GradcheckError(RuntimeError):
@@ -47,13 +47,11 @@ def _numerical_jacobians(func, inputs, wrt, n_out, eps):
         for pos in flat_positions:
             orig = arr[pos].copy()
             arr[pos] = orig + eps
-            with no_grad():
-                plus = [o.detach().numpy().astype(np.float64).ravel().copy()
-                        for o in _float_outputs(func, inputs)]
+            plus = [o.detach().numpy().astype(np.float64).ravel().copy()
+                    for o in _float_outputs(func, inputs)]
             arr[pos] = orig - eps
-            with no_grad():
-                minus = [o.detach().numpy().astype(np.float64).ravel().copy()
-                         for o in _float_outputs(func, inputs)]
+            minus = [o.detach().numpy().astype(np.float64).ravel().copy()
+                     for o in _float_outputs(func, inputs)]
             arr[pos] = orig
             cols.append([(p - m) / (2 * eps) for p, m in zip(plus, minus)])
         for k in range(n_out):

@@ -47,6 +47,9 @@ class Node:
     __slots__ = ("__weakref__", "_extra", "_needs", "_out_meta", "_seq", "next_functions")
     _saved_slots: tuple[str, ...] = ()        # SavedTensor slots, freed after backward
     _saved_list_slots: tuple[str, ...] = ()   # lists of SavedTensor
+    _release_after_backward = False           # has saved tensors to free (no retain_graph)
+    _skip_if_no_grad = True                   # generated nodes: no gradient in, none out
+    materialize_grads = True                  # missing output gradients become zeros
 
     def name(self) -> str:
         return type(self).__name__
@@ -173,7 +176,9 @@ class SavedTensor:
 
     __slots__ = ("data", "output_nr", "version")
 
-    def unpack(self, node):
+    def unpack(self, node, with_grad_fn=False):
+        """The tensor, checked against in-place changes. A saved output gets `node` back
+        as its grad_fn when grad mode is on (double backward) or `with_grad_fn`."""
         t = self.data
         if t is None:
             raise RuntimeError(RELEASED)
@@ -181,7 +186,7 @@ class SavedTensor:
         if (0 if st is None else st._version) != self.version:
             raise RuntimeError(_modified_message(t, self, node))
         nr = self.output_nr
-        if nr is not None and _tls.grad_enabled and t._dtype.is_floating_point:
+        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.is_floating_point:
             u = shallow_copy(t)
             ag = u._ag = AutogradMeta()
             ag.grad_fn, ag.output_nr = node, nr
@@ -283,6 +288,10 @@ def current_grad_fn(t):
 def regenerate_view_grad_fn(view):
     """After an in-place op changed a view's base, the view's history is replayed from
     the base with `as_strided` (torch's AsStridedBackward0)."""
+    ag = view._ag
+    if ag.creation_meta in _VIEW_REASONS:
+        raise _view_error(view, ag, "its base or another view of its base has been modified "
+                          "inplace")
     base = view._base
     prev = _tls.grad_enabled
     _tls.grad_enabled = True
@@ -373,18 +382,32 @@ _VIEW_MESSAGES = {
 }
 
 
+_VIEW_REASONS = {
+    M.MULTI_OUTPUT_NODE: (
+        "This view is the output of a function that returns multiple views. Such functions do "
+        "not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."),
+    M.IN_CUSTOM_FUNCTION: (
+        "This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom Function."),
+}
+
+
+def _view_error(t, ag, what: str) -> RuntimeError:
+    fn = ag.grad_fn
+    return RuntimeError(f"Output {ag.output_nr} of {short_name(fn) if fn else 'a function'} is a "
+                        f"view and {what}. {_VIEW_REASONS[ag.creation_meta]}")
+
+
 def check_inplace(t) -> None:
     """torch's checks before recording an in-place op on `t` (something requires grad)."""
     ag = t._ag
     if t._base is not None:
         cm = ag.creation_meta if ag is not None else M.DEFAULT
-        if cm == M.MULTI_OUTPUT_NODE:
-            fn = ag.grad_fn
-            raise RuntimeError(
-                f"Output {ag.output_nr} of {short_name(fn) if fn else 'a function'} is a view and "
-                "is being modified inplace. This view is the output of a function that returns "
-                "multiple views. Such functions do not allow the output views to be modified "
-                "inplace. You should replace the inplace operation by an out-of-place one.")
+        if cm in _VIEW_REASONS:
+            raise _view_error(t, ag, "is being modified inplace")
         if cm in _VIEW_MESSAGES:
             raise RuntimeError(_VIEW_MESSAGES[cm])
         base = t._base
@@ -482,6 +505,7 @@ class CopySlices(Node):
     """
 
     __slots__ = ("base_geometry", "fn", "view_geometry")
+    _release_after_backward = True
 
     def __init__(self, base, view, fn):
         base_edge = gradient_edge(base)
@@ -510,7 +534,6 @@ class CopySlices(Node):
 
     def release_variables(self):
         self.fn.release_variables()
-        super().release_variables()
 
 
 def as_tensor(x):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..dispatch import keys as K
 
 # How a view was made, for the in-place checks (torch's CreationMeta).
-DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE = range(4)
+DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE, IN_CUSTOM_FUNCTION = range(5)
 
 
 class AutogradMeta:

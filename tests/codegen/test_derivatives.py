@@ -34,8 +34,8 @@ def write_derivatives(root, text: str) -> None:
     ("- name: mul.Tensor(Tensor self, Tensor othr) -> Tensor\n  self: grad\n  othr: grad\n", 2,
      ("differs from the declared",)),
     ("- name: mul.out\n  self: grad\n  other: grad\n", 2, ("out", "not differentiable")),
-    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-     "  self: grad\n  other: grad\n  alpha: grad\n", 5, ("is a Scalar, not a Tensor",)),
+    (("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+     "  self: grad\n  other: grad\n  alpha: grad\n"), 5, ("is a Scalar, not a Tensor",)),
     (MUL + "  self: not_implemented(1, 2)\n  other: grad\n", 3, ("not_implemented takes",)),
     (MUL + "  self, other: grad\n  other: grad\n", 4, ("two formulas",)),
     ("- self: grad\n", 2, ("has no 'name'",)),
