@@ -408,7 +408,7 @@ def accumulate_grad(variable, g, run_hooks=True):
                                       and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
             ag.grad = g
         else:
-            ag.grad = _copy_like(g if _tls.grad_enabled else g.detach(), variable)
+            ag.grad = _copy_like(g, variable)
     elif _tls.grad_enabled:
         ag.grad = old + g
     else:
@@ -423,6 +423,8 @@ def _copy_like(g, variable):
     contract for .grad), else contiguous."""
     if variable.is_contiguous() or not is_non_overlapping_and_dense(variable._shape,
                                                                     variable.stride()):
+        if g._np is not None and not g._ks & AUTOGRAD_BIT:
+            return from_array(np.array(g._np, order="C"), g._dtype)     # plain copy
         return g.clone(memory_format=ember.contiguous_format)
     out = ember.empty_strided(variable._shape, variable.stride(), dtype=g.dtype, device=g.device)
     return out.copy_(g)

@@ -173,18 +173,20 @@ def pow_backward_self(grad, self, exponent):
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d(self ** exponent)/d(exponent) = result * log(self), 0 where self == 0 <= exponent."""
+    """d(self ** exponent)/d(exponent) = result * log(self), 0 where self == 0 <= exponent.
+    The log reads 1 there (not 0), so no NaN appears, in double backward either."""
     base = grad_to_dtype(self, result.dtype) if isinstance(self, ember.Tensor) else self
     cond = (base == 0) * (exponent >= 0)
-    g = grad * zero_where(cond, result * base.log())
-    return reduce_to(g, exponent.shape, exponent.dtype)
+    log_base = zero_where(cond, ember.where(cond, base.new_ones(()), base).log())
+    return reduce_to(grad * (result * log_base), exponent.shape, exponent.dtype)
 
 
 def pow_scalar_backward(grad, base, exponent, result):
-    """d(base ** exponent)/d(exponent) = result * log(base) for a Python-number base."""
+    """d(base ** exponent)/d(exponent) = result * log(base) for a Python-number base
+    (for base 0: 0 where exponent >= 0, else -inf)."""
     base = scalar_value(base)
     if base == 0:
-        return grad * zero_where(exponent >= 0, scale(result, -math.inf))
+        return grad * zero_where(exponent >= 0, result.new_full((), -math.inf))
     return grad * scale(result, math.log(base))
 
 

@@ -29,6 +29,7 @@ from . import meta as M
 from .meta import AutogradMeta, autograd_meta
 
 _engine = None   # ember.autograd.engine, bound on import (it imports this module)
+_new_meta = object.__new__
 
 AUTOGRAD_BIT = K.AUTOGRAD_BIT
 ADINPLACE_BIT = K.ADINPLACE_BIT
@@ -334,7 +335,19 @@ def set_history(t, node, nr: int = 0, differentiable: bool = True):
 
 
 def set_history_one(t, node):
-    node._out_meta = (set_history(t, node),)
+    """set_history for the single output of `node` (the hot path, inlined)."""
+    if t._dtype.is_floating_point:
+        ag = t._ag
+        if ag is None:
+            ag = t._ag = _new_meta(AutogradMeta)
+            ag.grad_fn = node
+        else:
+            ag.grad_fn = node
+            ag.output_nr = 0
+        t._ks |= AUTOGRAD_BIT
+        if t._base is not None:
+            ag.attr_version = t.untyped_storage()._version
+    node._out_meta = ((t._shape, t._dtype, t._device),)
 
 
 def set_history_many(ts, node, differentiable=None, multi_view=False):

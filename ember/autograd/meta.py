@@ -13,32 +13,20 @@ DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE, IN_CUSTOM_FUNCTION = r
 
 
 class AutogradMeta:
-    __slots__ = (
-        "attr_version",     # views: the version their grad_fn was made at (else None)
-        "creation_meta",    # views: DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, MULTI_OUTPUT_NODE
-        "grad",
-        "grad_acc",         # leaves: weakref to their AccumulateGrad node
-        "grad_fn",
-        "hooks",            # leaves: tensor hooks run before accumulation
-        "name",
-        "output_nr",
-        "post_acc_hooks",
-        "requires_grad",    # leaves only; non-leaves require grad through grad_fn
-        "retains_grad",
-    )
+    """Fields default to the class attributes below; an instance stores only what was
+    set (made with `AutogradMeta()` or, on the hot path, `object.__new__`)."""
 
-    def __init__(self):
-        self.requires_grad = False
-        self.grad = None
-        self.grad_fn = None
-        self.grad_acc = None
-        self.retains_grad = False
-        self.hooks = None
-        self.post_acc_hooks = None
-        self.output_nr = 0
-        self.attr_version = None
-        self.creation_meta = DEFAULT
-        self.name = None
+    attr_version = None     # views: the version their grad_fn was made at
+    creation_meta = DEFAULT  # views: DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, ...
+    grad = None
+    grad_acc = None         # leaves: weakref to their AccumulateGrad node
+    grad_fn = None
+    hooks = None            # leaves: tensor hooks run before accumulation
+    name = None
+    output_nr = 0
+    post_acc_hooks = None
+    requires_grad = False   # leaves only; non-leaves require grad through grad_fn
+    retains_grad = False
 
 
 def autograd_meta(t) -> AutogradMeta:

@@ -353,6 +353,11 @@ class Tensor:
 
     @grad.setter
     def grad(self, value):
+        if value is None:
+            ag = self._ag
+            if ag is not None:
+                ag.grad = None
+            return
         set_grad(self, value)
 
     @property

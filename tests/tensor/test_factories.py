@@ -393,7 +393,7 @@ def test_tensor_device_and_requires_grad():
     assert m.device.type == "meta" and m.shape == (2,)
     r = ember.tensor([1.0, 2.0], requires_grad=True)
     assert r.requires_grad and r.is_leaf
-    with pytest.raises(RuntimeError, match="only Tensors of floating point"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
         ember.tensor([1, 2], requires_grad=True)
 
 
