@@ -437,6 +437,8 @@ def rebase_history(t, node) -> None:
     """`t` was modified in place by the op `node` records. For a view, the base's
     history is rewritten with CopySlices so gradients reach the base and its other views."""
     node._out_meta = ((t._shape, t._dtype, t._device),)
+    if not t._dtype.is_floating_point:      # an integer tensor never requires grad
+        return
     if t._base is not None:
         base = t._base
         copy_slices = CopySlices(base, t, node)

@@ -1,0 +1,513 @@
+"""The gradient of every differentiable aten overload, driven by the schema.
+
+The ops under test are the overloads that got a generated Autograd kernel from
+schema/derivatives.yaml (functional and in-place); each needs gradient samples, else
+test_every_differentiable_op_has_gradient_samples fails. Samples come from
+tests/ops/opinfo.py (those with floating arrays; errors, NaN/inf and large inputs
+skipped) plus tests/autograd/grad_samples.py. Each floating array becomes a leaf that
+requires grad; non-contiguous inputs (opinfo `View`s) are made from their leaf inside the
+checked function, and in-place ops run on a clone of their leaf (or a view of one).
+For each (op, sample), test_op_gradients checks:
+
+  (a) ember.autograd.gradcheck passes (float64 leaves, float64 outputs),
+  (b) ember.autograd.gradgradcheck passes (the backward is differentiable and right),
+  (c) the gradients match torch's: the same op (torch.ops.aten.<op>.<overload>) on the
+      same float32 (float64 stays float64) inputs, outputs times a fixed random cotangent;
+      every leaf's gradient (None or not, dtype, shape, values) equals torch's.
+
+    .venv/bin/python -m pytest tests/autograd/test_op_gradients.py -q -k "mul_.Tensor"
+"""
+from __future__ import annotations
+
+import sys
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from helpers import builtin_type, ember_of, np_dtype, to_np, torch_of
+
+import ember
+import ember._generated.autograd as generated_autograd
+from ember._generated import ops as generated_ops
+from ember.autograd import formulas
+from ember.core.tensor import MEMORY_FORMATS
+from ember.dispatch import keys as K
+from ember.dispatch.dispatcher import OpOverload
+
+torch = pytest.importorskip("torch")
+# where.self's uint8-condition sample warns again in the backward (torch's does too)
+pytestmark = pytest.mark.filterwarnings("ignore:where received a uint8 condition")
+
+TESTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TESTS / "ops"))
+from grad_samples import EXTRA, seeded
+from opinfo import DEVICE, OPS, SampleInput, View
+
+DERIVATIVES = TESTS.parent / "schema" / "derivatives.yaml"
+MAX_NUMEL = 24           # elements per input array (gradcheck runs a backward per element)
+# gradients against torch's: sums of a few products, so a few ulps of the precision the
+# case computes in (float32 unless every leaf and output is float64)
+TOLS = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
+
+# (op, sample): why a sample is not gradcheck'ed (its torch comparison still runs)
+NO_GRADCHECK = {
+    ("as_strided.default", "input_offset_overridden"):
+        "reads storage outside its (view) input: the gradient can only reach the input's "
+        "own elements, in torch too",
+}
+# (op, sample): why torch itself cannot serve as the reference
+TORCH_BROKEN = {
+    ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
+}
+
+
+# --------------------------------------------------------------------------- the ops
+def aten_name(op: OpOverload) -> str:
+    return f"{op.name}.{op.overload_name}"
+
+
+def differentiable_ops() -> list[str]:
+    """Every overload with a generated Autograd kernel (a derivatives.yaml formula)."""
+    names = []
+    for ident in vars(generated_autograd):
+        if ident.startswith("_ag_"):
+            names.append(aten_name(getattr(generated_ops, ident[4:])))
+    return sorted(names)
+
+
+def schema_overloads() -> dict:
+    return {aten_name(o): o for o in vars(generated_ops).values()
+            if isinstance(o, OpOverload) and o.namespace == "aten"}
+
+
+def non_differentiable_entries() -> list[str]:
+    """derivatives.yaml entries whose outputs never require grad."""
+    out = []
+    for e in yaml.safe_load(DERIVATIVES.read_text()):
+        if not any(e.get("output_differentiability", [True])):
+            name = e["name"].split("(")[0]
+            out.append(name if "." in name else f"{name}.default")
+    return sorted(out)
+
+
+def ember_op(name):
+    packet, overload = name.split(".")
+    return getattr(getattr(ember.ops.aten, packet), overload)
+
+
+def torch_op(name):
+    packet, overload = name.split(".")
+    return getattr(getattr(torch.ops.aten, packet), overload)
+
+
+def is_inplace(name) -> bool:
+    return "Tensor(a!) self" in ember_op(name)._schema_str
+
+
+# --------------------------------------------------------------------------- samples
+@dataclass(frozen=True)
+class Leaf:
+    """A floating array of a sample: the index-th leaf that requires grad."""
+    index: int
+
+
+@dataclass
+class Case:
+    """One sample prepared for the gradient checks: `template` is the sample's
+    (args, kwargs) with each floating array replaced by a Leaf."""
+    name: str
+    sample: SampleInput
+    template: tuple
+    arrays: list
+    gradcheck: bool = True   # False at non-differentiable points: torch comparison only
+
+
+def is_float(a: np.ndarray) -> bool:
+    return a.dtype.kind == "f" or a.dtype == np_dtype("bfloat16")
+
+
+def templatize(x, arrays):
+    if isinstance(x, np.ndarray):
+        if is_float(x):
+            arrays.append(x)
+            return Leaf(len(arrays) - 1)
+        return x
+    if isinstance(x, View):
+        return View(templatize(x.base, arrays), x.op, x.args)
+    if isinstance(x, list):
+        return [templatize(v, arrays) for v in x]
+    if isinstance(x, tuple):
+        return tuple(templatize(v, arrays) for v in x)
+    if isinstance(x, dict):
+        return {k: templatize(v, arrays) for k, v in x.items()}
+    return x
+
+
+def _arrays_in(x):
+    if isinstance(x, np.ndarray):
+        return [x]
+    if isinstance(x, View):
+        return _arrays_in(x.base)
+    if isinstance(x, (list, tuple)):
+        return [a for v in x for a in _arrays_in(v)]
+    if isinstance(x, dict):
+        return [a for v in x.values() for a in _arrays_in(v)]
+    return []
+
+
+def usable(sample: SampleInput) -> bool:
+    """A sample the gradient checks can use: no expected error, a floating array, small,
+    finite values."""
+    arrays = _arrays_in((sample.args, sample.kwargs))
+    floats = [a for a in arrays if is_float(a)]
+    return (not sample.name.endswith("_error") and bool(floats)
+            and all(a.size <= MAX_NUMEL for a in arrays)
+            and all(np.isfinite(a.astype(np.float64)).all() for a in floats))
+
+
+def structure(x):
+    """A sample with its float values left out (samples differing only in the float
+    dtype become the same float64 case)."""
+    if isinstance(x, np.ndarray):
+        return ("float", x.shape) if is_float(x) else (x.dtype.str, x.shape, x.tobytes())
+    if isinstance(x, View):
+        return ("view", structure(x.base), x.op, repr(x.args))
+    if isinstance(x, (list, tuple)):
+        return tuple(structure(v) for v in x)
+    if isinstance(x, dict):
+        return tuple((k, structure(v)) for k, v in sorted(x.items()))
+    return repr(x)
+
+
+def floating_output(name, sample) -> bool:
+    """Whether the op gives a floating (differentiable) output for the sample, or raises
+    (the checks then compare the exception with torch's)."""
+    arrays = []
+    case = Case(name, sample, templatize((sample.args, sample.kwargs), arrays), arrays)
+    try:
+        with ember.no_grad():
+            outs = run(case, make_leaves(arrays, "ember"), "ember")
+    except (RuntimeError, TypeError, ValueError, IndexError, NotImplementedError):
+        return True
+    return any(o.is_floating_point() for o in outs)
+
+
+def gradient_cases(name) -> list[Case]:
+    samples = list(EXTRA.get(name, []))
+    if name in OPS:   # opinfo's samples, with random values that depend on the op only
+        samples += seeded(OPS[name].samples, zlib.crc32(name.encode()))
+    cases, seen = [], set()
+    for s in samples:
+        if not usable(s) or not floating_output(name, s):
+            continue
+        key = structure((s.args, s.kwargs))
+        if key in seen:
+            continue
+        seen.add(key)
+        arrays = []
+        template = templatize((s.args, s.kwargs), arrays)
+        smooth = not s.name.startswith("nonsmooth") and (name, s.name) not in NO_GRADCHECK
+        cases.append(Case(name, s, template, arrays, smooth))
+    return cases
+
+
+# --------------------------------------------------------------------------- running
+def make_leaves(arrays, side, dtype=None):
+    """Leaves that require grad: float64 (dtype="float64") or float32 with float64
+    arrays kept float64 (dtype=None)."""
+    leaves = []
+    for a in arrays:
+        dt = np.float64 if dtype == "float64" or a.dtype == np.float64 else np.float32
+        a = np.array(a, dtype=dt)
+        t = ember_of(a) if side == "ember" else torch_of(a)
+        leaves.append(t.requires_grad_())
+    return leaves
+
+
+def materialize(x, leaves, side, clone=False):
+    """The template as ember or torch arguments; `clone`: leaves are cloned (the self of
+    an in-place op)."""
+    if isinstance(x, Leaf):
+        leaf = leaves[x.index]
+        return leaf.clone() if clone else leaf
+    if isinstance(x, np.ndarray):
+        return ember_of(x) if side == "ember" else torch_of(x)
+    if isinstance(x, View):
+        op = ember_op(x.op) if side == "ember" else torch_op(x.op)
+        return op(materialize(x.base, leaves, side, clone), *x.args)
+    if isinstance(x, list):
+        return [materialize(v, leaves, side) for v in x]
+    if isinstance(x, tuple):
+        return tuple(materialize(v, leaves, side) for v in x)
+    if isinstance(x, dict):
+        return {k: materialize(v, leaves, side) for k, v in x.items()}
+    if x is DEVICE:
+        return "cpu"
+    if side == "torch" and isinstance(x, ember.dtype):
+        return getattr(torch, x.name)
+    if side == "torch" and any(x is m for m in MEMORY_FORMATS.values()):
+        return getattr(torch, x.name)
+    return x
+
+
+def torch_callable(name, args):
+    """torch.ops.aten.<op>, or torch's public API when a Python number stands for a
+    non-first Tensor argument (torch.ops rejects those, the public API wraps them)."""
+    arguments = ember_op(name).schema.arguments.flat()
+    if any(i and str(a.type) == "Tensor" and isinstance(v, (bool, int, float))
+           for i, (a, v) in enumerate(zip(arguments, args))):
+        packet = name.split(".")[0]
+        return getattr(torch.Tensor, packet) if is_inplace(name) else getattr(torch, packet)
+    return torch_op(name)
+
+
+def run(case: Case, leaves, side):
+    """The op on the leaves: a list of its outputs."""
+    (args, kwargs) = case.template
+    inplace = is_inplace(case.name)
+    args = tuple(materialize(a, leaves, side, clone=inplace and i == 0)
+                 for i, a in enumerate(args))
+    kwargs = materialize(kwargs, leaves, side)
+    fn = ember_op(case.name) if side == "ember" else torch_callable(case.name, args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = fn(*args, **kwargs)
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def differentiable(outputs):
+    return [o for o in outputs if o.requires_grad]
+
+
+def cotangents(outputs):
+    """A fixed random cotangent per output (torch tensors, in the output's dtype)."""
+    rng = np.random.default_rng(0)
+    return [torch.from_numpy(rng.standard_normal(tuple(o.shape))).to(o.dtype) for o in outputs]
+
+
+def ember_of_torch(t):
+    return ember_of(to_np(t)).to(getattr(ember, str(t.dtype).removeprefix("torch.")))
+
+
+# --------------------------------------------------------------------------- the checks
+def forward_error(case: Case):
+    """torch's exception for the sample, after checking ember raises the same type."""
+    t_leaves = make_leaves(case.arrays, "torch")
+    try:
+        run(case, t_leaves, "torch")
+    except Exception as t_exc:  # noqa: BLE001  (compared with ember's)
+        with pytest.raises(Exception) as e_info:
+            run(case, make_leaves(case.arrays, "ember"), "ember")
+        assert builtin_type(type(e_info.value)) is builtin_type(type(t_exc)), \
+            (e_info.value, t_exc)
+        return t_exc
+    return None
+
+
+def check_against_torch(case: Case):
+    """(c): the gradients of sum(outputs * cotangent) equal torch's."""
+    t_leaves = make_leaves(case.arrays, "torch")
+    e_leaves = make_leaves(case.arrays, "ember")
+    t_out = run(case, t_leaves, "torch")
+    e_out = run(case, e_leaves, "ember")
+    assert [o.requires_grad for o in e_out] == [o.requires_grad for o in t_out], \
+        "outputs requiring grad differ from torch's"
+    t_diff, e_diff = differentiable(t_out), differentiable(e_out)
+    if not t_diff:
+        return
+    t_cot = cotangents(t_diff)
+    e_cot = [ember_of_torch(c) for c in t_cot]
+    t_grads = torch.autograd.grad(t_diff, t_leaves, t_cot, allow_unused=True)
+    e_grads = ember.autograd.grad(e_diff, e_leaves, e_cot, allow_unused=True)
+    all64 = all(x.dtype == torch.float64 for x in [*t_leaves, *t_diff])
+    rtol, atol = TOLS["float64" if all64 else "float32"]
+    for i, (e, t) in enumerate(zip(e_grads, t_grads)):
+        what = f"gradient of leaf {i}"
+        assert (e is None) == (t is None), f"{what}: ember {e}, torch {t}"
+        if t is None:
+            continue
+        assert tuple(e.shape) == tuple(t.shape), f"{what} shape: {e.shape} vs {t.shape}"
+        assert e.dtype.name == str(t.dtype).removeprefix("torch."), f"{what} dtype"
+        np.testing.assert_allclose(to_np(e.detach()), to_np(t), rtol=rtol, atol=atol,
+                                   equal_nan=True, err_msg=what)
+
+
+def checked_function(case: Case):
+    """fn(*leaves) -> outputs, the function gradcheck differentiates."""
+    return lambda *leaves: tuple(run(case, list(leaves), "ember"))
+
+
+def float64_outputs(case: Case, leaves) -> bool:
+    """gradcheck needs float64 outputs (a float32 cast loses the finite differences)."""
+    outs = differentiable(run(case, leaves, "ember"))
+    return bool(outs) and all(o.dtype is ember.float64 for o in outs) and all(
+        np.isfinite(o.detach().numpy()).all() for o in outs)
+
+
+DIFFERENTIABLE = differentiable_ops()
+CASES = {name: gradient_cases(name) for name in DIFFERENTIABLE}
+CASE_PARAMS = [pytest.param(name, case, id=f"{name}-{case.sample.name or i}")
+               for name in DIFFERENTIABLE for i, case in enumerate(CASES[name])]
+
+
+@pytest.mark.parametrize("name,case", CASE_PARAMS)
+def test_op_gradients(name, case):
+    """(c) against torch, then (a) gradcheck and (b) gradgradcheck in float64; a sample
+    torch rejects must make ember raise the same exception type."""
+    if forward_error(case) is not None:
+        return
+    if (name, case.sample.name) not in TORCH_BROKEN:
+        check_against_torch(case)
+    leaves = make_leaves(case.arrays, "ember", "float64")
+    if not (case.gradcheck and float64_outputs(case, leaves)):
+        return
+    fn = checked_function(case)
+    assert ember.autograd.gradcheck(fn, leaves)
+    assert ember.autograd.gradgradcheck(fn, leaves)
+
+
+# --------------------------------------------------------------------------- coverage
+def gradcheckable(case: Case) -> bool:
+    """Whether test_op_gradients runs gradcheck on the case."""
+    if not case.gradcheck:
+        return False
+    try:
+        return float64_outputs(case, make_leaves(case.arrays, "ember", "float64"))
+    except (RuntimeError, TypeError, ValueError, IndexError):
+        return False
+
+
+def test_every_differentiable_op_has_gradient_samples():
+    """A new derivatives.yaml entry (or in-place variant) without samples fails here."""
+    assert DIFFERENTIABLE, "no generated Autograd kernels found"
+    missing = [n for n in DIFFERENTIABLE if not CASES[n]]
+    assert not missing, ("differentiable overloads without gradient samples (add floating "
+                         f"samples in tests/autograd/grad_samples.py): {missing}")
+    unchecked = [n for n in DIFFERENTIABLE if not any(gradcheckable(c) for c in CASES[n])]
+    assert not unchecked, f"differentiable overloads never gradcheck'ed: {unchecked}"
+    unknown = sorted(set(EXTRA) - set(DIFFERENTIABLE))
+    assert not unknown, f"grad_samples.py names non-differentiable overloads: {unknown}"
+
+
+def test_every_op_has_a_derivative():
+    """Each overload that can see a tensor requiring grad has a derivative entry (or is an
+    out= variant): none records a NotImplemented node."""
+    missing = []
+    for name, op in schema_overloads().items():
+        entry = op._table.get(K.key_of("Autograd"))
+        fn = entry[0] if isinstance(entry, tuple) else None
+        if fn is not None and "autograd_not_implemented" in getattr(fn, "__qualname__", ""):
+            missing.append(name)
+    assert not missing, f"overloads without a schema/derivatives.yaml entry: {missing}"
+
+
+@pytest.mark.parametrize("name", non_differentiable_entries())
+def test_non_differentiable_outputs(name):
+    """Ops declared `output_differentiability: [False]` give outputs that do not require
+    grad even from inputs that do, like torch's."""
+    samples = [s for s in OPS[name].samples() if usable(s)]
+    assert samples, f"{name}: no floating sample in tests/ops/opinfo.py"
+    arrays = []
+    case = Case(name, samples[0], templatize((samples[0].args, samples[0].kwargs), arrays),
+                arrays)
+    e_leaves = make_leaves(arrays, "ember")
+    t_leaves = make_leaves(arrays, "torch")
+    e_out, t_out = run(case, e_leaves, "ember"), run(case, t_leaves, "torch")
+    assert [o.requires_grad for o in t_out] == [False] * len(t_out)
+    assert [o.requires_grad for o in e_out] == [False] * len(e_out)
+    assert all(o.grad_fn is None for o in e_out)
+
+
+def test_gradcheck_of_a_constant_output():
+    """torch's gradcheck accepts a float output that does not require grad (its numerical
+    Jacobian must be zero), e.g. the zero first derivative of copy_'s self."""
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: (t.new_zeros(2), t * 2), (x,))
+
+
+def test_inplace_into_integer_tensor_does_not_require_grad():
+    """torch: an in-place op writing floats that require grad into an int tensor gives an
+    int tensor that does not require grad (integers never do)."""
+    def scenario(lib):
+        src = lib.ones(3, requires_grad=True)
+        return lib.zeros(3, dtype=lib.int32).copy_(src).requires_grad
+    assert scenario(ember) == scenario(torch)
+
+
+# --------------------------------------------------------------------------- in-place
+def test_inplace_through_clone_matches_torch():
+    """x.clone().mul_(y), then more ops: gradients of x and y equal torch's."""
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4,))
+
+    def scenario(lib, x, y):
+        z = x.clone().mul_(y)
+        z[1].add_(y, alpha=2)
+        return (z.tanh() * z).sum()
+
+    tx, ty = (torch_of(v).requires_grad_() for v in (a, b))
+    ex, ey = (ember_of(v).requires_grad_() for v in (a, b))
+    t_grads = torch.autograd.grad(scenario(torch, tx, ty), (tx, ty))
+    e_grads = ember.autograd.grad(scenario(ember, ex, ey), (ex, ey))
+    for e, t in zip(e_grads, t_grads):
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-12, atol=1e-12)
+
+    def fn(x, y):
+        return scenario(ember, x, y)
+    assert ember.autograd.gradcheck(fn, (ex, ey))
+    assert ember.autograd.gradgradcheck(fn, (ex, ey))
+
+
+# --------------------------------------------------------------------------- wrong formulas
+def _leaf(*shape, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return ember_of(a).requires_grad_()
+
+
+def test_gradcheck_catches_a_wrong_formula(monkeypatch):
+    """A derivative helper that reshapes instead of permuting back fails gradcheck (raises,
+    and returns False with raise_exception=False)."""
+    x = _leaf(2, 3, 4)
+
+    def permuted(t):
+        return t.permute(1, 2, 0)
+    assert ember.autograd.gradcheck(permuted, (x,))
+    monkeypatch.setattr(formulas, "permute_backward",
+                        lambda grad, dims: grad.reshape(2, 3, 4))   # right shape, wrong order
+    with pytest.raises(ember.autograd.GradcheckError, match="Jacobian mismatch"):
+        ember.autograd.gradcheck(permuted, (x,))
+    assert ember.autograd.gradcheck(permuted, (x,), raise_exception=False) is False
+
+
+def test_gradcheck_catches_a_wrong_scale(monkeypatch):
+    """sigmoid's derivative off by a factor (y instead of y(1 - y)) fails gradcheck."""
+    x = _leaf(3, 2)
+    monkeypatch.setattr(formulas, "sigmoid_backward", lambda grad, result: grad * result)
+    with pytest.raises(ember.autograd.GradcheckError):
+        ember.autograd.gradcheck(ember.sigmoid, (x,))
+
+
+def test_gradgradcheck_catches_a_backward_that_is_not_differentiable(monkeypatch):
+    """tanh's derivative computed from a detached output is right to first order (gradcheck
+    passes) but wrong to second order: gradgradcheck must fail."""
+    x = _leaf(3, 2)
+    monkeypatch.setattr(formulas, "tanh_backward",
+                        lambda grad, result: grad * (1 - result.detach() * result.detach()))
+    assert ember.autograd.gradcheck(ember.tanh, (x,))
+    assert ember.autograd.gradgradcheck(ember.sigmoid, (x,))
+    with pytest.raises(ember.autograd.GradcheckError):
+        ember.autograd.gradgradcheck(ember.tanh, (x,))
+
+
+def test_torch_comparison_catches_a_wrong_formula(monkeypatch):
+    """The comparison with torch is a real check too: a wrong helper makes it fail."""
+    case = CASES["amax.default"][0]
+    check_against_torch(case)
+    monkeypatch.setattr(formulas, "amax_backward",
+                        lambda grad, self, result, dims, keepdim: ember.zeros_like(self))
+    with pytest.raises(AssertionError):
+        check_against_torch(case)
