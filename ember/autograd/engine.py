@@ -45,8 +45,19 @@ def _as_tuple(x):
     return tuple(x)
 
 
+_ONES = {}   # dtype -> a 0-d array of 1, copied for each `loss.backward()`
+
+
 def make_grads(outputs, grads):
     """The root gradients: given ones are checked, missing ones are ones for scalars."""
+    if not grads and len(outputs) == 1:
+        t = outputs[0]
+        if t._shape == () and t._ks & AUTOGRAD_BIT and t._np is not None \
+                and t._dtype.is_floating_point:       # `loss.backward()`: the usual case
+            one = _ONES.get(t._dtype)
+            if one is None:
+                one = _ONES[t._dtype] = np.ones((), t._dtype.np)
+            return [from_array(one.copy(), t._dtype)]
     grads = list(grads) if grads else [None] * len(outputs)
     for g in grads:
         if g is not None and not _is_tensor(g):
@@ -237,6 +248,14 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
             d = deps[fn] - 1
             deps[fn] = d
             if d == 0:
+                if fn.__class__ is AccumulateGrad and captures is None and fn._extra is None:
+                    # a leaf whose gradient is complete: accumulate now (it would run next)
+                    g = b = None
+                    b = buffers.pop(fn, None)
+                    if b is not None and b[0] is not None:
+                        # refs: this call, getrefcount, and `outputs` (which may hold it)
+                        accumulate_grad(fn.variable, b.pop(), refs=3)
+                    continue
                 push(heap, (-fn._seq, tick, fn))
                 tick += 1
         # drop this step's references so a leaf can take its gradient without a copy
@@ -394,7 +413,7 @@ def _run_leaf_hooks(variable, g):
 _STEAL_REFCOUNT = 3
 
 
-def accumulate_grad(variable, g, run_hooks=True):
+def accumulate_grad(variable, g, run_hooks=True, refs=_STEAL_REFCOUNT):
     """Adds `g` into `variable.grad`, like torch's AccumulateGrad: the first gradient is
     taken as is when nothing else holds it and its layout matches (else copied), later
     ones are added in place (out of place under create_graph, so the sum stays
@@ -404,7 +423,7 @@ def accumulate_grad(variable, g, run_hooks=True):
         g = _run_leaf_hooks(variable, g)
     old = ag.grad
     if old is None:
-        if not _tls.grad_enabled and (sys.getrefcount(g) <= _STEAL_REFCOUNT and g._base is None
+        if not _tls.grad_enabled and (sys.getrefcount(g) <= refs and g._base is None
                                       and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
             ag.grad = g
         else:
@@ -421,10 +440,11 @@ def accumulate_grad(variable, g, run_hooks=True):
 def _copy_like(g, variable):
     """A copy of `g` with the leaf's strides when the leaf is dense (torch's layout
     contract for .grad), else contiguous."""
+    v, a = variable._np, g._np
+    if v is not None and a is not None and v.flags.c_contiguous and not g._ks & AUTOGRAD_BIT:
+        return from_array(a.copy(order="C"), g._dtype)     # the usual case: a plain copy
     if variable.is_contiguous() or not is_non_overlapping_and_dense(variable._shape,
                                                                     variable.stride()):
-        if g._np is not None and not g._ks & AUTOGRAD_BIT:
-            return from_array(np.array(g._np, order="C"), g._dtype)     # plain copy
         return g.clone(memory_format=ember.contiguous_format)
     out = ember.empty_strided(variable._shape, variable.stride(), dtype=g.dtype, device=g.device)
     return out.copy_(g)

@@ -42,10 +42,10 @@ def sum_to_size(grad, shape):
     >>> sum_to_size(ember.ones(4, 2, 3), (2, 1)).shape
     ember.Size([2, 1])
     """
-    shape = tuple(shape)
-    gshape = tuple(grad.shape)
+    gshape = grad._shape
     if gshape == shape:
         return grad
+    shape = tuple(shape)
     lead = len(gshape) - len(shape)
     dims = list(range(lead))
     for i, n in enumerate(shape):
@@ -87,7 +87,7 @@ def reduced_count(shape, dims):
 
 def grad_to_dtype(grad, dtype):
     """Casts a gradient back to an input's dtype (ops with `dtype=` or type promotion)."""
-    return grad if grad.dtype == dtype else grad.to(dtype)
+    return grad if grad._dtype is dtype else grad.to(dtype)
 
 
 def reduce_to(grad, shape, dtype):
@@ -96,6 +96,8 @@ def reduce_to(grad, shape, dtype):
     >>> reduce_to(ember.ones(2, 3, dtype=ember.float64), (3,), ember.float32)
     tensor([2., 2., 2.])
     """
+    if grad._shape == shape and grad._dtype is dtype:    # the common case: nothing to do
+        return grad
     return grad_to_dtype(sum_to_size(grad, shape), dtype)
 
 
