@@ -26,7 +26,7 @@ import warnings
 import weakref
 
 import pytest
-from test_engine import both, leaf, node_name, same, same_error
+from scenarios import both, leaf, node_name, same, same_error
 
 import ember
 from ember.autograd import meta as M

@@ -12,7 +12,7 @@ requires_grad= factory keyword, and out= arguments under autograd.
 import threading
 
 import pytest
-from test_engine import both, leaf, same, same_error
+from scenarios import both, leaf, same, same_error
 
 import ember
 

@@ -12,7 +12,7 @@ hooks, and the warning for `.grad` of a non-leaf.
 import warnings
 
 import pytest
-from test_engine import both, leaf, same, same_error
+from scenarios import both, leaf, same, same_error
 
 import ember
 

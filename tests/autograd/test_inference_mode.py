@@ -6,29 +6,21 @@ import threading
 import warnings
 
 import pytest
+from scenarios import both, same, same_error
 
 import ember
 
 torch = pytest.importorskip("torch")
 
 
-def both(fn):
-    """Runs `fn(lib)` for ember and torch; returns (ember result or error, torch's)."""
-    out = []
-    for lib in (ember, torch):
-        try:
-            out.append(("ok", fn(lib)))
-        except Exception as e:  # noqa: BLE001  (compared below)
-            out.append((type(e), str(e)))
-    return out
-
-
-def same_outcome(fn):
-    e, t = both(fn)
-    assert e[0] == t[0], (e, t)
-    if e[0] != "ok":
-        assert e[1] == t[1]
-    return e[1], t[1]
+def same_outcome(scenario):
+    """Ember and torch agree: the same results, or the same error."""
+    try:
+        return same(*both(scenario))
+    except AssertionError:
+        raise
+    except Exception:  # noqa: BLE001  (the scenario raised: compare the errors)
+        same_error(scenario)
 
 
 def test_tensors_made_inside_are_inference_tensors():
@@ -39,8 +31,8 @@ def test_tensors_made_inside_are_inference_tensors():
             z = lib.ones(2)
             inside = (lib.is_inference_mode_enabled(), lib.is_grad_enabled())
         return y.is_inference(), z.is_inference(), x.is_inference(), y.requires_grad, inside
-    e, t = same_outcome(f)
-    assert e == t == (True, True, False, False, (True, False))
+    same_outcome(f)
+    assert f(ember) == (True, True, False, False, (True, False))
 
 
 def test_nothing_is_recorded_inside():
@@ -49,8 +41,8 @@ def test_nothing_is_recorded_inside():
         with lib.inference_mode():
             y = w * 2
         return y.requires_grad, y.grad_fn is None, y.is_inference()
-    e, t = same_outcome(f)
-    assert e == t == (False, True, True)
+    same_outcome(f)
+    assert f(ember) == (False, True, True)
 
 
 @pytest.mark.parametrize("case", ["inplace_outside", "requires_grad_outside", "saved_for_backward",
@@ -81,8 +73,7 @@ def test_inference_tensor_ok_where_not_saved():
         with lib.inference_mode():
             t.add_(1)                  # in place inside inference mode: allowed
         return w.grad.tolist(), t.tolist()
-    e, t = same_outcome(f)
-    assert e == t
+    same_outcome(f)
 
 
 def test_inplace_on_normal_tensor_inside_bumps_version():
@@ -91,8 +82,8 @@ def test_inplace_on_normal_tensor_inside_bumps_version():
         with lib.inference_mode():
             x.add_(1)
         return x._version, x.is_inference()
-    e, t = same_outcome(f)
-    assert e == t == (1, False)
+    same_outcome(f)
+    assert f(ember) == (1, False)
 
 
 @pytest.mark.parametrize("grad_operand", [False, True])
@@ -117,8 +108,7 @@ def test_view_of_plain_tensor_made_inside_can_be_modified_outside():
             v = a[:2]
         v.add_(1)
         return a.tolist(), v.is_inference()
-    e, t = same_outcome(f)
-    assert e == t
+    same_outcome(f)
 
 
 def test_nesting_and_disabled_mode():
@@ -132,8 +122,7 @@ def test_nesting_and_disabled_mode():
             seen.append((lib.is_inference_mode_enabled(), lib.is_grad_enabled()))
         seen.append((lib.is_inference_mode_enabled(), lib.is_grad_enabled()))
         return seen
-    e, t = same_outcome(f)
-    assert e == t
+    same_outcome(f)
 
 
 def test_decorator_forms():

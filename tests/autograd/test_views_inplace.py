@@ -11,7 +11,7 @@ errors for in-place ops on leaves, no_grad views and multi-output views, detach.
     >>> same(*both(scenario))
 """
 import pytest
-from test_engine import both, leaf, node_name, same, same_error
+from scenarios import both, leaf, node_name, same, same_error
 
 torch = pytest.importorskip("torch")
 
