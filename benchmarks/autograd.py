@@ -10,11 +10,9 @@ and under inference_mode. The NumPy column is the same computation written by ha
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 import numpy as np
-from overhead import fmt, measure, torch
+from harness import Table, measure, torch
 
 import ember
 
@@ -78,22 +76,10 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--number", type=int, default=3000)
     args = ap.parse_args(argv)
-    if torch is not None:
-        torch.set_num_threads(1)
-    rows = []
-    print(f"{'case':36} {'ember us':>22} {'numpy us':>22} {'torch us':>22} {'e/torch':>8} {'e/numpy':>8}")
-
-    def report(name, re, rn, rt):
-        ratio_t = re[0] / rt[0] if rt else None
-        ratio_n = re[0] / rn[0]
-        rows.append({"case": name, "ember_us": re, "numpy_us": rn, "torch_us": rt,
-                     "ember_over_torch": ratio_t, "ember_over_numpy": ratio_n})
-        print(f"{name:36} {fmt(re):>22} {fmt(rn):>22} {fmt(rt):>22} "
-              f"{(f'{ratio_t:.2f}' if ratio_t else '-'):>8} {ratio_n:8.2f}")
-
+    table = Table(36)
     for name, e, n, t in cases():
-        report(name, measure(e, args.number), measure(n, args.number),
-               measure(t, args.number) if t else None)
+        table.add(name, measure(e, args.number), measure(n, args.number),
+                  measure(t, args.number) if t else None)
     a_np, b_np = np.random.rand(4).astype(np.float32), np.random.rand(4).astype(np.float32)
     a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
     ta, tb = (torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())) if torch else (0, 0)
@@ -104,15 +90,12 @@ def main(argv=None):
     for label, me, mt in [("no_grad", ember.no_grad, getattr(torch, "no_grad", None)),
                           ("inference_mode", ember.inference_mode,
                            getattr(torch, "inference_mode", None))]:
-        report(f"a + b inside {label} (4)",
-               *_inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
-        report(f"a + w(requires_grad) inside {label}",
-               *_inside(me, mt, a, w, ta, tw, a_np, b_np, args.number * 10))
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"python": sys.version.split()[0], "numpy": np.__version__,
-                       "torch": getattr(torch, "__version__", None), "rows": rows}, f, indent=2)
-    return rows
+        table.add(f"a + b inside {label} (4)",
+                  *_inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
+        table.add(f"a + w(requires_grad) inside {label}",
+                  *_inside(me, mt, a, w, ta, tw, a_np, b_np, args.number * 10))
+    table.write_json(args.json)
+    return table.rows
 
 
 if __name__ == "__main__":

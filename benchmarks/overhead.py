@@ -9,26 +9,11 @@ ember/NumPy. Timings are never asserted in tests; they are reported here.
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import sys
-import timeit
 
 import numpy as np
+from harness import Table, measure, torch
 
 import ember
-
-try:
-    import torch
-except ImportError:  # torch is optional: its columns are left empty
-    torch = None
-
-
-def measure(fn, number=20000, repeat=15):
-    """Median and (min, max) of microseconds per call."""
-    fn()
-    times = [t / number * 1e6 for t in timeit.repeat(fn, number=number, repeat=repeat)]
-    return statistics.median(times), min(times), max(times)
 
 
 def _per_shape_cases(s, a, b, a_np, b_np, ta, tb):
@@ -71,34 +56,17 @@ def cases():
     return out
 
 
-def fmt(r):
-    return "-" if r is None else f"{r[0]:7.2f} ({r[1]:.2f}-{r[2]:.2f})"
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--number", type=int, default=20000)
     args = ap.parse_args(argv)
-    if torch is not None:
-        torch.set_num_threads(1)
-    rows = []
-    print(f"{'case':28} {'ember us':>22} {'numpy us':>22} {'torch us':>22} {'e/torch':>8} {'e/numpy':>8}")
+    table = Table(28)
     for name, e, n, t in cases():
-        re = measure(e, args.number)
-        rn = measure(n, args.number)
-        rt = measure(t, args.number) if t else None
-        ratio_t = re[0] / rt[0] if rt else None
-        ratio_n = re[0] / rn[0]
-        rows.append({"case": name, "ember_us": re, "numpy_us": rn, "torch_us": rt,
-                     "ember_over_torch": ratio_t, "ember_over_numpy": ratio_n})
-        print(f"{name:28} {fmt(re):>22} {fmt(rn):>22} {fmt(rt):>22} "
-              f"{(f'{ratio_t:.2f}' if ratio_t else '-'):>8} {ratio_n:8.2f}")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"python": sys.version.split()[0], "numpy": np.__version__,
-                       "torch": getattr(torch, "__version__", None), "rows": rows}, f, indent=2)
-    return rows
+        table.add(name, measure(e, args.number), measure(n, args.number),
+                  measure(t, args.number) if t else None)
+    table.write_json(args.json)
+    return table.rows
 
 
 if __name__ == "__main__":

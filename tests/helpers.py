@@ -170,3 +170,10 @@ def raises_like(fn_e, fn_t, phrase=None):
     if phrase:
         assert phrase in str(ti.value), ti.value
         assert phrase in str(ei.value), ei.value
+
+
+def aten_op(ops, name: str):
+    """`aten_op(ember.ops.aten, "add.Tensor")`: an OpOverload by its 'packet.overload' name
+    (also for torch.ops.aten)."""
+    packet, overload = name.split(".")
+    return getattr(getattr(ops, packet), overload)

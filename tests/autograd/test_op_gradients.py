@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from helpers import builtin_type, ember_of, np_dtype, to_np, torch_of
+from helpers import aten_op, builtin_type, ember_of, np_dtype, to_np, torch_of
 
 import ember
 import ember._generated.autograd as generated_autograd
@@ -95,13 +95,11 @@ def non_differentiable_entries() -> list[str]:
 
 
 def ember_op(name):
-    packet, overload = name.split(".")
-    return getattr(getattr(ember.ops.aten, packet), overload)
+    return aten_op(ember.ops.aten, name)
 
 
 def torch_op(name):
-    packet, overload = name.split(".")
-    return getattr(getattr(torch.ops.aten, packet), overload)
+    return aten_op(torch.ops.aten, name)
 
 
 def is_inplace(name) -> bool:

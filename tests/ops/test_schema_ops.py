@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from helpers import builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
+from helpers import aten_op, builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
 from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make
 
 import ember
@@ -44,13 +44,11 @@ def schema_ops() -> dict:
 
 
 def ember_op(name):
-    packet, overload = name.split(".")
-    return getattr(getattr(ember.ops.aten, packet), overload)
+    return aten_op(ember.ops.aten, name)
 
 
 def torch_op(name):
-    packet, overload = name.split(".")
-    return getattr(getattr(torch.ops.aten, packet), overload)
+    return aten_op(torch.ops.aten, name)
 
 
 # --------------------------------------------------------------------------- conversions
