@@ -569,14 +569,14 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
 def _array_within(a, a_offset, shape, stride, offset, dt):
     """The NumPy array of a view whose elements lie inside the C-contiguous array `a`
     (cheaper than going through the storage bytes); None when they may not."""
-    if a is None or offset < a_offset or not a.flags.c_contiguous or 0 in shape:
+    if a is None or not a.flags.c_contiguous or 0 in shape:
         return None
     isz = dt.itemsize
-    try:
-        return np.ndarray(shape, dt.np, buffer=a, offset=(offset - a_offset) * isz,
-                          strides=[st * isz for st in stride])
-    except (TypeError, ValueError):     # reaches outside `a`: use the storage
+    start = offset * isz - a_offset * a.itemsize      # bytes from the start of `a`
+    end = start + isz + sum((n - 1) * st for n, st in zip(shape, stride)) * isz
+    if start < 0 or end > a.nbytes:     # reaches outside `a` (NumPy would not always say)
         return None
+    return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=[st * isz for st in stride])
 
 
 def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, arr=None) -> Tensor:
