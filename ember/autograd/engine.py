@@ -252,9 +252,10 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                     # a leaf whose gradient is complete: accumulate now (it would run next)
                     g = b = None
                     b = buffers.pop(fn, None)
-                    if b is not None and b[0] is not None:
+                    variable = fn._variable()
+                    if b is not None and b[0] is not None and variable is not None:
                         # refs: this call, getrefcount, and `outputs` (which may hold it)
-                        accumulate_grad(fn.variable, b.pop(), refs=3)
+                        accumulate_grad(variable, b.pop(), refs=3)
                     continue
                 push(heap, (-fn._seq, tick, fn))
                 tick += 1
@@ -273,7 +274,7 @@ def _capture(node, buf, captures, needed, results, accumulate, inputs) -> bool:
         for nr, i in cap:
             g = buf[nr]
             if is_acc and g is not None:
-                g = _run_leaf_hooks(node.variable, g)
+                g = _run_leaf_hooks(node.variable, g) if node.variable is not None else g
             results[i] = g if results[i] is None or g is None else results[i] + g
             if accumulate and not is_acc and g is not None:
                 accumulate_grad(inputs[i], g, run_hooks=False)

@@ -267,11 +267,9 @@ def gradient_edge(t):
 def grad_accumulator(t) -> AccumulateGrad:
     """The leaf's AccumulateGrad node, shared by every op that uses the leaf."""
     ag = t._ag
-    ref = ag.grad_acc
-    acc = ref() if ref is not None else None
+    acc = ag.grad_acc
     if acc is None:
-        acc = AccumulateGrad(t)
-        ag.grad_acc = weakref.ref(acc)
+        acc = ag.grad_acc = AccumulateGrad(t)
     return acc
 
 
@@ -457,20 +455,31 @@ def rebase_history(t, node) -> None:
 
 # --- hand-written nodes ---------------------------------------------------------------------------
 class AccumulateGrad(Node):
-    """Ends the graph at a leaf: adds the incoming gradient into `leaf.grad`."""
+    """Ends the graph at a leaf: adds the incoming gradient into `leaf.grad`.
 
-    __slots__ = ("variable",)
+    The leaf keeps its accumulator (so a training loop does not rebuild it each step)
+    and the accumulator refers to the leaf weakly, so neither keeps the other alive.
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self.next_functions = ()
         self._needs = ()
         self._seq = 1 << 62            # ready leaves accumulate first, as in torch
         self._extra = None
         self._out_meta = ((variable._shape, variable._dtype, variable._device),)
 
+    @property
+    def variable(self):
+        """The leaf (None once it is gone)."""
+        return self._variable()
+
     def apply(self, grads):
-        _engine.accumulate_grad(self.variable, grads[0])
+        variable = self._variable()
+        if variable is not None:
+            _engine.accumulate_grad(variable, grads[0])
         return ()
 
 

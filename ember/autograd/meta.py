@@ -19,7 +19,7 @@ class AutogradMeta:
     attr_version = None     # views: the version their grad_fn was made at
     creation_meta = DEFAULT  # views: DEFAULT, NO_GRAD_MODE, INFERENCE_MODE, ...
     grad = None
-    grad_acc = None         # leaves: weakref to their AccumulateGrad node
+    grad_acc = None         # leaves: their AccumulateGrad node
     grad_fn = None
     hooks = None            # leaves: tensor hooks run before accumulation
     name = None

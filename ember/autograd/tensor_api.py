@@ -80,6 +80,7 @@ def detach_(self):
         ag.grad_fn = None
         ag.requires_grad = False
         ag.attr_version = None
+        ag.grad_acc = None
     self._ks &= ~K.AUTOGRAD_BIT
     return self
 

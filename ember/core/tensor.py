@@ -511,6 +511,8 @@ def _set_data(t: Tensor, other: Tensor):
     if not isinstance(other, Tensor):
         raise TypeError("data must be a Tensor")
     _copy_layout(t, other)
+    if t._ag is not None:
+        t._ag.grad_acc = None       # its accumulator knew the old shape and dtype
     keep = K.AUTOGRAD_BIT | K.PYTHON_BIT
     t._ks = (other._ks & ~keep) | (t._ks & keep)
 
@@ -569,14 +571,20 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
 def _array_within(a, a_offset, shape, stride, offset, dt):
     """The NumPy array of a view whose elements lie inside the C-contiguous array `a`
     (cheaper than going through the storage bytes); None when they may not."""
-    if a is None or not a.flags.c_contiguous or 0 in shape:
+    if a is None:
         return None
     isz = dt.itemsize
     start = offset * isz - a_offset * a.itemsize      # bytes from the start of `a`
-    end = start + isz + sum((n - 1) * st for n, st in zip(shape, stride)) * isz
-    if start < 0 or end > a.nbytes:     # reaches outside `a` (NumPy would not always say)
-        return None
-    return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=[st * isz for st in stride])
+    end = start + isz
+    byte_strides = []
+    for n, st in zip(shape, stride):
+        if n == 0:
+            return None
+        end += (n - 1) * st * isz
+        byte_strides.append(st * isz)
+    if start < 0 or end > a.nbytes or not a.flags.c_contiguous:
+        return None                     # reaches outside `a` (NumPy would not always say)
+    return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=byte_strides)
 
 
 def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, arr=None) -> Tensor:

@@ -217,7 +217,10 @@ def expand(self, size, implicit):
     (0, 1, 0)
     """
     sizes = R.int_list(size)
-    shape, stride = self._shape, self.stride()
+    shape = self._shape
+    if not shape and (not sizes or min(sizes) >= 0):     # a 0-d tensor (a sum's gradient)
+        return make_view(self, tuple(sizes), (0,) * len(sizes), self._offset)
+    stride = self.stride()
     ndim, tensor_dim = len(sizes), len(shape)
     if ndim < tensor_dim:
         raise RuntimeError(f"expand({_type_string(self)}{{{list(shape)}}}, size={list(sizes)}): "
