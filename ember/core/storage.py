@@ -61,6 +61,14 @@ class Storage:
         s._version = 0
         return s
 
+    def with_new_version_counter(self) -> Storage:
+        """The same memory with a version counter of its own (what `Tensor.data` sees:
+        in-place changes through it are not tracked by autograd)."""
+        s = Storage.__new__(Storage)
+        s._owner, s._bytes, s._nbytes, s.device = self._owner, self._bytes, self._nbytes, self.device
+        s._version = 0
+        return s
+
     @property
     def bytes(self) -> np.ndarray:
         b = self._bytes

@@ -371,7 +371,12 @@ class Tensor:
 
     @property
     def data(self):
-        return self.detach()
+        """A detached alias with its own version counter (like torch: in-place changes
+        through `.data` are invisible to autograd's checks)."""
+        d = self.detach()
+        if d._ks & K.ADINPLACE_BIT:
+            d._storage = d.untyped_storage().with_new_version_counter()
+        return d
 
     @data.setter
     def data(self, other):

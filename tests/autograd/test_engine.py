@@ -552,3 +552,16 @@ def test_saved_tensor_accessors():
         return (y.grad_fn._saved_self, y.grad_fn._saved_other, y.grad_fn._saved_other is w,
                 e.grad_fn._saved_result, a.grad_fn._saved_alpha)
     same(*both(scenario))
+
+
+def test_inplace_through_data_is_not_tracked():
+    """`.data` shares memory but has its own version counter (torch's rule)."""
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        y = x * x
+        d = x.data
+        d.add_(1)
+        versions = (x._version, d._version, d.data_ptr() == x.data_ptr())
+        y.sum().backward()
+        return versions, x.grad, x.detach()
+    same(*both(scenario))
