@@ -599,10 +599,10 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     >>> v = make_view(t, (3,), (2,), 0)   # every other element
     """
     dt = dt or base._dtype
-    if arr is None:
+    st = base.untyped_storage()
+    if arr is None and st._bytes is None:     # storage bytes not made yet: skip making them
         arr = _array_within(base._np, base._offset, shape, stride, offset, dt)
-    v = make_tensor(base.untyped_storage(), shape, stride, offset, dt,
-                    base if base._base is None else base._base, arr)
+    v = make_tensor(st, shape, stride, offset, dt, base if base._base is None else base._base, arr)
     v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
