@@ -1,5 +1,5 @@
-"""A tour of ember's foundation: tensors and views, type promotion, Meta tensors,
-the dispatcher (trace, modes, a custom op), and the generated op surface.
+"""A tour of ember: tensors and views, type promotion, Meta tensors, the dispatcher
+(trace, modes, a custom op), the generated op surface, and autograd.
 
     make demo
 """
@@ -60,8 +60,7 @@ print("ops in aten:", len(list(ember.ops.aten)), "| e.g.", ember.ops.aten.add.Te
 print("ember.add signature:", ember.add.__doc__)
 
 section("autograd: fit y = 3x - 1 by gradient descent")
-ember.manual_seed(0)
-xs = ember.linspace(-1, 1, 32) if hasattr(ember, "linspace") else ember.arange(32) / 16.0 - 1
+xs = ember.arange(32) / 16.0 - 1
 ys = 3 * xs - 1
 w = ember.zeros(1, requires_grad=True)
 b = ember.zeros(1, requires_grad=True)
