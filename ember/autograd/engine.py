@@ -204,6 +204,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     anomaly = G._anomaly[0]
     outputs = root.grads
     node = pop(heap)[2]
+    ready = None        # the first node made ready by the current step
     while True:
         if node is not root:
             buf = buffers.pop(node, None)
@@ -257,10 +258,20 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         # refs: this call, getrefcount, and `outputs` (which may hold it)
                         accumulate_grad(variable, b.pop(), refs=3)
                     continue
-                push(heap, (-fn._seq, tick, fn))
-                tick += 1
+                if ready is None:
+                    ready = fn
+                else:
+                    push(heap, (-fn._seq, tick, fn))
+                    tick += 1
         # drop this step's references so a leaf can take its gradient without a copy
         outputs = buf = g = b = None
+        if ready is not None:
+            if not heap:                # the only ready node: no heap round trip (chains)
+                node, ready = ready, None
+                continue
+            push(heap, (-ready._seq, tick, ready))
+            tick += 1
+            ready = None
         if not heap:
             return
         node = pop(heap)[2]
