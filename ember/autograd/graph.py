@@ -207,7 +207,7 @@ def unpack(saved, node):
 
 def save(t) -> SavedTensor | None:
     """Saves an input tensor (None, and a Python number given for a Tensor, stay as is)."""
-    if t is None or not isinstance(t, Tensor):
+    if t.__class__ is not Tensor and (t is None or not isinstance(t, Tensor)):
         return t
     if not t._ks & ADINPLACE_BIT:
         raise RuntimeError(INFERENCE_SAVED)
