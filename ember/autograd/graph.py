@@ -490,7 +490,7 @@ class GraphRoot(Node):
 
     def __init__(self, edges, grads):
         self.next_functions = tuple(edges)
-        self._needs = tuple(True for _ in edges)
+        self._needs = (True,) * len(self.next_functions)
         self._seq = 1 << 63
         self._extra = None
         self._out_meta = ()

@@ -19,6 +19,10 @@ from .meta import autograd_meta
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradient of `self` into the leaves' `.grad` (see autograd.backward)."""
+    if gradient is None and inputs is None and not create_graph:    # `loss.backward()`
+        _engine.run_backward((self,), _engine.make_grads((self,), None), bool(retain_graph),
+                             False)
+        return
     _engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
