@@ -40,8 +40,7 @@ from . import meta as M
 __all__ = ["BackwardCFunction", "Function", "FunctionCtx", "FunctionMeta", "InplaceFunction",
            "once_differentiable"]
 
-# Creation meta of views returned by a custom Function (torch's IN_CUSTOM_FUNCTION), when
-# meta.py has it: modifying such a view in place is then an error.
+# Creation meta of views returned by a custom Function: modifying one in place is an error.
 _IN_CUSTOM_FUNCTION = M.IN_CUSTOM_FUNCTION
 # `_out_meta` of an output that is not a tensor (no gradient ever flows there)
 _NOT_A_TENSOR = ((), float32, None)
@@ -356,8 +355,7 @@ def _wrap_outputs(node, raw, tensor_inputs, executable, setup, to_save):
             G.set_history(var, node, i)
         else:
             G.set_history(var, node, i)
-        if not (is_input and is_modified) and var._base is not None \
-                and _IN_CUSTOM_FUNCTION is not None:
+        if not (is_input and is_modified) and var._base is not None:
             M.autograd_meta(var).creation_meta = _IN_CUSTOM_FUNCTION
         wrapped.append(var)
         metas.append((var._shape, var._dtype, var._device))
