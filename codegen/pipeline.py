@@ -20,7 +20,7 @@ AUTOCAST = "schema/autocast.yaml"
 FORMULA_HELPERS = "ember/autograd/formulas.py"
 
 
-def _check_named_ops(path: Path, display: str, declared: set[str], what: str) -> None:
+def _check_autocast_ops(path: Path, display: str, declared: set[str]) -> None:
     """Each autocast list item must be a declared op."""
     if not path.exists():
         return
@@ -50,7 +50,7 @@ def generate_files(root: Path) -> dict[str, str]:
         helpers, forward_helpers = helper_names(root / FORMULA_HELPERS)
         derivs = parse_derivatives(load_yaml_list(root / DERIVATIVES, DERIVATIVES), fns,
                                    helpers, forward_helpers)
-    _check_named_ops(root / AUTOCAST, AUTOCAST, declared, "autocast")
+    _check_autocast_ops(root / AUTOCAST, AUTOCAST, declared)
     files = render_all(environment(root / "templates"), fns,
                        sources=", ".join(p for p in (NATIVE, DERIVATIVES, AUTOCAST)
                                          if (root / p).exists()), derivs=derivs)

@@ -74,8 +74,7 @@ def make_grads(outputs, grads):
                 if not t.is_floating_point():
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {t.dtype}")
-                g = (from_array(np.ones(t._shape, t._dtype.np), t._dtype) if t._np is not None
-                     else ember.ones(t.shape, dtype=t.dtype, device=t.device))
+                g = ember.ones(t.shape, dtype=t.dtype, device=t.device)
         elif g.shape != t.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {t.shape}.")

@@ -20,8 +20,6 @@ import itertools
 import re
 import weakref
 
-import numpy as np
-
 from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
@@ -561,10 +559,6 @@ class CopySlices(Node):
 
 
 def as_tensor(x):
-    """A Python number given for a Tensor argument, as a wrapped 0-d tensor."""
-    if isinstance(x, Tensor):
-        return x
-    from ..core.dtype import scalar_default_dtype
-    from ..core.tensor import from_array
-    dt = scalar_default_dtype(x)
-    return from_array(np.array(x, dt.np), dt)
+    """A Python number given for a Tensor argument, as a wrapped 0-d CPU tensor."""
+    from ..dispatch.argcheck import wrap_number
+    return wrap_number(x)

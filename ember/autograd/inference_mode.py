@@ -71,7 +71,7 @@ INPLACE_ON_INFERENCE = ("Inplace update to inference tensor outside InferenceMod
 
 
 def check_inplace_on_inference(t) -> None:
-    """Called by generated entries of mutating ops when a written tensor lacks
-    ADInplaceOrView (an inference tensor)."""
-    if not _tls.inference and t.__class__ is not type(None):
+    """Called by generated entries of mutating ops when a written tensor `t` lacks
+    ADInplaceOrView (an inference tensor): allowed only inside inference mode."""
+    if not _tls.inference:
         raise RuntimeError(INPLACE_ON_INFERENCE)

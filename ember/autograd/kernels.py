@@ -22,7 +22,7 @@ def not_implemented(why: str) -> RuntimeError:
 
 def _tensors(args):
     for a in args:
-        if a.__class__ is Tensor or isinstance(a, Tensor):
+        if isinstance(a, Tensor):
             yield a
         elif isinstance(a, (list, tuple)):
             for x in a:
@@ -41,7 +41,7 @@ def autograd_out(op):
 
 
 def autograd_not_implemented(op):
-    inplace = op.name.endswith("_") and not op.name.startswith("_")
+    inplace = op.schema.kind() == "inplace"
 
     def kernel(ks, *args):
         node = None

@@ -546,9 +546,10 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
 
 
 def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
-                arr=None) -> Tensor:
+                arr=None, ks=None) -> Tensor:
     """A tensor over `storage` with the given layout (views, meta and CUDA results).
-    `arr`, when a kernel already has it, is the NumPy array of exactly this layout."""
+    `arr`, when a kernel already has it, is the NumPy array of exactly this layout;
+    `ks`, the keyset (default: a new tensor's on that device, inference-mode aware)."""
     t = _new(Tensor)
     dev = storage.device
     if arr is not None:
@@ -567,7 +568,9 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._dtype = dt
     t._device = dev
     t._storage = storage
-    t._ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
+    if ks is None:
+        ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
+    t._ks = ks
     t._base = base
     t._ag = None
     return t
@@ -602,8 +605,8 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     st = base.untyped_storage()
     if arr is None and st._bytes is None:     # storage bytes not made yet: skip making them
         arr = _array_within(base._np, base._offset, shape, stride, offset, dt)
-    v = make_tensor(st, shape, stride, offset, dt, base if base._base is None else base._base, arr)
-    v._ks = base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)
+    v = make_tensor(st, shape, stride, offset, dt, base if base._base is None else base._base, arr,
+                    base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT))
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
         from ..autograd.graph import mark_inference_view

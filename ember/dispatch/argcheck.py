@@ -183,11 +183,12 @@ def bind_first_match(ops, args, kwargs, name):
                     + "\n".join(f" * {op._schema_str}" for op in ops))
 
 
-def wrap_number(x, like: Tensor):
-    """A Python number as a 0-dim tensor on `like`'s device (reflected dunders: `2 - t`)."""
+def wrap_number(x, like: Tensor | None = None):
+    """A Python number as a 0-dim tensor on `like`'s device, or the CPU (reflected
+    dunders: `2 - t`; autograd reading `.shape` of a number given for a Tensor)."""
     if isinstance(x, Tensor):
         return x
     dt = scalar_default_dtype(x)
-    if like._device.type == "cpu":  # like torch's wrapped numbers: no op of its own
+    if like is None or like._device.type == "cpu":  # like torch's wrapped numbers: no op
         return from_array(np.array(x, dt.np), dt)
     return _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like._device, None)

@@ -565,3 +565,32 @@ def test_inplace_through_data_is_not_tracked():
         y.sum().backward()
         return versions, x.grad, x.detach()
     same(*both(scenario))
+
+
+def test_op_without_a_derivative_fails_in_backward():
+    """An op with no derivatives.yaml entry records a NotImplemented node: the forward
+    works and backward names the op (torch: 'derivative for ... is not implemented')."""
+    from ember.autograd.kernels import autograd_not_implemented
+    from ember.library import Library
+    lib = Library("nograd_test", "DEF")
+    try:
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: ember.from_numpy(x.detach().numpy() * 2), "CPU")
+        op = ember.ops.nograd_test.twice.default
+        lib.impl("twice", autograd_not_implemented(op), "Autograd", with_keyset=True)
+        x = ember.ones(2, requires_grad=True)
+        y = op(x)
+        assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+        with pytest.raises(RuntimeError, match="derivative for nograd_test::twice is not "
+                                               "implemented"):
+            y.sum().backward()
+        with ember.no_grad():
+            assert not op(x).requires_grad
+    finally:
+        lib._destroy()
+
+
+def test_backward_inputs_must_be_tensors():
+    x = ember.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="inputs to backward"):
+        (x * x).sum().backward(inputs=[x, 3])

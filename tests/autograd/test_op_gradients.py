@@ -509,3 +509,29 @@ def test_torch_comparison_catches_a_wrong_formula(monkeypatch):
                         lambda grad, self, result, dims, keepdim: ember.zeros_like(self))
     with pytest.raises(AssertionError):
         check_against_torch(case)
+
+
+def test_gradcheck_of_a_constant_output_checks_it_is_constant():
+    """No output requires grad: the numerical gradient must be zero, else it fails."""
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    assert ember.autograd.gradcheck(lambda t: t.detach() * 0 + 1, (x,))
+    with pytest.raises(ember.autograd.GradcheckError, match="expected to be zero"):
+        ember.autograd.gradcheck(lambda t: t.detach() * 2, (x,))
+
+
+def test_gradcheck_catches_a_nondeterministic_backward():
+    rng = np.random.default_rng(0)
+
+    class Noisy(ember.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            return t * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float(rng.uniform(0.5, 1.5))
+
+    x = ember.randn(3, dtype=ember.float64, requires_grad=True)
+    with pytest.raises(ember.autograd.GradcheckError, match="not reentrant"):
+        ember.autograd.gradcheck(Noisy.apply, (x,))
+    assert ember.autograd.gradcheck(Noisy.apply, (x,), raise_exception=False) is False
