@@ -154,6 +154,9 @@ def _extra():
     out["div_.Tensor"] = [S(make((2, 3), F32), make((3,), F32, low=1, high=3), name="float32")]
     out["mul_.Scalar"] = [S(make((2, 3), F32), 2.5, name="float32")]
     out["index.Tensor"].append(S(make((2, 3), F32), [I64_ZERO_D], name="0d_index"))
+    for module in opinfo.FAMILY_MODULES:
+        for name, samples in module.grad_extra().items():
+            out.setdefault(name, []).extend(samples)
     return out
 
 

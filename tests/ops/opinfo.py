@@ -1103,3 +1103,8 @@ def _index_put_samples(inplace):
 
 register("index_put_.default", _index_put_samples(True))
 register("index_put.default", _index_put_samples(False))
+
+
+# ---- op families: one module each (tests/ops/opinfo_<family>.py) -------------------
+FAMILIES = ("unary", "activation", "binary", "reduction", "random", "conv", "nn", "shape")
+FAMILY_MODULES = tuple(__import__(f"opinfo_{family}") for family in FAMILIES)
