@@ -71,12 +71,12 @@ def _unary_op(name, *, out=True, inplace=True, extra=None, **mk):
 
 
 # ---- float ops (integral and bool inputs give the default float dtype) ----------------
-_POSITIVE = dict(low=0.1, high=5)
+_POSITIVE = {"low": 0.1, "high": 5}
 for _name, _mk in [("exp2", {}), ("expm1", {}), ("log2", _POSITIVE), ("log10", _POSITIVE),
-                   ("log1p", dict(low=-0.9, high=5)), ("sqrt", _POSITIVE), ("rsqrt", _POSITIVE),
-                   ("reciprocal", dict(low=0.2, high=5)), ("sin", {}), ("cos", {}),
-                   ("tan", dict(low=-1.3, high=1.3)), ("asin", dict(low=-0.95, high=0.95)),
-                   ("acos", dict(low=-0.95, high=0.95)), ("atan", {}), ("sinh", {}), ("cosh", {}),
+                   ("log1p", {"low": -0.9, "high": 5}), ("sqrt", _POSITIVE), ("rsqrt", _POSITIVE),
+                   ("reciprocal", {"low": 0.2, "high": 5}), ("sin", {}), ("cos", {}),
+                   ("tan", {"low": -1.3, "high": 1.3}), ("asin", {"low": -0.95, "high": 0.95}),
+                   ("acos", {"low": -0.95, "high": 0.95}), ("atan", {}), ("sinh", {}), ("cosh", {}),
                    ("erf", {})]:
     _unary_op(_name, **_mk)
 
@@ -155,18 +155,18 @@ for _name in ("logical_not", "isnan", "isinf", "isfinite", "signbit"):
     _unary_op(_name, out=_name != "isfinite", inplace=_name == "logical_not", extra=_ints)
 
 
-_FRACTIONAL = dict(low=0.05, high=0.45)
+_FRACTIONAL = {"low": 0.05, "high": 0.45}
 
 
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
     out = {}
     for name, mk in [("exp2", {}), ("expm1", {}), ("log2", _POSITIVE), ("log10", _POSITIVE),
-                     ("log1p", dict(low=-0.5, high=3)), ("sqrt", _POSITIVE),
-                     ("rsqrt", _POSITIVE), ("reciprocal", dict(low=0.5, high=3)),
-                     ("sin", {}), ("cos", {}), ("tan", dict(low=-1, high=1)),
-                     ("asin", dict(low=-0.9, high=0.9)), ("acos", dict(low=-0.9, high=0.9)),
-                     ("atan", {}), ("sinh", {}), ("cosh", {}), ("erf", dict(low=-2, high=2)),
+                     ("log1p", {"low": -0.5, "high": 3}), ("sqrt", _POSITIVE),
+                     ("rsqrt", _POSITIVE), ("reciprocal", {"low": 0.5, "high": 3}),
+                     ("sin", {}), ("cos", {}), ("tan", {"low": -1, "high": 1}),
+                     ("asin", {"low": -0.9, "high": 0.9}), ("acos", {"low": -0.9, "high": 0.9}),
+                     ("atan", {}), ("sinh", {}), ("cosh", {}), ("erf", {"low": -2, "high": 2}),
                      ("abs", {}), ("sign", {}), ("floor", _FRACTIONAL), ("ceil", _FRACTIONAL),
                      ("round", _FRACTIONAL), ("trunc", _FRACTIONAL), ("frac", _FRACTIONAL),
                      ("nan_to_num", {})]:
