@@ -104,6 +104,58 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_exp2 = _o.exp2._cache
+_c_exp2_ = _o.exp2_._cache
+_c_expm1 = _o.expm1._cache
+_c_expm1_ = _o.expm1_._cache
+_c_log2 = _o.log2._cache
+_c_log2_ = _o.log2_._cache
+_c_log10 = _o.log10._cache
+_c_log10_ = _o.log10_._cache
+_c_log1p = _o.log1p._cache
+_c_log1p_ = _o.log1p_._cache
+_c_sqrt = _o.sqrt._cache
+_c_sqrt_ = _o.sqrt_._cache
+_c_rsqrt = _o.rsqrt._cache
+_c_rsqrt_ = _o.rsqrt_._cache
+_c_reciprocal = _o.reciprocal._cache
+_c_reciprocal_ = _o.reciprocal_._cache
+_c_sin = _o.sin._cache
+_c_sin_ = _o.sin_._cache
+_c_cos = _o.cos._cache
+_c_cos_ = _o.cos_._cache
+_c_tan = _o.tan._cache
+_c_tan_ = _o.tan_._cache
+_c_asin = _o.asin._cache
+_c_asin_ = _o.asin_._cache
+_c_acos = _o.acos._cache
+_c_acos_ = _o.acos_._cache
+_c_atan = _o.atan._cache
+_c_atan_ = _o.atan_._cache
+_c_sinh = _o.sinh._cache
+_c_sinh_ = _o.sinh_._cache
+_c_cosh = _o.cosh._cache
+_c_cosh_ = _o.cosh_._cache
+_c_erf = _o.erf._cache
+_c_erf_ = _o.erf_._cache
+_c_abs = _o.abs._cache
+_c_abs_ = _o.abs_._cache
+_c_floor = _o.floor._cache
+_c_floor_ = _o.floor_._cache
+_c_ceil = _o.ceil._cache
+_c_ceil_ = _o.ceil_._cache
+_c_round = _o.round._cache
+_c_round_decimals = _o.round_decimals._cache
+_c_round_ = _o.round_._cache
+_c_round__decimals = _o.round__decimals._cache
+_c_trunc = _o.trunc._cache
+_c_trunc_ = _o.trunc_._cache
+_c_frac = _o.frac._cache
+_c_frac_ = _o.frac_._cache
+_c_sign = _o.sign._cache
+_c_sign_ = _o.sign_._cache
+_c_nan_to_num = _o.nan_to_num._cache
+_c_nan_to_num_ = _o.nan_to_num_._cache
 
 
 # schema/derivatives.yaml:58
@@ -1862,6 +1914,562 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
+# schema/derivatives.yaml:322
+class AbsBackward0(_Node):
+    """Backward of abs (schema/derivatives.yaml:322)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sign()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:325
+class SignBackward0(_Node):
+    """Backward of sign (schema/derivatives.yaml:325)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:328
+class Exp2Backward0(_Node):
+    """Backward of exp2 (schema/derivatives.yaml:328)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * result * 0.6931471805599453
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:331
+class Expm1Backward0(_Node):
+    """Backward of expm1 (schema/derivatives.yaml:331)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (result + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:334
+class Log2Backward0(_Node):
+    """Backward of log2 (schema/derivatives.yaml:334)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 0.6931471805599453)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:337
+class Log10Backward0(_Node):
+    """Backward of log10 (schema/derivatives.yaml:337)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 2.3025850929940455)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:340
+class Log1pBackward0(_Node):
+    """Backward of log1p (schema/derivatives.yaml:340)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:343
+class SqrtBackward0(_Node):
+    """Backward of sqrt (schema/derivatives.yaml:343)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad / (2 * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:346
+class RsqrtBackward0(_Node):
+    """Backward of rsqrt (schema/derivatives.yaml:346)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -0.5 * grad * result.pow(3)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:349
+class ReciprocalBackward0(_Node):
+    """Backward of reciprocal (schema/derivatives.yaml:349)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -grad * (result * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:352
+class SinBackward0(_Node):
+    """Backward of sin (schema/derivatives.yaml:352)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cos()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:355
+class CosBackward0(_Node):
+    """Backward of cos (schema/derivatives.yaml:355)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -self.sin()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:358
+class TanBackward0(_Node):
+    """Backward of tan (schema/derivatives.yaml:358)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (1 + result.pow(2))
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:361
+class AsinBackward0(_Node):
+    """Backward of asin (schema/derivatives.yaml:361)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:364
+class AcosBackward0(_Node):
+    """Backward of acos (schema/derivatives.yaml:364)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -(-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:367
+class AtanBackward0(_Node):
+    """Backward of atan (schema/derivatives.yaml:367)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:370
+class SinhBackward0(_Node):
+    """Backward of sinh (schema/derivatives.yaml:370)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cosh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:373
+class CoshBackward0(_Node):
+    """Backward of cosh (schema/derivatives.yaml:373)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sinh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:377
+class ErfBackward0(_Node):
+    """Backward of erf (schema/derivatives.yaml:377)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = 1.1283791670955126 * (-self.pow(2)).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:380
+class FloorBackward0(_Node):
+    """Backward of floor (schema/derivatives.yaml:380)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:383
+class CeilBackward0(_Node):
+    """Backward of ceil (schema/derivatives.yaml:383)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:386
+class RoundBackward0(_Node):
+    """Backward of round (schema/derivatives.yaml:386)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:389
+class RoundBackward1(_Node):
+    """Backward of round.decimals (schema/derivatives.yaml:389)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:392
+class TruncBackward0(_Node):
+    """Backward of trunc (schema/derivatives.yaml:392)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:395
+class FracBackward0(_Node):
+    """Backward of frac (schema/derivatives.yaml:395)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:398
+class NanToNumBackward0(_Node):
+    """Backward of nan_to_num (schema/derivatives.yaml:398)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.isfinite()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3483,6 +4091,966 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
+# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:328)
+def _ag_exp2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_exp2.get(_ks)
+    if _k is None:
+        _k = _o.exp2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:875 (derivative: schema/derivatives.yaml:328)
+def _ag_exp2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exp2_.get(_ks)
+    if _k is None:
+        _k = _o.exp2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:331)
+def _ag_expm1(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_expm1.get(_ks)
+    if _k is None:
+        _k = _o.expm1._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:331)
+def _ag_expm1_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_expm1_.get(_ks)
+    if _k is None:
+        _k = _o.expm1_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:334)
+def _ag_log2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log2.get(_ks)
+    if _k is None:
+        _k = _o.log2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:334)
+def _ag_log2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log2_.get(_ks)
+    if _k is None:
+        _k = _o.log2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:337)
+def _ag_log10(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log10.get(_ks)
+    if _k is None:
+        _k = _o.log10._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:337)
+def _ag_log10_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log10_.get(_ks)
+    if _k is None:
+        _k = _o.log10_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:927 (derivative: schema/derivatives.yaml:340)
+def _ag_log1p(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log1p.get(_ks)
+    if _k is None:
+        _k = _o.log1p._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:935 (derivative: schema/derivatives.yaml:340)
+def _ag_log1p_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log1p_.get(_ks)
+    if _k is None:
+        _k = _o.log1p_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:343)
+def _ag_sqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sqrt.get(_ks)
+    if _k is None:
+        _k = _o.sqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:950 (derivative: schema/derivatives.yaml:343)
+def _ag_sqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sqrt_.get(_ks)
+    if _k is None:
+        _k = _o.sqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:346)
+def _ag_rsqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_rsqrt.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:346)
+def _ag_rsqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_rsqrt_.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:349)
+def _ag_reciprocal(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_reciprocal.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:349)
+def _ag_reciprocal_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_reciprocal_.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:987 (derivative: schema/derivatives.yaml:352)
+def _ag_sin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sin.get(_ks)
+    if _k is None:
+        _k = _o.sin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:995 (derivative: schema/derivatives.yaml:352)
+def _ag_sin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sin_.get(_ks)
+    if _k is None:
+        _k = _o.sin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1002 (derivative: schema/derivatives.yaml:355)
+def _ag_cos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cos.get(_ks)
+    if _k is None:
+        _k = _o.cos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:355)
+def _ag_cos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cos_.get(_ks)
+    if _k is None:
+        _k = _o.cos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:358)
+def _ag_tan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_tan.get(_ks)
+    if _k is None:
+        _k = _o.tan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:358)
+def _ag_tan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_tan_.get(_ks)
+    if _k is None:
+        _k = _o.tan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:361)
+def _ag_asin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asin.get(_ks)
+    if _k is None:
+        _k = _o.asin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:361)
+def _ag_asin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_asin_.get(_ks)
+    if _k is None:
+        _k = _o.asin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:364)
+def _ag_acos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acos.get(_ks)
+    if _k is None:
+        _k = _o.acos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:364)
+def _ag_acos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_acos_.get(_ks)
+    if _k is None:
+        _k = _o.acos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1062 (derivative: schema/derivatives.yaml:367)
+def _ag_atan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atan.get(_ks)
+    if _k is None:
+        _k = _o.atan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:367)
+def _ag_atan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan_.get(_ks)
+    if _k is None:
+        _k = _o.atan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:370)
+def _ag_sinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sinh.get(_ks)
+    if _k is None:
+        _k = _o.sinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:370)
+def _ag_sinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sinh_.get(_ks)
+    if _k is None:
+        _k = _o.sinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:373)
+def _ag_cosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cosh.get(_ks)
+    if _k is None:
+        _k = _o.cosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:373)
+def _ag_cosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cosh_.get(_ks)
+    if _k is None:
+        _k = _o.cosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:377)
+def _ag_erf(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erf.get(_ks)
+    if _k is None:
+        _k = _o.erf._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1115 (derivative: schema/derivatives.yaml:377)
+def _ag_erf_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erf_.get(_ks)
+    if _k is None:
+        _k = _o.erf_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:322)
+def _ag_abs(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_abs.get(_ks)
+    if _k is None:
+        _k = _o.abs._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:322)
+def _ag_abs_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_abs_.get(_ks)
+    if _k is None:
+        _k = _o.abs_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:380)
+def _ag_floor(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_floor.get(_ks)
+    if _k is None:
+        _k = _o.floor._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:380)
+def _ag_floor_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_.get(_ks)
+    if _k is None:
+        _k = _o.floor_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1152 (derivative: schema/derivatives.yaml:383)
+def _ag_ceil(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_ceil.get(_ks)
+    if _k is None:
+        _k = _o.ceil._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:383)
+def _ag_ceil_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_ceil_.get(_ks)
+    if _k is None:
+        _k = _o.ceil_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:386)
+def _ag_round(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_round.get(_ks)
+    if _k is None:
+        _k = _o.round._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:389)
+def _ag_round_decimals(ks, self, decimals):
+    _ks = ks & _BELOW
+    _k = _c_round_decimals.get(_ks)
+    if _k is None:
+        _k = _o.round_decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1183 (derivative: schema/derivatives.yaml:386)
+def _ag_round_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round_.get(_ks)
+    if _k is None:
+        _k = _o.round_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:389)
+def _ag_round__decimals(ks, self, decimals):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round__decimals.get(_ks)
+    if _k is None:
+        _k = _o.round__decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1197 (derivative: schema/derivatives.yaml:392)
+def _ag_trunc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_trunc.get(_ks)
+    if _k is None:
+        _k = _o.trunc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:392)
+def _ag_trunc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_trunc_.get(_ks)
+    if _k is None:
+        _k = _o.trunc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:395)
+def _ag_frac(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_frac.get(_ks)
+    if _k is None:
+        _k = _o.frac._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1220 (derivative: schema/derivatives.yaml:395)
+def _ag_frac_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_frac_.get(_ks)
+    if _k is None:
+        _k = _o.frac_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1227 (derivative: schema/derivatives.yaml:325)
+def _ag_sign(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sign.get(_ks)
+    if _k is None:
+        _k = _o.sign._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1235 (derivative: schema/derivatives.yaml:325)
+def _ag_sign_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sign_.get(_ks)
+    if _k is None:
+        _k = _o.sign_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1303 (derivative: schema/derivatives.yaml:398)
+def _ag_nan_to_num(ks, self, nan, posinf, neginf):
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1311 (derivative: schema/derivatives.yaml:398)
+def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num_.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num_._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3590,3 +5158,86 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
+_o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
+_o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
+_o.expm1.register("Autograd", _ag_expm1, with_keyset=True)
+_o.expm1_out.register("Autograd", _autograd_out(_o.expm1_out), with_keyset=True)
+_o.expm1_.register("Autograd", _ag_expm1_, with_keyset=True)
+_o.log2.register("Autograd", _ag_log2, with_keyset=True)
+_o.log2_out.register("Autograd", _autograd_out(_o.log2_out), with_keyset=True)
+_o.log2_.register("Autograd", _ag_log2_, with_keyset=True)
+_o.log10.register("Autograd", _ag_log10, with_keyset=True)
+_o.log10_out.register("Autograd", _autograd_out(_o.log10_out), with_keyset=True)
+_o.log10_.register("Autograd", _ag_log10_, with_keyset=True)
+_o.log1p.register("Autograd", _ag_log1p, with_keyset=True)
+_o.log1p_out.register("Autograd", _autograd_out(_o.log1p_out), with_keyset=True)
+_o.log1p_.register("Autograd", _ag_log1p_, with_keyset=True)
+_o.sqrt.register("Autograd", _ag_sqrt, with_keyset=True)
+_o.sqrt_out.register("Autograd", _autograd_out(_o.sqrt_out), with_keyset=True)
+_o.sqrt_.register("Autograd", _ag_sqrt_, with_keyset=True)
+_o.rsqrt.register("Autograd", _ag_rsqrt, with_keyset=True)
+_o.rsqrt_out.register("Autograd", _autograd_out(_o.rsqrt_out), with_keyset=True)
+_o.rsqrt_.register("Autograd", _ag_rsqrt_, with_keyset=True)
+_o.reciprocal.register("Autograd", _ag_reciprocal, with_keyset=True)
+_o.reciprocal_out.register("Autograd", _autograd_out(_o.reciprocal_out), with_keyset=True)
+_o.reciprocal_.register("Autograd", _ag_reciprocal_, with_keyset=True)
+_o.sin.register("Autograd", _ag_sin, with_keyset=True)
+_o.sin_out.register("Autograd", _autograd_out(_o.sin_out), with_keyset=True)
+_o.sin_.register("Autograd", _ag_sin_, with_keyset=True)
+_o.cos.register("Autograd", _ag_cos, with_keyset=True)
+_o.cos_out.register("Autograd", _autograd_out(_o.cos_out), with_keyset=True)
+_o.cos_.register("Autograd", _ag_cos_, with_keyset=True)
+_o.tan.register("Autograd", _ag_tan, with_keyset=True)
+_o.tan_out.register("Autograd", _autograd_out(_o.tan_out), with_keyset=True)
+_o.tan_.register("Autograd", _ag_tan_, with_keyset=True)
+_o.asin.register("Autograd", _ag_asin, with_keyset=True)
+_o.asin_out.register("Autograd", _autograd_out(_o.asin_out), with_keyset=True)
+_o.asin_.register("Autograd", _ag_asin_, with_keyset=True)
+_o.acos.register("Autograd", _ag_acos, with_keyset=True)
+_o.acos_out.register("Autograd", _autograd_out(_o.acos_out), with_keyset=True)
+_o.acos_.register("Autograd", _ag_acos_, with_keyset=True)
+_o.atan.register("Autograd", _ag_atan, with_keyset=True)
+_o.atan_out.register("Autograd", _autograd_out(_o.atan_out), with_keyset=True)
+_o.atan_.register("Autograd", _ag_atan_, with_keyset=True)
+_o.sinh.register("Autograd", _ag_sinh, with_keyset=True)
+_o.sinh_out.register("Autograd", _autograd_out(_o.sinh_out), with_keyset=True)
+_o.sinh_.register("Autograd", _ag_sinh_, with_keyset=True)
+_o.cosh.register("Autograd", _ag_cosh, with_keyset=True)
+_o.cosh_out.register("Autograd", _autograd_out(_o.cosh_out), with_keyset=True)
+_o.cosh_.register("Autograd", _ag_cosh_, with_keyset=True)
+_o.erf.register("Autograd", _ag_erf, with_keyset=True)
+_o.erf_out.register("Autograd", _autograd_out(_o.erf_out), with_keyset=True)
+_o.erf_.register("Autograd", _ag_erf_, with_keyset=True)
+_o.abs.register("Autograd", _ag_abs, with_keyset=True)
+_o.abs_out.register("Autograd", _autograd_out(_o.abs_out), with_keyset=True)
+_o.abs_.register("Autograd", _ag_abs_, with_keyset=True)
+_o.floor.register("Autograd", _ag_floor, with_keyset=True)
+_o.floor_out.register("Autograd", _autograd_out(_o.floor_out), with_keyset=True)
+_o.floor_.register("Autograd", _ag_floor_, with_keyset=True)
+_o.ceil.register("Autograd", _ag_ceil, with_keyset=True)
+_o.ceil_out.register("Autograd", _autograd_out(_o.ceil_out), with_keyset=True)
+_o.ceil_.register("Autograd", _ag_ceil_, with_keyset=True)
+_o.round.register("Autograd", _ag_round, with_keyset=True)
+_o.round_out.register("Autograd", _autograd_out(_o.round_out), with_keyset=True)
+_o.round_decimals.register("Autograd", _ag_round_decimals, with_keyset=True)
+_o.round_decimals_out.register("Autograd", _autograd_out(_o.round_decimals_out), with_keyset=True)
+_o.round_.register("Autograd", _ag_round_, with_keyset=True)
+_o.round__decimals.register("Autograd", _ag_round__decimals, with_keyset=True)
+_o.trunc.register("Autograd", _ag_trunc, with_keyset=True)
+_o.trunc_out.register("Autograd", _autograd_out(_o.trunc_out), with_keyset=True)
+_o.trunc_.register("Autograd", _ag_trunc_, with_keyset=True)
+_o.frac.register("Autograd", _ag_frac, with_keyset=True)
+_o.frac_out.register("Autograd", _autograd_out(_o.frac_out), with_keyset=True)
+_o.frac_.register("Autograd", _ag_frac_, with_keyset=True)
+_o.sign.register("Autograd", _ag_sign, with_keyset=True)
+_o.sign_out.register("Autograd", _autograd_out(_o.sign_out), with_keyset=True)
+_o.sign_.register("Autograd", _ag_sign_, with_keyset=True)
+_o.logical_not_out.register("Autograd", _autograd_out(_o.logical_not_out), with_keyset=True)
+_o.bitwise_not_out.register("Autograd", _autograd_out(_o.bitwise_not_out), with_keyset=True)
+_o.isnan_out.register("Autograd", _autograd_out(_o.isnan_out), with_keyset=True)
+_o.isinf_out.register("Autograd", _autograd_out(_o.isinf_out), with_keyset=True)
+_o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=True)
+_o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
+_o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
+_o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)

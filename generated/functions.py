@@ -12,6 +12,12 @@ from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -29,10 +35,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan_,
+    _entry_atan_out,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
     _entry_cat_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -42,6 +60,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_contiguous,
     _entry_copy_,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -57,14 +81,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_eq_Scalar,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_out,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_ge_Tensor,
@@ -76,12 +115,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -102,6 +158,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
@@ -125,19 +184,45 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -151,6 +236,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
     _entry_t,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
@@ -160,6 +248,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_dtype_layout,
     _entry_to_other,
     _entry_transpose_int,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
@@ -175,6 +266,10 @@ from ember._generated.ops import (  # noqa: F401
 
 __all__ = [
     '_to_copy',
+    'abs',
+    'abs_',
+    'acos',
+    'acos_',
     'add',
     'addmm',
     'adjoint',
@@ -183,13 +278,24 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'asin',
+    'asin_',
+    'atan',
+    'atan_',
+    'bitwise_not',
     'bmm',
     'cat',
+    'ceil',
+    'ceil_',
     'chunk',
     'clamp',
     'clamp_',
     'clone',
     'copy_',
+    'cos',
+    'cos_',
+    'cosh',
+    'cosh_',
     'detach',
     'diagonal',
     'div',
@@ -197,10 +303,20 @@ __all__ = [
     'empty_like',
     'empty_strided',
     'eq',
+    'erf',
+    'erf_',
     'exp',
+    'exp2',
+    'exp2_',
     'exp_',
+    'expm1',
+    'expm1_',
     'fill_',
     'flatten',
+    'floor',
+    'floor_',
+    'frac',
+    'frac_',
     'full',
     'full_like',
     'ge',
@@ -208,10 +324,20 @@ __all__ = [
     'index',
     'index_put',
     'index_put_',
+    'isfinite',
+    'isinf',
+    'isnan',
     'le',
     'linear',
     'log',
+    'log10',
+    'log10_',
+    'log1p',
+    'log1p_',
+    'log2',
+    'log2_',
     'log_',
+    'logical_not',
     'lt',
     'masked_fill',
     'matmul',
@@ -219,6 +345,8 @@ __all__ = [
     'mm',
     'movedim',
     'mul',
+    'nan_to_num',
+    'nan_to_num_',
     'narrow',
     'ne',
     'neg',
@@ -231,25 +359,43 @@ __all__ = [
     'rand_like',
     'randn',
     'randn_like',
+    'reciprocal',
+    'reciprocal_',
     'relu',
     'relu_',
     'reshape',
+    'round',
+    'round_',
+    'rsqrt',
+    'rsqrt_',
     'scalar_tensor',
     'select',
     'sigmoid',
     'sigmoid_',
+    'sign',
+    'signbit',
+    'sin',
+    'sin_',
+    'sinh',
+    'sinh_',
     'slice',
     'split',
     'split_with_sizes',
+    'sqrt',
+    'sqrt_',
     'squeeze',
     'stack',
     'sub',
     'sum',
     't',
+    'tan',
+    'tan_',
     'tanh',
     'tanh_',
     'threshold_backward',
     'transpose',
+    'trunc',
+    'trunc_',
     'unbind',
     'unflatten',
     'unsqueeze',
@@ -269,6 +415,50 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
             return r
     r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1122
+def abs(input, *, out=None):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_abs(input)
+    return _entry_abs_out(input, out)
+
+
+# schema/native_functions.yaml:1130
+def abs_(input):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(input)
+
+
+# schema/native_functions.yaml:1047
+def acos(input, *, out=None):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_acos(input)
+    return _entry_acos_out(input, out)
+
+
+# schema/native_functions.yaml:1055
+def acos_(input):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(input)
 
 
 # schema/native_functions.yaml:203
@@ -411,6 +601,62 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
+# schema/native_functions.yaml:1032
+def asin(input, *, out=None):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_asin(input)
+    return _entry_asin_out(input, out)
+
+
+# schema/native_functions.yaml:1040
+def asin_(input):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(input)
+
+
+# schema/native_functions.yaml:1062
+def atan(input, *, out=None):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan(input)
+    return _entry_atan_out(input, out)
+
+
+# schema/native_functions.yaml:1070
+def atan_(input):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(input)
+
+
+# schema/native_functions.yaml:1257
+def bitwise_not(input, *, out=None):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_bitwise_not(input)
+    return _entry_bitwise_not_out(input, out)
+
+
 # schema/native_functions.yaml:635
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -433,6 +679,28 @@ def cat(tensors, dim=0, *, out=None):
     if out is None:
         return _entry_cat(tensors, dim)
     return _entry_cat_out(tensors, dim, out)
+
+
+# schema/native_functions.yaml:1152
+def ceil(input, *, out=None):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ceil(input)
+    return _entry_ceil_out(input, out)
+
+
+# schema/native_functions.yaml:1160
+def ceil_(input):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(input)
 
 
 # schema/native_functions.yaml:792
@@ -522,6 +790,50 @@ def copy_(input, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(input, src, non_blocking)
+
+
+# schema/native_functions.yaml:1002
+def cos(input, *, out=None):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cos(input)
+    return _entry_cos_out(input, out)
+
+
+# schema/native_functions.yaml:1010
+def cos_(input):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(input)
+
+
+# schema/native_functions.yaml:1092
+def cosh(input, *, out=None):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cosh(input)
+    return _entry_cosh_out(input, out)
+
+
+# schema/native_functions.yaml:1100
+def cosh_(input):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(input)
 
 
 # schema/native_functions.yaml:823
@@ -639,6 +951,28 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:1107
+def erf(input, *, out=None):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_erf(input)
+    return _entry_erf_out(input, out)
+
+
+# schema/native_functions.yaml:1115
+def erf_(input):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(input)
+
+
 # schema/native_functions.yaml:498
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
@@ -651,6 +985,28 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
+# schema/native_functions.yaml:867
+def exp2(input, *, out=None):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_exp2(input)
+    return _entry_exp2_out(input, out)
+
+
+# schema/native_functions.yaml:875
+def exp2_(input):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(input)
+
+
 # schema/native_functions.yaml:506
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
@@ -659,6 +1015,28 @@ def exp_(input):
         if r is not _NO:
             return r
     return _entry_exp_(input)
+
+
+# schema/native_functions.yaml:882
+def expm1(input, *, out=None):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_expm1(input)
+    return _entry_expm1_out(input, out)
+
+
+# schema/native_functions.yaml:890
+def expm1_(input):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(input)
 
 
 # schema/native_functions.yaml:190
@@ -714,6 +1092,50 @@ def flatten(input, start_dim=0, end_dim=-1):
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
+
+
+# schema/native_functions.yaml:1137
+def floor(input, *, out=None):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_floor(input)
+    return _entry_floor_out(input, out)
+
+
+# schema/native_functions.yaml:1145
+def floor_(input):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(input)
+
+
+# schema/native_functions.yaml:1212
+def frac(input, *, out=None):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_frac(input)
+    return _entry_frac_out(input, out)
+
+
+# schema/native_functions.yaml:1220
+def frac_(input):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(input)
 
 
 # schema/native_functions.yaml:42
@@ -794,6 +1216,40 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
+# schema/native_functions.yaml:1288
+def isfinite(input):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(input)
+
+
+# schema/native_functions.yaml:1280
+def isinf(input, *, out=None):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isinf(input)
+    return _entry_isinf_out(input, out)
+
+
+# schema/native_functions.yaml:1272
+def isnan(input, *, out=None):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isnan(input)
+    return _entry_isnan_out(input, out)
+
+
 # schema/native_functions.yaml:393
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -828,6 +1284,72 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
+# schema/native_functions.yaml:912
+def log10(input, *, out=None):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log10(input)
+    return _entry_log10_out(input, out)
+
+
+# schema/native_functions.yaml:920
+def log10_(input):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(input)
+
+
+# schema/native_functions.yaml:927
+def log1p(input, *, out=None):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log1p(input)
+    return _entry_log1p_out(input, out)
+
+
+# schema/native_functions.yaml:935
+def log1p_(input):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(input)
+
+
+# schema/native_functions.yaml:897
+def log2(input, *, out=None):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log2(input)
+    return _entry_log2_out(input, out)
+
+
+# schema/native_functions.yaml:905
+def log2_(input):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(input)
+
+
 # schema/native_functions.yaml:521
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
@@ -836,6 +1358,18 @@ def log_(input):
         if r is not _NO:
             return r
     return _entry_log_(input)
+
+
+# schema/native_functions.yaml:1242
+def logical_not(input, *, out=None):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_not(input)
+    return _entry_logical_not_out(input, out)
 
 
 # schema/native_functions.yaml:378
@@ -984,6 +1518,28 @@ def mul(input, other, *, out=None):
     if out is None:
         return _entry_mul_Tensor(input, other)
     return _entry_mul_out(input, other, out)
+
+
+# schema/native_functions.yaml:1303
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nan_to_num(input, nan, posinf, neginf)
+    return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
+
+
+# schema/native_functions.yaml:1311
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
 # schema/native_functions.yaml:764
@@ -1156,6 +1712,28 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:972
+def reciprocal(input, *, out=None):
+    """reciprocal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(reciprocal, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_reciprocal(input)
+    return _entry_reciprocal_out(input, out)
+
+
+# schema/native_functions.yaml:980
+def reciprocal_(input):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(input)
+
+
 # schema/native_functions.yaml:528
 def relu(input):
     """relu(Tensor self) -> Tensor"""
@@ -1184,6 +1762,122 @@ def reshape(input, shape):
         if r is not _NO:
             return r
     return _entry_reshape(input, shape)
+
+
+# schema/native_functions.yaml:1167
+def _m0_round(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_round(input, out):
+    if out is None:
+        return _entry_round(input)
+    return _entry_round_out(input, out)
+
+
+# schema/native_functions.yaml:1175
+def _m1_round(input, *, decimals, out=None):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals, out)
+    return None
+
+
+def _c1_round(input, decimals, out):
+    if out is None:
+        return _entry_round_decimals(input, decimals)
+    return _entry_round_decimals_out(input, decimals, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(('input', 'out'))),
+    (_m1_round, _c1_round, 1, frozenset(('decimals', 'input', 'out'))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:1183
+def _m0_round_(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_round_(input):
+    return _entry_round_(input)
+
+
+# schema/native_functions.yaml:1190
+def _m1_round_(input, *, decimals):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals)
+    return None
+
+
+def _c1_round_(input, decimals):
+    return _entry_round__decimals(input, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(('input',))),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals', 'input'))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:957
+def rsqrt(input, *, out=None):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsqrt(input)
+    return _entry_rsqrt_out(input, out)
+
+
+# schema/native_functions.yaml:965
+def rsqrt_(input):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(input)
 
 
 # schema/native_functions.yaml:48
@@ -1227,6 +1921,74 @@ def sigmoid_(input):
         if r is not _NO:
             return r
     return _entry_sigmoid_(input)
+
+
+# schema/native_functions.yaml:1227
+def sign(input, *, out=None):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sign(input)
+    return _entry_sign_out(input, out)
+
+
+# schema/native_functions.yaml:1295
+def signbit(input, *, out=None):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_signbit(input)
+    return _entry_signbit_out(input, out)
+
+
+# schema/native_functions.yaml:987
+def sin(input, *, out=None):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sin(input)
+    return _entry_sin_out(input, out)
+
+
+# schema/native_functions.yaml:995
+def sin_(input):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(input)
+
+
+# schema/native_functions.yaml:1077
+def sinh(input, *, out=None):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sinh(input)
+    return _entry_sinh_out(input, out)
+
+
+# schema/native_functions.yaml:1085
+def sinh_(input):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(input)
 
 
 # schema/native_functions.yaml:752
@@ -1292,6 +2054,28 @@ def split_with_sizes(input, split_sizes, dim=0):
         if r is not _NO:
             return r
     return _entry_split_with_sizes(input, split_sizes, dim)
+
+
+# schema/native_functions.yaml:942
+def sqrt(input, *, out=None):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sqrt(input)
+    return _entry_sqrt_out(input, out)
+
+
+# schema/native_functions.yaml:950
+def sqrt_(input):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(input)
 
 
 # schema/native_functions.yaml:723
@@ -1432,6 +2216,28 @@ def t(input):
     return _entry_t(input)
 
 
+# schema/native_functions.yaml:1017
+def tan(input, *, out=None):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tan(input)
+    return _entry_tan_out(input, out)
+
+
+# schema/native_functions.yaml:1025
+def tan_(input):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(input)
+
+
 # schema/native_functions.yaml:564
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
@@ -1472,6 +2278,28 @@ def transpose(input, dim0, dim1):
         if r is not _NO:
             return r
     return _entry_transpose_int(input, dim0, dim1)
+
+
+# schema/native_functions.yaml:1197
+def trunc(input, *, out=None):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_trunc(input)
+    return _entry_trunc_out(input, out)
+
+
+# schema/native_functions.yaml:1205
+def trunc_(input):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(input)
 
 
 # schema/native_functions.yaml:797

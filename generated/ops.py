@@ -4600,3 +4600,2669 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:867
+exp2 = _Op("aten", 'exp2', 'default',
+    'exp2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2 = exp2._cache
+
+
+def _bind_exp2(self):
+    return (self,)
+
+
+def _entry_exp2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2, (self,)) from None
+    k = _c_exp2.get(ks)
+    if k is None:
+        k = exp2._fill(ks)
+    return k(self)
+
+
+exp2._bind = _bind_exp2
+exp2._entry = _entry_exp2
+_aten._packet('exp2')._add(exp2)
+
+
+# schema/native_functions.yaml:872
+exp2_out = _Op("aten", 'exp2', 'out',
+    'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_exp2_out = exp2_out._cache
+
+
+def _bind_exp2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_exp2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_exp2_out.get(ks)
+    if k is None:
+        k = exp2_out._fill(ks)
+    return k(self, out)
+
+
+exp2_out._bind = _bind_exp2_out
+exp2_out._entry = _entry_exp2_out
+_aten._packet('exp2')._add(exp2_out)
+
+
+# schema/native_functions.yaml:875
+exp2_ = _Op("aten", 'exp2_', 'default',
+    'exp2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2_ = exp2_._cache
+
+
+def _bind_exp2_(self):
+    return (self,)
+
+
+def _entry_exp2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_exp2_.get(ks)
+    if k is None:
+        k = exp2_._fill(ks)
+    return k(self)
+
+
+exp2_._bind = _bind_exp2_
+exp2_._entry = _entry_exp2_
+_aten._packet('exp2_')._add(exp2_)
+
+
+# schema/native_functions.yaml:882
+expm1 = _Op("aten", 'expm1', 'default',
+    'expm1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_expm1 = expm1._cache
+
+
+def _bind_expm1(self):
+    return (self,)
+
+
+def _entry_expm1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1, (self,)) from None
+    k = _c_expm1.get(ks)
+    if k is None:
+        k = expm1._fill(ks)
+    return k(self)
+
+
+expm1._bind = _bind_expm1
+expm1._entry = _entry_expm1
+_aten._packet('expm1')._add(expm1)
+
+
+# schema/native_functions.yaml:887
+expm1_out = _Op("aten", 'expm1', 'out',
+    'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_expm1_out = expm1_out._cache
+
+
+def _bind_expm1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_expm1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_expm1_out.get(ks)
+    if k is None:
+        k = expm1_out._fill(ks)
+    return k(self, out)
+
+
+expm1_out._bind = _bind_expm1_out
+expm1_out._entry = _entry_expm1_out
+_aten._packet('expm1')._add(expm1_out)
+
+
+# schema/native_functions.yaml:890
+expm1_ = _Op("aten", 'expm1_', 'default',
+    'expm1_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_expm1_ = expm1_._cache
+
+
+def _bind_expm1_(self):
+    return (self,)
+
+
+def _entry_expm1_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_expm1_.get(ks)
+    if k is None:
+        k = expm1_._fill(ks)
+    return k(self)
+
+
+expm1_._bind = _bind_expm1_
+expm1_._entry = _entry_expm1_
+_aten._packet('expm1_')._add(expm1_)
+
+
+# schema/native_functions.yaml:897
+log2 = _Op("aten", 'log2', 'default',
+    'log2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log2 = log2._cache
+
+
+def _bind_log2(self):
+    return (self,)
+
+
+def _entry_log2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2, (self,)) from None
+    k = _c_log2.get(ks)
+    if k is None:
+        k = log2._fill(ks)
+    return k(self)
+
+
+log2._bind = _bind_log2
+log2._entry = _entry_log2
+_aten._packet('log2')._add(log2)
+
+
+# schema/native_functions.yaml:902
+log2_out = _Op("aten", 'log2', 'out',
+    'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log2_out = log2_out._cache
+
+
+def _bind_log2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log2_out.get(ks)
+    if k is None:
+        k = log2_out._fill(ks)
+    return k(self, out)
+
+
+log2_out._bind = _bind_log2_out
+log2_out._entry = _entry_log2_out
+_aten._packet('log2')._add(log2_out)
+
+
+# schema/native_functions.yaml:905
+log2_ = _Op("aten", 'log2_', 'default',
+    'log2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log2_ = log2_._cache
+
+
+def _bind_log2_(self):
+    return (self,)
+
+
+def _entry_log2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_log2_.get(ks)
+    if k is None:
+        k = log2_._fill(ks)
+    return k(self)
+
+
+log2_._bind = _bind_log2_
+log2_._entry = _entry_log2_
+_aten._packet('log2_')._add(log2_)
+
+
+# schema/native_functions.yaml:912
+log10 = _Op("aten", 'log10', 'default',
+    'log10(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log10 = log10._cache
+
+
+def _bind_log10(self):
+    return (self,)
+
+
+def _entry_log10(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10, (self,)) from None
+    k = _c_log10.get(ks)
+    if k is None:
+        k = log10._fill(ks)
+    return k(self)
+
+
+log10._bind = _bind_log10
+log10._entry = _entry_log10
+_aten._packet('log10')._add(log10)
+
+
+# schema/native_functions.yaml:917
+log10_out = _Op("aten", 'log10', 'out',
+    'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log10_out = log10_out._cache
+
+
+def _bind_log10_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log10_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log10_out.get(ks)
+    if k is None:
+        k = log10_out._fill(ks)
+    return k(self, out)
+
+
+log10_out._bind = _bind_log10_out
+log10_out._entry = _entry_log10_out
+_aten._packet('log10')._add(log10_out)
+
+
+# schema/native_functions.yaml:920
+log10_ = _Op("aten", 'log10_', 'default',
+    'log10_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log10_ = log10_._cache
+
+
+def _bind_log10_(self):
+    return (self,)
+
+
+def _entry_log10_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_log10_.get(ks)
+    if k is None:
+        k = log10_._fill(ks)
+    return k(self)
+
+
+log10_._bind = _bind_log10_
+log10_._entry = _entry_log10_
+_aten._packet('log10_')._add(log10_)
+
+
+# schema/native_functions.yaml:927
+log1p = _Op("aten", 'log1p', 'default',
+    'log1p(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log1p = log1p._cache
+
+
+def _bind_log1p(self):
+    return (self,)
+
+
+def _entry_log1p(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p, (self,)) from None
+    k = _c_log1p.get(ks)
+    if k is None:
+        k = log1p._fill(ks)
+    return k(self)
+
+
+log1p._bind = _bind_log1p
+log1p._entry = _entry_log1p
+_aten._packet('log1p')._add(log1p)
+
+
+# schema/native_functions.yaml:932
+log1p_out = _Op("aten", 'log1p', 'out',
+    'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log1p_out = log1p_out._cache
+
+
+def _bind_log1p_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log1p_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log1p_out.get(ks)
+    if k is None:
+        k = log1p_out._fill(ks)
+    return k(self, out)
+
+
+log1p_out._bind = _bind_log1p_out
+log1p_out._entry = _entry_log1p_out
+_aten._packet('log1p')._add(log1p_out)
+
+
+# schema/native_functions.yaml:935
+log1p_ = _Op("aten", 'log1p_', 'default',
+    'log1p_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log1p_ = log1p_._cache
+
+
+def _bind_log1p_(self):
+    return (self,)
+
+
+def _entry_log1p_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_log1p_.get(ks)
+    if k is None:
+        k = log1p_._fill(ks)
+    return k(self)
+
+
+log1p_._bind = _bind_log1p_
+log1p_._entry = _entry_log1p_
+_aten._packet('log1p_')._add(log1p_)
+
+
+# schema/native_functions.yaml:942
+sqrt = _Op("aten", 'sqrt', 'default',
+    'sqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sqrt = sqrt._cache
+
+
+def _bind_sqrt(self):
+    return (self,)
+
+
+def _entry_sqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt, (self,)) from None
+    k = _c_sqrt.get(ks)
+    if k is None:
+        k = sqrt._fill(ks)
+    return k(self)
+
+
+sqrt._bind = _bind_sqrt
+sqrt._entry = _entry_sqrt
+_aten._packet('sqrt')._add(sqrt)
+
+
+# schema/native_functions.yaml:947
+sqrt_out = _Op("aten", 'sqrt', 'out',
+    'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sqrt_out = sqrt_out._cache
+
+
+def _bind_sqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sqrt_out.get(ks)
+    if k is None:
+        k = sqrt_out._fill(ks)
+    return k(self, out)
+
+
+sqrt_out._bind = _bind_sqrt_out
+sqrt_out._entry = _entry_sqrt_out
+_aten._packet('sqrt')._add(sqrt_out)
+
+
+# schema/native_functions.yaml:950
+sqrt_ = _Op("aten", 'sqrt_', 'default',
+    'sqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sqrt_ = sqrt_._cache
+
+
+def _bind_sqrt_(self):
+    return (self,)
+
+
+def _entry_sqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_sqrt_.get(ks)
+    if k is None:
+        k = sqrt_._fill(ks)
+    return k(self)
+
+
+sqrt_._bind = _bind_sqrt_
+sqrt_._entry = _entry_sqrt_
+_aten._packet('sqrt_')._add(sqrt_)
+
+
+# schema/native_functions.yaml:957
+rsqrt = _Op("aten", 'rsqrt', 'default',
+    'rsqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_rsqrt = rsqrt._cache
+
+
+def _bind_rsqrt(self):
+    return (self,)
+
+
+def _entry_rsqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt, (self,)) from None
+    k = _c_rsqrt.get(ks)
+    if k is None:
+        k = rsqrt._fill(ks)
+    return k(self)
+
+
+rsqrt._bind = _bind_rsqrt
+rsqrt._entry = _entry_rsqrt
+_aten._packet('rsqrt')._add(rsqrt)
+
+
+# schema/native_functions.yaml:962
+rsqrt_out = _Op("aten", 'rsqrt', 'out',
+    'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_rsqrt_out = rsqrt_out._cache
+
+
+def _bind_rsqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rsqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rsqrt_out.get(ks)
+    if k is None:
+        k = rsqrt_out._fill(ks)
+    return k(self, out)
+
+
+rsqrt_out._bind = _bind_rsqrt_out
+rsqrt_out._entry = _entry_rsqrt_out
+_aten._packet('rsqrt')._add(rsqrt_out)
+
+
+# schema/native_functions.yaml:965
+rsqrt_ = _Op("aten", 'rsqrt_', 'default',
+    'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rsqrt_ = rsqrt_._cache
+
+
+def _bind_rsqrt_(self):
+    return (self,)
+
+
+def _entry_rsqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_rsqrt_.get(ks)
+    if k is None:
+        k = rsqrt_._fill(ks)
+    return k(self)
+
+
+rsqrt_._bind = _bind_rsqrt_
+rsqrt_._entry = _entry_rsqrt_
+_aten._packet('rsqrt_')._add(rsqrt_)
+
+
+# schema/native_functions.yaml:972
+reciprocal = _Op("aten", 'reciprocal', 'default',
+    'reciprocal(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_reciprocal = reciprocal._cache
+
+
+def _bind_reciprocal(self):
+    return (self,)
+
+
+def _entry_reciprocal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal, (self,)) from None
+    k = _c_reciprocal.get(ks)
+    if k is None:
+        k = reciprocal._fill(ks)
+    return k(self)
+
+
+reciprocal._bind = _bind_reciprocal
+reciprocal._entry = _entry_reciprocal
+_aten._packet('reciprocal')._add(reciprocal)
+
+
+# schema/native_functions.yaml:977
+reciprocal_out = _Op("aten", 'reciprocal', 'out',
+    'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_reciprocal_out = reciprocal_out._cache
+
+
+def _bind_reciprocal_out(self, *, out):
+    return (self, out)
+
+
+def _entry_reciprocal_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_reciprocal_out.get(ks)
+    if k is None:
+        k = reciprocal_out._fill(ks)
+    return k(self, out)
+
+
+reciprocal_out._bind = _bind_reciprocal_out
+reciprocal_out._entry = _entry_reciprocal_out
+_aten._packet('reciprocal')._add(reciprocal_out)
+
+
+# schema/native_functions.yaml:980
+reciprocal_ = _Op("aten", 'reciprocal_', 'default',
+    'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_reciprocal_ = reciprocal_._cache
+
+
+def _bind_reciprocal_(self):
+    return (self,)
+
+
+def _entry_reciprocal_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_reciprocal_.get(ks)
+    if k is None:
+        k = reciprocal_._fill(ks)
+    return k(self)
+
+
+reciprocal_._bind = _bind_reciprocal_
+reciprocal_._entry = _entry_reciprocal_
+_aten._packet('reciprocal_')._add(reciprocal_)
+
+
+# schema/native_functions.yaml:987
+sin = _Op("aten", 'sin', 'default',
+    'sin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sin = sin._cache
+
+
+def _bind_sin(self):
+    return (self,)
+
+
+def _entry_sin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin, (self,)) from None
+    k = _c_sin.get(ks)
+    if k is None:
+        k = sin._fill(ks)
+    return k(self)
+
+
+sin._bind = _bind_sin
+sin._entry = _entry_sin
+_aten._packet('sin')._add(sin)
+
+
+# schema/native_functions.yaml:992
+sin_out = _Op("aten", 'sin', 'out',
+    'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sin_out = sin_out._cache
+
+
+def _bind_sin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sin_out.get(ks)
+    if k is None:
+        k = sin_out._fill(ks)
+    return k(self, out)
+
+
+sin_out._bind = _bind_sin_out
+sin_out._entry = _entry_sin_out
+_aten._packet('sin')._add(sin_out)
+
+
+# schema/native_functions.yaml:995
+sin_ = _Op("aten", 'sin_', 'default',
+    'sin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sin_ = sin_._cache
+
+
+def _bind_sin_(self):
+    return (self,)
+
+
+def _entry_sin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_sin_.get(ks)
+    if k is None:
+        k = sin_._fill(ks)
+    return k(self)
+
+
+sin_._bind = _bind_sin_
+sin_._entry = _entry_sin_
+_aten._packet('sin_')._add(sin_)
+
+
+# schema/native_functions.yaml:1002
+cos = _Op("aten", 'cos', 'default',
+    'cos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cos = cos._cache
+
+
+def _bind_cos(self):
+    return (self,)
+
+
+def _entry_cos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos, (self,)) from None
+    k = _c_cos.get(ks)
+    if k is None:
+        k = cos._fill(ks)
+    return k(self)
+
+
+cos._bind = _bind_cos
+cos._entry = _entry_cos
+_aten._packet('cos')._add(cos)
+
+
+# schema/native_functions.yaml:1007
+cos_out = _Op("aten", 'cos', 'out',
+    'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cos_out = cos_out._cache
+
+
+def _bind_cos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cos_out.get(ks)
+    if k is None:
+        k = cos_out._fill(ks)
+    return k(self, out)
+
+
+cos_out._bind = _bind_cos_out
+cos_out._entry = _entry_cos_out
+_aten._packet('cos')._add(cos_out)
+
+
+# schema/native_functions.yaml:1010
+cos_ = _Op("aten", 'cos_', 'default',
+    'cos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cos_ = cos_._cache
+
+
+def _bind_cos_(self):
+    return (self,)
+
+
+def _entry_cos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cos_.get(ks)
+    if k is None:
+        k = cos_._fill(ks)
+    return k(self)
+
+
+cos_._bind = _bind_cos_
+cos_._entry = _entry_cos_
+_aten._packet('cos_')._add(cos_)
+
+
+# schema/native_functions.yaml:1017
+tan = _Op("aten", 'tan', 'default',
+    'tan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_tan = tan._cache
+
+
+def _bind_tan(self):
+    return (self,)
+
+
+def _entry_tan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan, (self,)) from None
+    k = _c_tan.get(ks)
+    if k is None:
+        k = tan._fill(ks)
+    return k(self)
+
+
+tan._bind = _bind_tan
+tan._entry = _entry_tan
+_aten._packet('tan')._add(tan)
+
+
+# schema/native_functions.yaml:1022
+tan_out = _Op("aten", 'tan', 'out',
+    'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_tan_out = tan_out._cache
+
+
+def _bind_tan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_tan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_tan_out.get(ks)
+    if k is None:
+        k = tan_out._fill(ks)
+    return k(self, out)
+
+
+tan_out._bind = _bind_tan_out
+tan_out._entry = _entry_tan_out
+_aten._packet('tan')._add(tan_out)
+
+
+# schema/native_functions.yaml:1025
+tan_ = _Op("aten", 'tan_', 'default',
+    'tan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_tan_ = tan_._cache
+
+
+def _bind_tan_(self):
+    return (self,)
+
+
+def _entry_tan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_tan_.get(ks)
+    if k is None:
+        k = tan_._fill(ks)
+    return k(self)
+
+
+tan_._bind = _bind_tan_
+tan_._entry = _entry_tan_
+_aten._packet('tan_')._add(tan_)
+
+
+# schema/native_functions.yaml:1032
+asin = _Op("aten", 'asin', 'default',
+    'asin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_asin = asin._cache
+
+
+def _bind_asin(self):
+    return (self,)
+
+
+def _entry_asin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin, (self,)) from None
+    k = _c_asin.get(ks)
+    if k is None:
+        k = asin._fill(ks)
+    return k(self)
+
+
+asin._bind = _bind_asin
+asin._entry = _entry_asin
+_aten._packet('asin')._add(asin)
+
+
+# schema/native_functions.yaml:1037
+asin_out = _Op("aten", 'asin', 'out',
+    'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_asin_out = asin_out._cache
+
+
+def _bind_asin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_asin_out.get(ks)
+    if k is None:
+        k = asin_out._fill(ks)
+    return k(self, out)
+
+
+asin_out._bind = _bind_asin_out
+asin_out._entry = _entry_asin_out
+_aten._packet('asin')._add(asin_out)
+
+
+# schema/native_functions.yaml:1040
+asin_ = _Op("aten", 'asin_', 'default',
+    'asin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asin_ = asin_._cache
+
+
+def _bind_asin_(self):
+    return (self,)
+
+
+def _entry_asin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_asin_.get(ks)
+    if k is None:
+        k = asin_._fill(ks)
+    return k(self)
+
+
+asin_._bind = _bind_asin_
+asin_._entry = _entry_asin_
+_aten._packet('asin_')._add(asin_)
+
+
+# schema/native_functions.yaml:1047
+acos = _Op("aten", 'acos', 'default',
+    'acos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_acos = acos._cache
+
+
+def _bind_acos(self):
+    return (self,)
+
+
+def _entry_acos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos, (self,)) from None
+    k = _c_acos.get(ks)
+    if k is None:
+        k = acos._fill(ks)
+    return k(self)
+
+
+acos._bind = _bind_acos
+acos._entry = _entry_acos
+_aten._packet('acos')._add(acos)
+
+
+# schema/native_functions.yaml:1052
+acos_out = _Op("aten", 'acos', 'out',
+    'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_acos_out = acos_out._cache
+
+
+def _bind_acos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_acos_out.get(ks)
+    if k is None:
+        k = acos_out._fill(ks)
+    return k(self, out)
+
+
+acos_out._bind = _bind_acos_out
+acos_out._entry = _entry_acos_out
+_aten._packet('acos')._add(acos_out)
+
+
+# schema/native_functions.yaml:1055
+acos_ = _Op("aten", 'acos_', 'default',
+    'acos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acos_ = acos_._cache
+
+
+def _bind_acos_(self):
+    return (self,)
+
+
+def _entry_acos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_acos_.get(ks)
+    if k is None:
+        k = acos_._fill(ks)
+    return k(self)
+
+
+acos_._bind = _bind_acos_
+acos_._entry = _entry_acos_
+_aten._packet('acos_')._add(acos_)
+
+
+# schema/native_functions.yaml:1062
+atan = _Op("aten", 'atan', 'default',
+    'atan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_atan = atan._cache
+
+
+def _bind_atan(self):
+    return (self,)
+
+
+def _entry_atan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan, (self,)) from None
+    k = _c_atan.get(ks)
+    if k is None:
+        k = atan._fill(ks)
+    return k(self)
+
+
+atan._bind = _bind_atan
+atan._entry = _entry_atan
+_aten._packet('atan')._add(atan)
+
+
+# schema/native_functions.yaml:1067
+atan_out = _Op("aten", 'atan', 'out',
+    'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_atan_out = atan_out._cache
+
+
+def _bind_atan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_atan_out.get(ks)
+    if k is None:
+        k = atan_out._fill(ks)
+    return k(self, out)
+
+
+atan_out._bind = _bind_atan_out
+atan_out._entry = _entry_atan_out
+_aten._packet('atan')._add(atan_out)
+
+
+# schema/native_functions.yaml:1070
+atan_ = _Op("aten", 'atan_', 'default',
+    'atan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atan_ = atan_._cache
+
+
+def _bind_atan_(self):
+    return (self,)
+
+
+def _entry_atan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_atan_.get(ks)
+    if k is None:
+        k = atan_._fill(ks)
+    return k(self)
+
+
+atan_._bind = _bind_atan_
+atan_._entry = _entry_atan_
+_aten._packet('atan_')._add(atan_)
+
+
+# schema/native_functions.yaml:1077
+sinh = _Op("aten", 'sinh', 'default',
+    'sinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sinh = sinh._cache
+
+
+def _bind_sinh(self):
+    return (self,)
+
+
+def _entry_sinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh, (self,)) from None
+    k = _c_sinh.get(ks)
+    if k is None:
+        k = sinh._fill(ks)
+    return k(self)
+
+
+sinh._bind = _bind_sinh
+sinh._entry = _entry_sinh
+_aten._packet('sinh')._add(sinh)
+
+
+# schema/native_functions.yaml:1082
+sinh_out = _Op("aten", 'sinh', 'out',
+    'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sinh_out = sinh_out._cache
+
+
+def _bind_sinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sinh_out.get(ks)
+    if k is None:
+        k = sinh_out._fill(ks)
+    return k(self, out)
+
+
+sinh_out._bind = _bind_sinh_out
+sinh_out._entry = _entry_sinh_out
+_aten._packet('sinh')._add(sinh_out)
+
+
+# schema/native_functions.yaml:1085
+sinh_ = _Op("aten", 'sinh_', 'default',
+    'sinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinh_ = sinh_._cache
+
+
+def _bind_sinh_(self):
+    return (self,)
+
+
+def _entry_sinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_sinh_.get(ks)
+    if k is None:
+        k = sinh_._fill(ks)
+    return k(self)
+
+
+sinh_._bind = _bind_sinh_
+sinh_._entry = _entry_sinh_
+_aten._packet('sinh_')._add(sinh_)
+
+
+# schema/native_functions.yaml:1092
+cosh = _Op("aten", 'cosh', 'default',
+    'cosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cosh = cosh._cache
+
+
+def _bind_cosh(self):
+    return (self,)
+
+
+def _entry_cosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh, (self,)) from None
+    k = _c_cosh.get(ks)
+    if k is None:
+        k = cosh._fill(ks)
+    return k(self)
+
+
+cosh._bind = _bind_cosh
+cosh._entry = _entry_cosh
+_aten._packet('cosh')._add(cosh)
+
+
+# schema/native_functions.yaml:1097
+cosh_out = _Op("aten", 'cosh', 'out',
+    'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cosh_out = cosh_out._cache
+
+
+def _bind_cosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cosh_out.get(ks)
+    if k is None:
+        k = cosh_out._fill(ks)
+    return k(self, out)
+
+
+cosh_out._bind = _bind_cosh_out
+cosh_out._entry = _entry_cosh_out
+_aten._packet('cosh')._add(cosh_out)
+
+
+# schema/native_functions.yaml:1100
+cosh_ = _Op("aten", 'cosh_', 'default',
+    'cosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cosh_ = cosh_._cache
+
+
+def _bind_cosh_(self):
+    return (self,)
+
+
+def _entry_cosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cosh_.get(ks)
+    if k is None:
+        k = cosh_._fill(ks)
+    return k(self)
+
+
+cosh_._bind = _bind_cosh_
+cosh_._entry = _entry_cosh_
+_aten._packet('cosh_')._add(cosh_)
+
+
+# schema/native_functions.yaml:1107
+erf = _Op("aten", 'erf', 'default',
+    'erf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_erf = erf._cache
+
+
+def _bind_erf(self):
+    return (self,)
+
+
+def _entry_erf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf, (self,)) from None
+    k = _c_erf.get(ks)
+    if k is None:
+        k = erf._fill(ks)
+    return k(self)
+
+
+erf._bind = _bind_erf
+erf._entry = _entry_erf
+_aten._packet('erf')._add(erf)
+
+
+# schema/native_functions.yaml:1112
+erf_out = _Op("aten", 'erf', 'out',
+    'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_erf_out = erf_out._cache
+
+
+def _bind_erf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_erf_out.get(ks)
+    if k is None:
+        k = erf_out._fill(ks)
+    return k(self, out)
+
+
+erf_out._bind = _bind_erf_out
+erf_out._entry = _entry_erf_out
+_aten._packet('erf')._add(erf_out)
+
+
+# schema/native_functions.yaml:1115
+erf_ = _Op("aten", 'erf_', 'default',
+    'erf_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erf_ = erf_._cache
+
+
+def _bind_erf_(self):
+    return (self,)
+
+
+def _entry_erf_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_erf_.get(ks)
+    if k is None:
+        k = erf_._fill(ks)
+    return k(self)
+
+
+erf_._bind = _bind_erf_
+erf_._entry = _entry_erf_
+_aten._packet('erf_')._add(erf_)
+
+
+# schema/native_functions.yaml:1122
+abs = _Op("aten", 'abs', 'default',
+    'abs(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_abs = abs._cache
+
+
+def _bind_abs(self):
+    return (self,)
+
+
+def _entry_abs(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs, (self,)) from None
+    k = _c_abs.get(ks)
+    if k is None:
+        k = abs._fill(ks)
+    return k(self)
+
+
+abs._bind = _bind_abs
+abs._entry = _entry_abs
+_aten._packet('abs')._add(abs)
+
+
+# schema/native_functions.yaml:1127
+abs_out = _Op("aten", 'abs', 'out',
+    'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_abs_out = abs_out._cache
+
+
+def _bind_abs_out(self, *, out):
+    return (self, out)
+
+
+def _entry_abs_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_abs_out.get(ks)
+    if k is None:
+        k = abs_out._fill(ks)
+    return k(self, out)
+
+
+abs_out._bind = _bind_abs_out
+abs_out._entry = _entry_abs_out
+_aten._packet('abs')._add(abs_out)
+
+
+# schema/native_functions.yaml:1130
+abs_ = _Op("aten", 'abs_', 'default',
+    'abs_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_abs_ = abs_._cache
+
+
+def _bind_abs_(self):
+    return (self,)
+
+
+def _entry_abs_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_abs_.get(ks)
+    if k is None:
+        k = abs_._fill(ks)
+    return k(self)
+
+
+abs_._bind = _bind_abs_
+abs_._entry = _entry_abs_
+_aten._packet('abs_')._add(abs_)
+
+
+# schema/native_functions.yaml:1137
+floor = _Op("aten", 'floor', 'default',
+    'floor(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_floor = floor._cache
+
+
+def _bind_floor(self):
+    return (self,)
+
+
+def _entry_floor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor, (self,)) from None
+    k = _c_floor.get(ks)
+    if k is None:
+        k = floor._fill(ks)
+    return k(self)
+
+
+floor._bind = _bind_floor
+floor._entry = _entry_floor
+_aten._packet('floor')._add(floor)
+
+
+# schema/native_functions.yaml:1142
+floor_out = _Op("aten", 'floor', 'out',
+    'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_floor_out = floor_out._cache
+
+
+def _bind_floor_out(self, *, out):
+    return (self, out)
+
+
+def _entry_floor_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_floor_out.get(ks)
+    if k is None:
+        k = floor_out._fill(ks)
+    return k(self, out)
+
+
+floor_out._bind = _bind_floor_out
+floor_out._entry = _entry_floor_out
+_aten._packet('floor')._add(floor_out)
+
+
+# schema/native_functions.yaml:1145
+floor_ = _Op("aten", 'floor_', 'default',
+    'floor_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_floor_ = floor_._cache
+
+
+def _bind_floor_(self):
+    return (self,)
+
+
+def _entry_floor_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_floor_.get(ks)
+    if k is None:
+        k = floor_._fill(ks)
+    return k(self)
+
+
+floor_._bind = _bind_floor_
+floor_._entry = _entry_floor_
+_aten._packet('floor_')._add(floor_)
+
+
+# schema/native_functions.yaml:1152
+ceil = _Op("aten", 'ceil', 'default',
+    'ceil(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_ceil = ceil._cache
+
+
+def _bind_ceil(self):
+    return (self,)
+
+
+def _entry_ceil(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil, (self,)) from None
+    k = _c_ceil.get(ks)
+    if k is None:
+        k = ceil._fill(ks)
+    return k(self)
+
+
+ceil._bind = _bind_ceil
+ceil._entry = _entry_ceil
+_aten._packet('ceil')._add(ceil)
+
+
+# schema/native_functions.yaml:1157
+ceil_out = _Op("aten", 'ceil', 'out',
+    'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_ceil_out = ceil_out._cache
+
+
+def _bind_ceil_out(self, *, out):
+    return (self, out)
+
+
+def _entry_ceil_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ceil_out.get(ks)
+    if k is None:
+        k = ceil_out._fill(ks)
+    return k(self, out)
+
+
+ceil_out._bind = _bind_ceil_out
+ceil_out._entry = _entry_ceil_out
+_aten._packet('ceil')._add(ceil_out)
+
+
+# schema/native_functions.yaml:1160
+ceil_ = _Op("aten", 'ceil_', 'default',
+    'ceil_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_ceil_ = ceil_._cache
+
+
+def _bind_ceil_(self):
+    return (self,)
+
+
+def _entry_ceil_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ceil_.get(ks)
+    if k is None:
+        k = ceil_._fill(ks)
+    return k(self)
+
+
+ceil_._bind = _bind_ceil_
+ceil_._entry = _entry_ceil_
+_aten._packet('ceil_')._add(ceil_)
+
+
+# schema/native_functions.yaml:1167
+round = _Op("aten", 'round', 'default',
+    'round(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_round = round._cache
+
+
+def _bind_round(self):
+    return (self,)
+
+
+def _entry_round(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round, (self,)) from None
+    k = _c_round.get(ks)
+    if k is None:
+        k = round._fill(ks)
+    return k(self)
+
+
+round._bind = _bind_round
+round._entry = _entry_round
+_aten._packet('round')._add(round)
+
+
+# schema/native_functions.yaml:1172
+round_out = _Op("aten", 'round', 'out',
+    'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_round_out = round_out._cache
+
+
+def _bind_round_out(self, *, out):
+    return (self, out)
+
+
+def _entry_round_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_round_out.get(ks)
+    if k is None:
+        k = round_out._fill(ks)
+    return k(self, out)
+
+
+round_out._bind = _bind_round_out
+round_out._entry = _entry_round_out
+_aten._packet('round')._add(round_out)
+
+
+# schema/native_functions.yaml:1175
+round_decimals = _Op("aten", 'round', 'decimals',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round_decimals = round_decimals._cache
+
+
+def _bind_round_decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round_decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals, (self, decimals)) from None
+    k = _c_round_decimals.get(ks)
+    if k is None:
+        k = round_decimals._fill(ks)
+    return k(self, decimals)
+
+
+round_decimals._bind = _bind_round_decimals
+round_decimals._entry = _entry_round_decimals
+_aten._packet('round')._add(round_decimals)
+
+
+# schema/native_functions.yaml:1180
+round_decimals_out = _Op("aten", 'round', 'decimals_out',
+    'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'decimals', 'out'), 1, tags=('pointwise',))
+_c_round_decimals_out = round_decimals_out._cache
+
+
+def _bind_round_decimals_out(self, *, decimals, out):
+    return (self, decimals, out)
+
+
+def _entry_round_decimals_out(self, decimals, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals_out, (self, decimals, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_round_decimals_out.get(ks)
+    if k is None:
+        k = round_decimals_out._fill(ks)
+    return k(self, decimals, out)
+
+
+round_decimals_out._bind = _bind_round_decimals_out
+round_decimals_out._entry = _entry_round_decimals_out
+_aten._packet('round')._add(round_decimals_out)
+
+
+# schema/native_functions.yaml:1183
+round_ = _Op("aten", 'round_', 'default',
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_round_ = round_._cache
+
+
+def _bind_round_(self):
+    return (self,)
+
+
+def _entry_round_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_round_.get(ks)
+    if k is None:
+        k = round_._fill(ks)
+    return k(self)
+
+
+round_._bind = _bind_round_
+round_._entry = _entry_round_
+_aten._packet('round_')._add(round_)
+
+
+# schema/native_functions.yaml:1190
+round__decimals = _Op("aten", 'round_', 'decimals',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round__decimals = round__decimals._cache
+
+
+def _bind_round__decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round__decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round__decimals, (self, decimals)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_round__decimals.get(ks)
+    if k is None:
+        k = round__decimals._fill(ks)
+    return k(self, decimals)
+
+
+round__decimals._bind = _bind_round__decimals
+round__decimals._entry = _entry_round__decimals
+_aten._packet('round_')._add(round__decimals)
+
+
+# schema/native_functions.yaml:1197
+trunc = _Op("aten", 'trunc', 'default',
+    'trunc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_trunc = trunc._cache
+
+
+def _bind_trunc(self):
+    return (self,)
+
+
+def _entry_trunc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc, (self,)) from None
+    k = _c_trunc.get(ks)
+    if k is None:
+        k = trunc._fill(ks)
+    return k(self)
+
+
+trunc._bind = _bind_trunc
+trunc._entry = _entry_trunc
+_aten._packet('trunc')._add(trunc)
+
+
+# schema/native_functions.yaml:1202
+trunc_out = _Op("aten", 'trunc', 'out',
+    'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_trunc_out = trunc_out._cache
+
+
+def _bind_trunc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_trunc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_trunc_out.get(ks)
+    if k is None:
+        k = trunc_out._fill(ks)
+    return k(self, out)
+
+
+trunc_out._bind = _bind_trunc_out
+trunc_out._entry = _entry_trunc_out
+_aten._packet('trunc')._add(trunc_out)
+
+
+# schema/native_functions.yaml:1205
+trunc_ = _Op("aten", 'trunc_', 'default',
+    'trunc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_trunc_ = trunc_._cache
+
+
+def _bind_trunc_(self):
+    return (self,)
+
+
+def _entry_trunc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_trunc_.get(ks)
+    if k is None:
+        k = trunc_._fill(ks)
+    return k(self)
+
+
+trunc_._bind = _bind_trunc_
+trunc_._entry = _entry_trunc_
+_aten._packet('trunc_')._add(trunc_)
+
+
+# schema/native_functions.yaml:1212
+frac = _Op("aten", 'frac', 'default',
+    'frac(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_frac = frac._cache
+
+
+def _bind_frac(self):
+    return (self,)
+
+
+def _entry_frac(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac, (self,)) from None
+    k = _c_frac.get(ks)
+    if k is None:
+        k = frac._fill(ks)
+    return k(self)
+
+
+frac._bind = _bind_frac
+frac._entry = _entry_frac
+_aten._packet('frac')._add(frac)
+
+
+# schema/native_functions.yaml:1217
+frac_out = _Op("aten", 'frac', 'out',
+    'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_frac_out = frac_out._cache
+
+
+def _bind_frac_out(self, *, out):
+    return (self, out)
+
+
+def _entry_frac_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_frac_out.get(ks)
+    if k is None:
+        k = frac_out._fill(ks)
+    return k(self, out)
+
+
+frac_out._bind = _bind_frac_out
+frac_out._entry = _entry_frac_out
+_aten._packet('frac')._add(frac_out)
+
+
+# schema/native_functions.yaml:1220
+frac_ = _Op("aten", 'frac_', 'default',
+    'frac_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_frac_ = frac_._cache
+
+
+def _bind_frac_(self):
+    return (self,)
+
+
+def _entry_frac_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_frac_.get(ks)
+    if k is None:
+        k = frac_._fill(ks)
+    return k(self)
+
+
+frac_._bind = _bind_frac_
+frac_._entry = _entry_frac_
+_aten._packet('frac_')._add(frac_)
+
+
+# schema/native_functions.yaml:1227
+sign = _Op("aten", 'sign', 'default',
+    'sign(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sign = sign._cache
+
+
+def _bind_sign(self):
+    return (self,)
+
+
+def _entry_sign(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign, (self,)) from None
+    k = _c_sign.get(ks)
+    if k is None:
+        k = sign._fill(ks)
+    return k(self)
+
+
+sign._bind = _bind_sign
+sign._entry = _entry_sign
+_aten._packet('sign')._add(sign)
+
+
+# schema/native_functions.yaml:1232
+sign_out = _Op("aten", 'sign', 'out',
+    'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sign_out = sign_out._cache
+
+
+def _bind_sign_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sign_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sign_out.get(ks)
+    if k is None:
+        k = sign_out._fill(ks)
+    return k(self, out)
+
+
+sign_out._bind = _bind_sign_out
+sign_out._entry = _entry_sign_out
+_aten._packet('sign')._add(sign_out)
+
+
+# schema/native_functions.yaml:1235
+sign_ = _Op("aten", 'sign_', 'default',
+    'sign_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sign_ = sign_._cache
+
+
+def _bind_sign_(self):
+    return (self,)
+
+
+def _entry_sign_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_sign_.get(ks)
+    if k is None:
+        k = sign_._fill(ks)
+    return k(self)
+
+
+sign_._bind = _bind_sign_
+sign_._entry = _entry_sign_
+_aten._packet('sign_')._add(sign_)
+
+
+# schema/native_functions.yaml:1242
+logical_not = _Op("aten", 'logical_not', 'default',
+    'logical_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_logical_not = logical_not._cache
+
+
+def _bind_logical_not(self):
+    return (self,)
+
+
+def _entry_logical_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not, (self,)) from None
+    k = _c_logical_not.get(ks)
+    if k is None:
+        k = logical_not._fill(ks)
+    return k(self)
+
+
+logical_not._bind = _bind_logical_not
+logical_not._entry = _entry_logical_not
+_aten._packet('logical_not')._add(logical_not)
+
+
+# schema/native_functions.yaml:1247
+logical_not_out = _Op("aten", 'logical_not', 'out',
+    'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_logical_not_out = logical_not_out._cache
+
+
+def _bind_logical_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_logical_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_not_out.get(ks)
+    if k is None:
+        k = logical_not_out._fill(ks)
+    return k(self, out)
+
+
+logical_not_out._bind = _bind_logical_not_out
+logical_not_out._entry = _entry_logical_not_out
+_aten._packet('logical_not')._add(logical_not_out)
+
+
+# schema/native_functions.yaml:1250
+logical_not_ = _Op("aten", 'logical_not_', 'default',
+    'logical_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_logical_not_ = logical_not_._cache
+
+
+def _bind_logical_not_(self):
+    return (self,)
+
+
+def _entry_logical_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_not_.get(ks)
+    if k is None:
+        k = logical_not_._fill(ks)
+    return k(self)
+
+
+logical_not_._bind = _bind_logical_not_
+logical_not_._entry = _entry_logical_not_
+_aten._packet('logical_not_')._add(logical_not_)
+
+
+# schema/native_functions.yaml:1257
+bitwise_not = _Op("aten", 'bitwise_not', 'default',
+    'bitwise_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_bitwise_not = bitwise_not._cache
+
+
+def _bind_bitwise_not(self):
+    return (self,)
+
+
+def _entry_bitwise_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not, (self,)) from None
+    k = _c_bitwise_not.get(ks)
+    if k is None:
+        k = bitwise_not._fill(ks)
+    return k(self)
+
+
+bitwise_not._bind = _bind_bitwise_not
+bitwise_not._entry = _entry_bitwise_not
+_aten._packet('bitwise_not')._add(bitwise_not)
+
+
+# schema/native_functions.yaml:1262
+bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
+    'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_bitwise_not_out = bitwise_not_out._cache
+
+
+def _bind_bitwise_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_bitwise_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_not_out.get(ks)
+    if k is None:
+        k = bitwise_not_out._fill(ks)
+    return k(self, out)
+
+
+bitwise_not_out._bind = _bind_bitwise_not_out
+bitwise_not_out._entry = _entry_bitwise_not_out
+_aten._packet('bitwise_not')._add(bitwise_not_out)
+
+
+# schema/native_functions.yaml:1265
+bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
+    'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_bitwise_not_ = bitwise_not_._cache
+
+
+def _bind_bitwise_not_(self):
+    return (self,)
+
+
+def _entry_bitwise_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_not_.get(ks)
+    if k is None:
+        k = bitwise_not_._fill(ks)
+    return k(self)
+
+
+bitwise_not_._bind = _bind_bitwise_not_
+bitwise_not_._entry = _entry_bitwise_not_
+_aten._packet('bitwise_not_')._add(bitwise_not_)
+
+
+# schema/native_functions.yaml:1272
+isnan = _Op("aten", 'isnan', 'default',
+    'isnan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isnan = isnan._cache
+
+
+def _bind_isnan(self):
+    return (self,)
+
+
+def _entry_isnan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan, (self,)) from None
+    k = _c_isnan.get(ks)
+    if k is None:
+        k = isnan._fill(ks)
+    return k(self)
+
+
+isnan._bind = _bind_isnan
+isnan._entry = _entry_isnan
+_aten._packet('isnan')._add(isnan)
+
+
+# schema/native_functions.yaml:1277
+isnan_out = _Op("aten", 'isnan', 'out',
+    'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isnan_out = isnan_out._cache
+
+
+def _bind_isnan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isnan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_isnan_out.get(ks)
+    if k is None:
+        k = isnan_out._fill(ks)
+    return k(self, out)
+
+
+isnan_out._bind = _bind_isnan_out
+isnan_out._entry = _entry_isnan_out
+_aten._packet('isnan')._add(isnan_out)
+
+
+# schema/native_functions.yaml:1280
+isinf = _Op("aten", 'isinf', 'default',
+    'isinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isinf = isinf._cache
+
+
+def _bind_isinf(self):
+    return (self,)
+
+
+def _entry_isinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf, (self,)) from None
+    k = _c_isinf.get(ks)
+    if k is None:
+        k = isinf._fill(ks)
+    return k(self)
+
+
+isinf._bind = _bind_isinf
+isinf._entry = _entry_isinf
+_aten._packet('isinf')._add(isinf)
+
+
+# schema/native_functions.yaml:1285
+isinf_out = _Op("aten", 'isinf', 'out',
+    'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isinf_out = isinf_out._cache
+
+
+def _bind_isinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_isinf_out.get(ks)
+    if k is None:
+        k = isinf_out._fill(ks)
+    return k(self, out)
+
+
+isinf_out._bind = _bind_isinf_out
+isinf_out._entry = _entry_isinf_out
+_aten._packet('isinf')._add(isinf_out)
+
+
+# schema/native_functions.yaml:1288
+isfinite = _Op("aten", 'isfinite', 'default',
+    'isfinite(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isfinite = isfinite._cache
+
+
+def _bind_isfinite(self):
+    return (self,)
+
+
+def _entry_isfinite(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isfinite, (self,)) from None
+    k = _c_isfinite.get(ks)
+    if k is None:
+        k = isfinite._fill(ks)
+    return k(self)
+
+
+isfinite._bind = _bind_isfinite
+isfinite._entry = _entry_isfinite
+_aten._packet('isfinite')._add(isfinite)
+
+
+# schema/native_functions.yaml:1295
+signbit = _Op("aten", 'signbit', 'default',
+    'signbit(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_signbit = signbit._cache
+
+
+def _bind_signbit(self):
+    return (self,)
+
+
+def _entry_signbit(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit, (self,)) from None
+    k = _c_signbit.get(ks)
+    if k is None:
+        k = signbit._fill(ks)
+    return k(self)
+
+
+signbit._bind = _bind_signbit
+signbit._entry = _entry_signbit
+_aten._packet('signbit')._add(signbit)
+
+
+# schema/native_functions.yaml:1300
+signbit_out = _Op("aten", 'signbit', 'out',
+    'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_signbit_out = signbit_out._cache
+
+
+def _bind_signbit_out(self, *, out):
+    return (self, out)
+
+
+def _entry_signbit_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_signbit_out.get(ks)
+    if k is None:
+        k = signbit_out._fill(ks)
+    return k(self, out)
+
+
+signbit_out._bind = _bind_signbit_out
+signbit_out._entry = _entry_signbit_out
+_aten._packet('signbit')._add(signbit_out)
+
+
+# schema/native_functions.yaml:1303
+nan_to_num = _Op("aten", 'nan_to_num', 'default',
+    'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num = nan_to_num._cache
+
+
+def _bind_nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
+    k = _c_nan_to_num.get(ks)
+    if k is None:
+        k = nan_to_num._fill(ks)
+    return k(self, nan, posinf, neginf)
+
+
+nan_to_num._bind = _bind_nan_to_num
+nan_to_num._entry = _entry_nan_to_num
+_aten._packet('nan_to_num')._add(nan_to_num)
+
+
+# schema/native_functions.yaml:1308
+nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
+    'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
+_c_nan_to_num_out = nan_to_num_out._cache
+
+
+def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    return (self, nan, posinf, neginf, out)
+
+
+def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_nan_to_num_out.get(ks)
+    if k is None:
+        k = nan_to_num_out._fill(ks)
+    return k(self, nan, posinf, neginf, out)
+
+
+nan_to_num_out._bind = _bind_nan_to_num_out
+nan_to_num_out._entry = _entry_nan_to_num_out
+_aten._packet('nan_to_num')._add(nan_to_num_out)
+
+
+# schema/native_functions.yaml:1311
+nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
+    'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num_ = nan_to_num_._cache
+
+
+def _bind_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num_(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_nan_to_num_.get(ks)
+    if k is None:
+        k = nan_to_num_._fill(ks)
+    return k(self, nan, posinf, neginf)
+
+
+nan_to_num_._bind = _bind_nan_to_num_
+nan_to_num_._entry = _entry_nan_to_num_
+_aten._packet('nan_to_num_')._add(nan_to_num_)

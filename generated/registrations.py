@@ -18,12 +18,14 @@ from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
+from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml:18
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
@@ -651,3 +653,395 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:867
+_o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:872
+_o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
+_o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:875
+_o.exp2_.register('CPU', _cpu_unary.exp2_)
+_o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:882
+_o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:887
+_o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
+_o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:890
+_o.expm1_.register('CPU', _cpu_unary.expm1_)
+_o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:897
+_o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:902
+_o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
+_o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:905
+_o.log2_.register('CPU', _cpu_unary.log2_)
+_o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:912
+_o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:917
+_o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
+_o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:920
+_o.log10_.register('CPU', _cpu_unary.log10_)
+_o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:927
+_o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:932
+_o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
+_o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:935
+_o.log1p_.register('CPU', _cpu_unary.log1p_)
+_o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:942
+_o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:947
+_o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
+_o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:950
+_o.sqrt_.register('CPU', _cpu_unary.sqrt_)
+_o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:957
+_o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:962
+_o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
+_o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:965
+_o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
+_o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:972
+_o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:977
+_o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
+_o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:980
+_o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
+_o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:987
+_o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:992
+_o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
+_o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:995
+_o.sin_.register('CPU', _cpu_unary.sin_)
+_o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1002
+_o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1007
+_o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
+_o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1010
+_o.cos_.register('CPU', _cpu_unary.cos_)
+_o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1017
+_o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1022
+_o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
+_o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1025
+_o.tan_.register('CPU', _cpu_unary.tan_)
+_o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1032
+_o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1037
+_o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
+_o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1040
+_o.asin_.register('CPU', _cpu_unary.asin_)
+_o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1047
+_o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1052
+_o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
+_o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1055
+_o.acos_.register('CPU', _cpu_unary.acos_)
+_o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1062
+_o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1067
+_o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
+_o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1070
+_o.atan_.register('CPU', _cpu_unary.atan_)
+_o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1077
+_o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1082
+_o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
+_o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1085
+_o.sinh_.register('CPU', _cpu_unary.sinh_)
+_o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1092
+_o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1097
+_o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
+_o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1100
+_o.cosh_.register('CPU', _cpu_unary.cosh_)
+_o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1107
+_o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1112
+_o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
+_o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1115
+_o.erf_.register('CPU', _cpu_unary.erf_)
+_o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1122
+_o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('Meta', _meta_unary.abs)
+
+# schema/native_functions.yaml:1127
+_o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
+_o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1130
+_o.abs_.register('CPU', _cpu_unary.abs_)
+_o.abs_.register('Meta', _meta_unary.abs_)
+_o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1137
+_o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('Meta', _meta_unary.floor)
+
+# schema/native_functions.yaml:1142
+_o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
+_o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1145
+_o.floor_.register('CPU', _cpu_unary.floor_)
+_o.floor_.register('Meta', _meta_unary.floor_)
+_o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1152
+_o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('Meta', _meta_unary.ceil)
+
+# schema/native_functions.yaml:1157
+_o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
+_o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1160
+_o.ceil_.register('CPU', _cpu_unary.ceil_)
+_o.ceil_.register('Meta', _meta_unary.ceil_)
+_o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1167
+_o.round.register('CPU', _cpu_unary.round)
+_o.round.register('Meta', _meta_unary.round)
+
+# schema/native_functions.yaml:1172
+_o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
+_o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1175
+_o.round_decimals.register('CPU', _cpu_unary.round_decimals)
+_o.round_decimals.register('Meta', _meta_unary.round_decimals)
+
+# schema/native_functions.yaml:1180
+_o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
+_o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1183
+_o.round_.register('CPU', _cpu_unary.round_)
+_o.round_.register('Meta', _meta_unary.round_)
+_o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1190
+_o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
+_o.round__decimals.register('Meta', _meta_unary.round_decimals_)
+_o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1197
+_o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('Meta', _meta_unary.trunc)
+
+# schema/native_functions.yaml:1202
+_o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
+_o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1205
+_o.trunc_.register('CPU', _cpu_unary.trunc_)
+_o.trunc_.register('Meta', _meta_unary.trunc_)
+_o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1212
+_o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('Meta', _meta_unary.frac)
+
+# schema/native_functions.yaml:1217
+_o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
+_o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1220
+_o.frac_.register('CPU', _cpu_unary.frac_)
+_o.frac_.register('Meta', _meta_unary.frac_)
+_o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1227
+_o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('Meta', _meta_pointwise.unary_same)
+
+# schema/native_functions.yaml:1232
+_o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
+_o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1235
+_o.sign_.register('CPU', _cpu_unary.sign_)
+_o.sign_.register('Meta', _meta_pointwise.unary_inplace)
+_o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1242
+_o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1247
+_o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
+_o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1250
+_o.logical_not_.register('CPU', _cpu_unary.logical_not_)
+_o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
+_o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1257
+_o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
+
+# schema/native_functions.yaml:1262
+_o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
+_o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1265
+_o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
+_o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
+_o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1272
+_o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1277
+_o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
+_o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1280
+_o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1285
+_o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
+_o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1288
+_o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1295
+_o.signbit.register('CPU', _cpu_unary.signbit)
+_o.signbit.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1300
+_o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
+_o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1303
+_o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
+_o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
+
+# schema/native_functions.yaml:1308
+_o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
+_o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1311
+_o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
+_o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
+_o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)

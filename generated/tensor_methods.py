@@ -13,6 +13,12 @@ from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -30,10 +36,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan_,
+    _entry_atan_out,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
     _entry_cat_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -43,6 +61,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_contiguous,
     _entry_copy_,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -58,14 +82,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_eq_Scalar,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_out,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_ge_Tensor,
@@ -77,12 +116,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -103,6 +159,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
@@ -126,19 +185,45 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -152,6 +237,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
     _entry_t,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
@@ -161,6 +249,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_dtype_layout,
     _entry_to_other,
     _entry_transpose_int,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
@@ -173,6 +264,46 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros,
     _entry_zeros_like,
 )
+
+
+# schema/native_functions.yaml:1122
+def abs(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
+# schema/native_functions.yaml:1130
+def abs_(self):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(self)
+
+
+# schema/native_functions.yaml:1047
+def acos(self):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos(self)
+
+
+# schema/native_functions.yaml:1055
+def acos_(self):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(self)
 
 
 # schema/native_functions.yaml:203
@@ -255,6 +386,66 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
+# schema/native_functions.yaml:1032
+def asin(self):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin(self)
+
+
+# schema/native_functions.yaml:1040
+def asin_(self):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(self)
+
+
+# schema/native_functions.yaml:1062
+def atan(self):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan(self)
+
+
+# schema/native_functions.yaml:1070
+def atan_(self):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(self)
+
+
+# schema/native_functions.yaml:1257
+def bitwise_not(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
+
+
+# schema/native_functions.yaml:1265
+def bitwise_not_(self):
+    """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not_(self)
+
+
 # schema/native_functions.yaml:635
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -263,6 +454,26 @@ def bmm(self, mat2):
         if r is not _NO:
             return r
     return _entry_bmm(self, mat2)
+
+
+# schema/native_functions.yaml:1152
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil(self)
+
+
+# schema/native_functions.yaml:1160
+def ceil_(self):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(self)
 
 
 # schema/native_functions.yaml:792
@@ -358,6 +569,46 @@ def copy_(self, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(self, src, non_blocking)
+
+
+# schema/native_functions.yaml:1002
+def cos(self):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos(self)
+
+
+# schema/native_functions.yaml:1010
+def cos_(self):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(self)
+
+
+# schema/native_functions.yaml:1092
+def cosh(self):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh(self)
+
+
+# schema/native_functions.yaml:1100
+def cosh_(self):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(self)
 
 
 # schema/native_functions.yaml:823
@@ -480,6 +731,26 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
+# schema/native_functions.yaml:1107
+def erf(self):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf(self)
+
+
+# schema/native_functions.yaml:1115
+def erf_(self):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(self)
+
+
 # schema/native_functions.yaml:498
 def exp(self):
     """exp(Tensor self) -> Tensor"""
@@ -488,6 +759,26 @@ def exp(self):
         if r is not _NO:
             return r
     return _entry_exp(self)
+
+
+# schema/native_functions.yaml:867
+def exp2(self):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2(self)
+
+
+# schema/native_functions.yaml:875
+def exp2_(self):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(self)
 
 
 # schema/native_functions.yaml:506
@@ -519,6 +810,26 @@ def expand_as(self, other):
         if r is not _NO:
             return r
     return _entry_expand_as(self, other)
+
+
+# schema/native_functions.yaml:882
+def expm1(self):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1(self)
+
+
+# schema/native_functions.yaml:890
+def expm1_(self):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(self)
 
 
 # schema/native_functions.yaml:190
@@ -576,6 +887,46 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
+# schema/native_functions.yaml:1137
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor(self)
+
+
+# schema/native_functions.yaml:1145
+def floor_(self):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(self)
+
+
+# schema/native_functions.yaml:1212
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac(self)
+
+
+# schema/native_functions.yaml:1220
+def frac_(self):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(self)
+
+
 # schema/native_functions.yaml:416
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -626,6 +977,36 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
+# schema/native_functions.yaml:1288
+def isfinite(self):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(self)
+
+
+# schema/native_functions.yaml:1280
+def isinf(self):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isinf(self)
+
+
+# schema/native_functions.yaml:1272
+def isnan(self):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isnan(self)
+
+
 # schema/native_functions.yaml:393
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -646,6 +1027,66 @@ def log(self):
     return _entry_log(self)
 
 
+# schema/native_functions.yaml:912
+def log10(self):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10(self)
+
+
+# schema/native_functions.yaml:920
+def log10_(self):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(self)
+
+
+# schema/native_functions.yaml:927
+def log1p(self):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p(self)
+
+
+# schema/native_functions.yaml:935
+def log1p_(self):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(self)
+
+
+# schema/native_functions.yaml:897
+def log2(self):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2(self)
+
+
+# schema/native_functions.yaml:905
+def log2_(self):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(self)
+
+
 # schema/native_functions.yaml:521
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
@@ -654,6 +1095,26 @@ def log_(self):
         if r is not _NO:
             return r
     return _entry_log_(self)
+
+
+# schema/native_functions.yaml:1242
+def logical_not(self):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not(self)
+
+
+# schema/native_functions.yaml:1250
+def logical_not_(self):
+    """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not_(self)
 
 
 # schema/native_functions.yaml:378
@@ -816,6 +1277,26 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
+# schema/native_functions.yaml:1303
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num(self, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:1311
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(self, nan, posinf, neginf)
+
+
 # schema/native_functions.yaml:764
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
@@ -945,6 +1426,26 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
+# schema/native_functions.yaml:972
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(reciprocal, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal(self)
+
+
+# schema/native_functions.yaml:980
+def reciprocal_(self):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(self)
+
+
 # schema/native_functions.yaml:528
 def relu(self):
     """relu(Tensor self) -> Tensor"""
@@ -986,6 +1487,116 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
+# schema/native_functions.yaml:1167
+def _m0_round(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round(self):
+    return _entry_round(self)
+
+
+# schema/native_functions.yaml:1175
+def _m1_round(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round(self, decimals):
+    return _entry_round_decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(())),
+    (_m1_round, _c1_round, 1, frozenset(('decimals',))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:1183
+def _m0_round_(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round_(self):
+    return _entry_round_(self)
+
+
+# schema/native_functions.yaml:1190
+def _m1_round_(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round_(self, decimals):
+    return _entry_round__decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(())),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals',))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:957
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt(self)
+
+
+# schema/native_functions.yaml:965
+def rsqrt_(self):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(self)
+
+
 # schema/native_functions.yaml:758
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
@@ -1014,6 +1625,76 @@ def sigmoid_(self):
         if r is not _NO:
             return r
     return _entry_sigmoid_(self)
+
+
+# schema/native_functions.yaml:1227
+def sign(self):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign(self)
+
+
+# schema/native_functions.yaml:1235
+def sign_(self):
+    """sign_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sign_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign_(self)
+
+
+# schema/native_functions.yaml:1295
+def signbit(self):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_signbit(self)
+
+
+# schema/native_functions.yaml:987
+def sin(self):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin(self)
+
+
+# schema/native_functions.yaml:995
+def sin_(self):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(self)
+
+
+# schema/native_functions.yaml:1077
+def sinh(self):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh(self)
+
+
+# schema/native_functions.yaml:1085
+def sinh_(self):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(self)
 
 
 # schema/native_functions.yaml:752
@@ -1079,6 +1760,26 @@ def split_with_sizes(self, split_sizes, dim=0):
         if r is not _NO:
             return r
     return _entry_split_with_sizes(self, split_sizes, dim)
+
+
+# schema/native_functions.yaml:942
+def sqrt(self):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt(self)
+
+
+# schema/native_functions.yaml:950
+def sqrt_(self):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(self)
 
 
 # schema/native_functions.yaml:723
@@ -1216,6 +1917,26 @@ def t(self):
     return _entry_t(self)
 
 
+# schema/native_functions.yaml:1017
+def tan(self):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan(self)
+
+
+# schema/native_functions.yaml:1025
+def tan_(self):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(self)
+
+
 # schema/native_functions.yaml:564
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
@@ -1244,6 +1965,26 @@ def transpose(self, dim0, dim1):
         if r is not _NO:
             return r
     return _entry_transpose_int(self, dim0, dim1)
+
+
+# schema/native_functions.yaml:1197
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc(self)
+
+
+# schema/native_functions.yaml:1205
+def trunc_(self):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(self)
 
 
 # schema/native_functions.yaml:797
@@ -1352,6 +2093,16 @@ def zero_(self):
     return _entry_zero_(self)
 
 
+# schema/native_functions.yaml:1122
+def __abs__(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__abs__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
 # schema/native_functions.yaml:203
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -1412,6 +2163,16 @@ def __imul__(self, other):
         if r is not _NO:
             return r
     return _entry_mul__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1257
+def __invert__(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__invert__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
 
 
 # schema/native_functions.yaml:348
@@ -1597,6 +2358,10 @@ def __truediv__(self, other):
 
 
 METHODS = {
+    'abs': abs,
+    'abs_': abs_,
+    'acos': acos,
+    'acos_': acos_,
     'add': add,
     'add_': add_,
     'addmm': addmm,
@@ -1605,32 +2370,65 @@ METHODS = {
     'amax': amax,
     'argmax': argmax,
     'as_strided': as_strided,
+    'asin': asin,
+    'asin_': asin_,
+    'atan': atan,
+    'atan_': atan_,
+    'bitwise_not': bitwise_not,
+    'bitwise_not_': bitwise_not_,
     'bmm': bmm,
+    'ceil': ceil,
+    'ceil_': ceil_,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'cos': cos,
+    'cos_': cos_,
+    'cosh': cosh,
+    'cosh_': cosh_,
     'detach': detach,
     'diagonal': diagonal,
     'div': div,
     'div_': div_,
     'eq': eq,
+    'erf': erf,
+    'erf_': erf_,
     'exp': exp,
+    'exp2': exp2,
+    'exp2_': exp2_,
     'exp_': exp_,
     'expand': expand,
     'expand_as': expand_as,
+    'expm1': expm1,
+    'expm1_': expm1_,
     'fill_': fill_,
     'flatten': flatten,
+    'floor': floor,
+    'floor_': floor_,
+    'frac': frac,
+    'frac_': frac_,
     'ge': ge,
     'gt': gt,
     'index': index,
     'index_put': index_put,
     'index_put_': index_put_,
+    'isfinite': isfinite,
+    'isinf': isinf,
+    'isnan': isnan,
     'le': le,
     'log': log,
+    'log10': log10,
+    'log10_': log10_,
+    'log1p': log1p,
+    'log1p_': log1p_,
+    'log2': log2,
+    'log2_': log2_,
     'log_': log_,
+    'logical_not': logical_not,
+    'logical_not_': logical_not_,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
@@ -1640,6 +2438,8 @@ METHODS = {
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
+    'nan_to_num': nan_to_num,
+    'nan_to_num_': nan_to_num_,
     'narrow': narrow,
     'ne': ne,
     'neg': neg,
@@ -1652,24 +2452,43 @@ METHODS = {
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'reciprocal': reciprocal,
+    'reciprocal_': reciprocal_,
     'relu': relu,
     'relu_': relu_,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'round': round,
+    'round_': round_,
+    'rsqrt': rsqrt,
+    'rsqrt_': rsqrt_,
     'select': select,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
+    'sign': sign,
+    'sign_': sign_,
+    'signbit': signbit,
+    'sin': sin,
+    'sin_': sin_,
+    'sinh': sinh,
+    'sinh_': sinh_,
     'slice': slice,
     'split': split,
     'split_with_sizes': split_with_sizes,
+    'sqrt': sqrt,
+    'sqrt_': sqrt_,
     'squeeze': squeeze,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
     't': t,
+    'tan': tan,
+    'tan_': tan_,
     'tanh': tanh,
     'tanh_': tanh_,
     'transpose': transpose,
+    'trunc': trunc,
+    'trunc_': trunc_,
     'unbind': unbind,
     'unflatten': unflatten,
     'unsqueeze': unsqueeze,
@@ -1677,12 +2496,14 @@ METHODS = {
     'view_as': view_as,
     'where': where,
     'zero_': zero_,
+    '__abs__': __abs__,
     '__add__': __add__,
     '__eq__': __eq__,
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
     '__imul__': __imul__,
+    '__invert__': __invert__,
     '__ipow__': __ipow__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,

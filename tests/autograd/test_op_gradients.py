@@ -412,6 +412,8 @@ def test_non_differentiable_outputs(name):
     arrays = []
     case = Case(name, samples[0], templatize((samples[0].args, samples[0].kwargs), arrays),
                 arrays)
+    if forward_error(case) is not None:  # no floating input accepted (bitwise_not): raised
+        return                           # like torch's
     e_leaves = make_leaves(arrays, "ember")
     t_leaves = make_leaves(arrays, "torch")
     e_out, t_out = run(case, e_leaves, "ember"), run(case, t_leaves, "torch")
