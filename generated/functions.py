@@ -10,8 +10,13 @@ from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -29,6 +34,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -40,7 +48,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy_,
     _entry_detach,
     _entry_diagonal,
@@ -51,6 +68,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -90,6 +111,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
@@ -113,8 +137,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -174,7 +200,10 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 __all__ = [
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
     '_to_copy',
+    'adaptive_avg_pool2d',
     'add',
     'addmm',
     'adjoint',
@@ -183,16 +212,25 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'avg_pool2d',
+    'avg_pool2d_backward',
     'bmm',
     'cat',
     'chunk',
     'clamp',
     'clamp_',
     'clone',
+    'constant_pad_nd',
+    'conv1d',
+    'conv2d',
+    'convolution',
+    'convolution_backward',
     'copy_',
     'detach',
     'diagonal',
     'div',
+    'embedding',
+    'embedding_dense_backward',
     'empty',
     'empty_like',
     'empty_strided',
@@ -215,6 +253,9 @@ __all__ = [
     'lt',
     'masked_fill',
     'matmul',
+    'max_pool2d',
+    'max_pool2d_with_indices',
+    'max_pool2d_with_indices_backward',
     'mean',
     'mm',
     'movedim',
@@ -223,8 +264,10 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'one_hot',
     'ones',
     'ones_like',
+    'pad',
     'permute',
     'pow',
     'rand',
@@ -260,6 +303,30 @@ __all__ = [
 ]
 
 
+# schema/native_functions.yaml:923
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d(input, output_size)
+    return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+
+
+# schema/native_functions.yaml:930
+def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d_backward(grad_output, input)
+    return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+
+
 # schema/native_functions.yaml:149
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
@@ -269,6 +336,16 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
             return r
     r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:936
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if r is not _NO:
+            return r
+    return _entry_adaptive_avg_pool2d(input, output_size)
 
 
 # schema/native_functions.yaml:203
@@ -411,6 +488,28 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
+# schema/native_functions.yaml:911
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+# schema/native_functions.yaml:918
+def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if r is not _NO:
+            return r
+    return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
 # schema/native_functions.yaml:635
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -514,6 +613,130 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
+# schema/native_functions.yaml:940
+def constant_pad_nd(input, pad, value=0, *, out=None):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_constant_pad_nd(input, pad, value)
+    return _entry_constant_pad_nd_out(input, pad, value, out)
+
+
+# schema/native_functions.yaml:880
+def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:888
+def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv1d = (
+    (_m0_conv1d, _c0_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv1d, _c1_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv1d = (
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv1d(*args, **kwargs):
+    """Overloads:
+    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+
+
+# schema/native_functions.yaml:884
+def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:892
+def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv2d = (
+    (_m0_conv2d, _c0_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv2d, _c1_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv2d = (
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv2d(*args, **kwargs):
+    """Overloads:
+    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+
+
+# schema/native_functions.yaml:867
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    if _tf[0]:
+        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+# schema/native_functions.yaml:874
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if r is not _NO:
+            return r
+    return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
 # schema/native_functions.yaml:143
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -591,6 +814,30 @@ def div(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+
+
+# schema/native_functions.yaml:950
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+# schema/native_functions.yaml:957
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
 # schema/native_functions.yaml:18
@@ -870,6 +1117,36 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
+# schema/native_functions.yaml:907
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:896
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:902
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
 # schema/native_functions.yaml:595
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
@@ -1030,6 +1307,16 @@ def neg_(input):
     return _entry_neg_(input)
 
 
+# schema/native_functions.yaml:963
+def one_hot(input, num_classes=-1):
+    """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(one_hot, (input,), (input, num_classes), {})
+        if r is not _NO:
+            return r
+    return _entry_one_hot(input, num_classes)
+
+
 # schema/native_functions.yaml:36
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1051,6 +1338,16 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
             return r
     r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:946
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if r is not _NO:
+            return r
+    return _entry_pad(input, pad, mode, value)
 
 
 # schema/native_functions.yaml:694

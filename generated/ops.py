@@ -4600,3 +4600,746 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:867
+convolution = _Op("aten", 'convolution', 'default',
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
+_c_convolution = convolution._cache
+
+
+def _bind_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) from None
+    k = _c_convolution.get(ks)
+    if k is None:
+        k = convolution._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+convolution._bind = _bind_convolution
+convolution._entry = _entry_convolution
+_aten._packet('convolution')._add(convolution)
+
+
+# schema/native_functions.yaml:871
+convolution_out = _Op("aten", 'convolution', 'out',
+    'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
+_c_convolution_out = convolution_out._cache
+
+
+def _bind_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+def _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_out, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_convolution_out.get(ks)
+    if k is None:
+        k = convolution_out._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+convolution_out._bind = _bind_convolution_out
+convolution_out._entry = _entry_convolution_out
+_aten._packet('convolution')._add(convolution_out)
+
+
+# schema/native_functions.yaml:874
+convolution_backward = _Op("aten", 'convolution_backward', 'default',
+    'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
+_c_convolution_backward = convolution_backward._cache
+
+
+def _bind_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    return (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | input._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_backward, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)) from None
+    k = _c_convolution_backward.get(ks)
+    if k is None:
+        k = convolution_backward._fill(ks)
+    return k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+convolution_backward._bind = _bind_convolution_backward
+convolution_backward._entry = _entry_convolution_backward
+_aten._packet('convolution_backward')._add(convolution_backward)
+
+
+# schema/native_functions.yaml:880
+conv1d = _Op("aten", 'conv1d', 'default',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d = conv1d._cache
+
+
+def _bind_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv1d.get(ks)
+    if k is None:
+        k = conv1d._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d._bind = _bind_conv1d
+conv1d._entry = _entry_conv1d
+_aten._packet('conv1d')._add(conv1d)
+
+
+# schema/native_functions.yaml:884
+conv2d = _Op("aten", 'conv2d', 'default',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d = conv2d._cache
+
+
+def _bind_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv2d.get(ks)
+    if k is None:
+        k = conv2d._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d._bind = _bind_conv2d
+conv2d._entry = _entry_conv2d
+_aten._packet('conv2d')._add(conv2d)
+
+
+# schema/native_functions.yaml:888
+conv1d_padding = _Op("aten", 'conv1d', 'padding',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d_padding = conv1d_padding._cache
+
+
+def _bind_conv1d_padding(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv1d_padding.get(ks)
+    if k is None:
+        k = conv1d_padding._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d_padding._bind = _bind_conv1d_padding
+conv1d_padding._entry = _entry_conv1d_padding
+_aten._packet('conv1d')._add(conv1d_padding)
+
+
+# schema/native_functions.yaml:892
+conv2d_padding = _Op("aten", 'conv2d', 'padding',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d_padding = conv2d_padding._cache
+
+
+def _bind_conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv2d_padding.get(ks)
+    if k is None:
+        k = conv2d_padding._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d_padding._bind = _bind_conv2d_padding
+conv2d_padding._entry = _entry_conv2d_padding
+_aten._packet('conv2d')._add(conv2d_padding)
+
+
+# schema/native_functions.yaml:896
+max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
+    'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
+_c_max_pool2d_with_indices = max_pool2d_with_indices._cache
+
+
+def _bind_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    k = _c_max_pool2d_with_indices.get(ks)
+    if k is None:
+        k = max_pool2d_with_indices._fill(ks)
+    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d_with_indices._bind = _bind_max_pool2d_with_indices
+max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
+_aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
+
+
+# schema/native_functions.yaml:902
+max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
+    'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
+_c_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward._cache
+
+
+def _bind_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    return (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices_backward, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)) from None
+    k = _c_max_pool2d_with_indices_backward.get(ks)
+    if k is None:
+        k = max_pool2d_with_indices_backward._fill(ks)
+    return k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+max_pool2d_with_indices_backward._bind = _bind_max_pool2d_with_indices_backward
+max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backward
+_aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
+
+
+# schema/native_functions.yaml:907
+max_pool2d = _Op("aten", 'max_pool2d', 'default',
+    'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
+_c_max_pool2d = max_pool2d._cache
+
+
+def _bind_max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    k = _c_max_pool2d.get(ks)
+    if k is None:
+        k = max_pool2d._fill(ks)
+    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d._bind = _bind_max_pool2d
+max_pool2d._entry = _entry_max_pool2d
+_aten._packet('max_pool2d')._add(max_pool2d)
+
+
+# schema/native_functions.yaml:911
+avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
+    'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
+_c_avg_pool2d = avg_pool2d._cache
+
+
+def _bind_avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    k = _c_avg_pool2d.get(ks)
+    if k is None:
+        k = avg_pool2d._fill(ks)
+    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d._bind = _bind_avg_pool2d
+avg_pool2d._entry = _entry_avg_pool2d
+_aten._packet('avg_pool2d')._add(avg_pool2d)
+
+
+# schema/native_functions.yaml:915
+avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
+    'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
+_c_avg_pool2d_out = avg_pool2d_out._cache
+
+
+def _bind_avg_pool2d_out(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_out, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_avg_pool2d_out.get(ks)
+    if k is None:
+        k = avg_pool2d_out._fill(ks)
+    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+avg_pool2d_out._bind = _bind_avg_pool2d_out
+avg_pool2d_out._entry = _entry_avg_pool2d_out
+_aten._packet('avg_pool2d')._add(avg_pool2d_out)
+
+
+# schema/native_functions.yaml:918
+avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
+    'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
+_c_avg_pool2d_backward = avg_pool2d_backward._cache
+
+
+def _bind_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_backward, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    k = _c_avg_pool2d_backward.get(ks)
+    if k is None:
+        k = avg_pool2d_backward._fill(ks)
+    return k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d_backward._bind = _bind_avg_pool2d_backward
+avg_pool2d_backward._entry = _entry_avg_pool2d_backward
+_aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:923
+_adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
+    '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=('core',))
+_c__adaptive_avg_pool2d = _adaptive_avg_pool2d._cache
+
+
+def _bind__adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry__adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d, (self, output_size)) from None
+    k = _c__adaptive_avg_pool2d.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d._fill(ks)
+    return k(self, output_size)
+
+
+_adaptive_avg_pool2d._bind = _bind__adaptive_avg_pool2d
+_adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:927
+_adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
+    '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'output_size', 'out'), 2, tags=('core',))
+_c__adaptive_avg_pool2d_out = _adaptive_avg_pool2d_out._cache
+
+
+def _bind__adaptive_avg_pool2d_out(self, output_size, *, out):
+    return (self, output_size, out)
+
+
+def _entry__adaptive_avg_pool2d_out(self, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_out, (self, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__adaptive_avg_pool2d_out.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_out._fill(ks)
+    return k(self, output_size, out)
+
+
+_adaptive_avg_pool2d_out._bind = _bind__adaptive_avg_pool2d_out
+_adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
+
+
+# schema/native_functions.yaml:930
+_adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
+    '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_c__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward._cache
+
+
+def _bind__adaptive_avg_pool2d_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry__adaptive_avg_pool2d_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward, (grad_output, self)) from None
+    k = _c__adaptive_avg_pool2d_backward.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_backward._fill(ks)
+    return k(grad_output, self)
+
+
+_adaptive_avg_pool2d_backward._bind = _bind__adaptive_avg_pool2d_backward
+_adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:934
+_adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
+    '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'out'), 2, tags=())
+_c__adaptive_avg_pool2d_backward_out = _adaptive_avg_pool2d_backward_out._cache
+
+
+def _bind__adaptive_avg_pool2d_backward_out(grad_output, self, *, out):
+    return (grad_output, self, out)
+
+
+def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward_out, (grad_output, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__adaptive_avg_pool2d_backward_out.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    return k(grad_output, self, out)
+
+
+_adaptive_avg_pool2d_backward_out._bind = _bind__adaptive_avg_pool2d_backward_out
+_adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_out
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
+
+
+# schema/native_functions.yaml:936
+adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
+    'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=())
+_c_adaptive_avg_pool2d = adaptive_avg_pool2d._cache
+
+
+def _bind_adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry_adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(adaptive_avg_pool2d, (self, output_size)) from None
+    k = _c_adaptive_avg_pool2d.get(ks)
+    if k is None:
+        k = adaptive_avg_pool2d._fill(ks)
+    return k(self, output_size)
+
+
+adaptive_avg_pool2d._bind = _bind_adaptive_avg_pool2d
+adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
+_aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:940
+constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
+    'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
+    ('self', 'pad', 'value'), 3, tags=())
+_c_constant_pad_nd = constant_pad_nd._cache
+
+
+def _bind_constant_pad_nd(self, pad, value=0):
+    return (self, pad, value)
+
+
+def _entry_constant_pad_nd(self, pad, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd, (self, pad, value)) from None
+    k = _c_constant_pad_nd.get(ks)
+    if k is None:
+        k = constant_pad_nd._fill(ks)
+    return k(self, pad, value)
+
+
+constant_pad_nd._bind = _bind_constant_pad_nd
+constant_pad_nd._entry = _entry_constant_pad_nd
+_aten._packet('constant_pad_nd')._add(constant_pad_nd)
+
+
+# schema/native_functions.yaml:944
+constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
+    'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'pad', 'value', 'out'), 3, tags=())
+_c_constant_pad_nd_out = constant_pad_nd_out._cache
+
+
+def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
+    return (self, pad, value, out)
+
+
+def _entry_constant_pad_nd_out(self, pad, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_constant_pad_nd_out.get(ks)
+    if k is None:
+        k = constant_pad_nd_out._fill(ks)
+    return k(self, pad, value, out)
+
+
+constant_pad_nd_out._bind = _bind_constant_pad_nd_out
+constant_pad_nd_out._entry = _entry_constant_pad_nd_out
+_aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
+
+
+# schema/native_functions.yaml:946
+pad = _Op("aten", 'pad', 'default',
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    ('self', 'pad', 'mode', 'value'), 4, tags=())
+_c_pad = pad._cache
+_op_pad = pad
+
+
+def _bind_pad(self, pad, mode='constant', value=None):
+    return (self, pad, mode, value)
+
+
+def _entry_pad(self, pad, mode, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_pad, (self, pad, mode, value)) from None
+    k = _c_pad.get(ks)
+    if k is None:
+        k = _op_pad._fill(ks)
+    return k(self, pad, mode, value)
+
+
+pad._bind = _bind_pad
+pad._entry = _entry_pad
+_aten._packet('pad')._add(pad)
+
+
+# schema/native_functions.yaml:950
+embedding = _Op("aten", 'embedding', 'default',
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
+_c_embedding = embedding._cache
+
+
+def _bind_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) from None
+    k = _c_embedding.get(ks)
+    if k is None:
+        k = embedding._fill(ks)
+    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+embedding._bind = _bind_embedding
+embedding._entry = _entry_embedding
+_aten._packet('embedding')._add(embedding)
+
+
+# schema/native_functions.yaml:954
+embedding_out = _Op("aten", 'embedding', 'out',
+    'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
+_c_embedding_out = embedding_out._cache
+
+
+def _bind_embedding_out(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_out, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_embedding_out.get(ks)
+    if k is None:
+        k = embedding_out._fill(ks)
+    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+embedding_out._bind = _bind_embedding_out
+embedding_out._entry = _entry_embedding_out
+_aten._packet('embedding')._add(embedding_out)
+
+
+# schema/native_functions.yaml:957
+embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
+    'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
+_c_embedding_dense_backward = embedding_dense_backward._cache
+
+
+def _bind_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)) from None
+    k = _c_embedding_dense_backward.get(ks)
+    if k is None:
+        k = embedding_dense_backward._fill(ks)
+    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+embedding_dense_backward._bind = _bind_embedding_dense_backward
+embedding_dense_backward._entry = _entry_embedding_dense_backward
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
+
+
+# schema/native_functions.yaml:961
+embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
+    'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
+_c_embedding_dense_backward_out = embedding_dense_backward_out._cache
+
+
+def _bind_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward_out, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_embedding_dense_backward_out.get(ks)
+    if k is None:
+        k = embedding_dense_backward_out._fill(ks)
+    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+embedding_dense_backward_out._bind = _bind_embedding_dense_backward_out
+embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
+
+
+# schema/native_functions.yaml:963
+one_hot = _Op("aten", 'one_hot', 'default',
+    'one_hot(Tensor self, int num_classes=-1) -> Tensor',
+    ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
+_c_one_hot = one_hot._cache
+
+
+def _bind_one_hot(self, num_classes=-1):
+    return (self, num_classes)
+
+
+def _entry_one_hot(self, num_classes):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(one_hot, (self, num_classes)) from None
+    k = _c_one_hot.get(ks)
+    if k is None:
+        k = one_hot._fill(ks)
+    return k(self, num_classes)
+
+
+one_hot._bind = _bind_one_hot
+one_hot._entry = _entry_one_hot
+_aten._packet('one_hot')._add(one_hot)

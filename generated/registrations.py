@@ -8,16 +8,19 @@ from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
@@ -651,3 +654,99 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:867
+_o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('Meta', _meta_conv.convolution)
+
+# schema/native_functions.yaml:871
+_o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
+_o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
+
+# schema/native_functions.yaml:874
+_o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
+
+# schema/native_functions.yaml:880
+_o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
+
+# schema/native_functions.yaml:884
+_o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
+
+# schema/native_functions.yaml:888
+_o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
+
+# schema/native_functions.yaml:892
+_o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
+
+# schema/native_functions.yaml:896
+_o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
+
+# schema/native_functions.yaml:902
+_o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
+
+# schema/native_functions.yaml:907
+_o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
+
+# schema/native_functions.yaml:911
+_o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
+
+# schema/native_functions.yaml:915
+_o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
+_o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:918
+_o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
+
+# schema/native_functions.yaml:923
+_o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
+_o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
+
+# schema/native_functions.yaml:927
+_o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
+_o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:930
+_o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
+_o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
+
+# schema/native_functions.yaml:934
+_o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
+_o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:936
+_o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
+
+# schema/native_functions.yaml:940
+_o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
+_o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
+
+# schema/native_functions.yaml:944
+_o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
+_o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:946
+_o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
+
+# schema/native_functions.yaml:950
+_o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('Meta', _meta_conv.embedding)
+
+# schema/native_functions.yaml:954
+_o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
+_o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:957
+_o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
+
+# schema/native_functions.yaml:961
+_o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
+_o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:963
+_o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
