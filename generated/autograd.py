@@ -104,6 +104,10 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_dot = _o.dot._cache
+_c_mv = _o.mv._cache
+_c_baddbmm = _o.baddbmm._cache
+_c_baddbmm_ = _o.baddbmm_._cache
 
 
 # schema/derivatives.yaml:58
@@ -1862,6 +1866,123 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
+# schema/derivatives.yaml:321
+class DotBackward0(_Node):
+    """Backward of dot (schema/derivatives.yaml:321)."""
+    __slots__ = ('_s_self', '_s_tensor')
+    _saved_slots = ('_s_self', '_s_tensor')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor = None
+        if _n[0]:
+            tensor = _unpack(_node._s_tensor, _node)
+            _r_self = grad * tensor
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_tensor = grad * self
+        return (_r_self, _r_tensor)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_tensor(self):
+        return _unpack(self._s_tensor, self)
+
+
+# schema/derivatives.yaml:325
+class MvBackward0(_Node):
+    """Backward of mv (schema/derivatives.yaml:325)."""
+    __slots__ = ('_s_self', '_s_vec')
+    _saved_slots = ('_s_self', '_s_vec')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'vec')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_vec = None
+        if _n[0]:
+            vec = _unpack(_node._s_vec, _node)
+            _r_self = grad.unsqueeze(1) * vec
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_vec = self.t().mv(grad)
+        return (_r_self, _r_vec)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_vec(self):
+        return _unpack(self._s_vec, self)
+
+
+# schema/derivatives.yaml:329
+class BaddbmmBackward0(_Node):
+    """Backward of baddbmm (schema/derivatives.yaml:329)."""
+    __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_batch1', '_s_batch2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'batch1', 'batch2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_batch1 = None
+        _r_batch2 = None
+        if _n[0]:
+            beta = _node._s_beta
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            batch2 = _unpack(_node._s_batch2, _node)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        if _n[2]:
+            alpha = _node._s_alpha
+            batch1 = _unpack(_node._s_batch1, _node)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        return (_r_self, _r_batch1, _r_batch2)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_batch1(self):
+        return _unpack(self._s_batch1, self)
+
+    @property
+    def _saved_batch2(self):
+        return _unpack(self._s_batch2, self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3483,6 +3604,109 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
+# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:321)
+def _ag_dot(ks, self, tensor):
+    _ks = ks & _BELOW
+    _k = _c_dot.get(_ks)
+    if _k is None:
+        _k = _o.dot._fill(_ks)
+    _out = _k(self, tensor)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor = _edge(tensor)
+    if not (_e_self is not None or _e_tensor is not None):
+        return _out
+    _node = _new_node(DotBackward0, (_e_self or _NO_EDGE, _e_tensor or _NO_EDGE), (_e_self is not None, _e_tensor is not None))
+    if _e_tensor is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_tensor = _save(tensor)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:325)
+def _ag_mv(ks, self, vec):
+    _ks = ks & _BELOW
+    _k = _c_mv.get(_ks)
+    if _k is None:
+        _k = _o.mv._fill(_ks)
+    _out = _k(self, vec)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_vec = _edge(vec)
+    if not (_e_self is not None or _e_vec is not None):
+        return _out
+    _node = _new_node(MvBackward0, (_e_self or _NO_EDGE, _e_vec or _NO_EDGE), (_e_self is not None, _e_vec is not None))
+    if _e_vec is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_vec = _save(vec)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:329)
+def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    _ks = ks & _BELOW
+    _k = _c_baddbmm.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_batch1 = _edge(batch1)
+    _e_batch2 = _edge(batch2)
+    if not (_e_self is not None or _e_batch1 is not None or _e_batch2 is not None):
+        return _out
+    _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+    if _e_batch1 is not None or _e_batch2 is not None:
+        _node._s_alpha = alpha
+    if _e_batch2 is not None:
+        _node._s_batch1 = _save(batch1)
+    if _e_batch1 is not None:
+        _node._s_batch2 = _save(batch2)
+    if _e_self is not None:
+        _node._s_beta = beta
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:329)
+def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_batch1 = _edge(batch1)
+        _e_batch2 = _edge(batch2)
+        if _e_self is not None or _e_batch1 is not None or _e_batch2 is not None:
+            _check_inplace(self)
+            _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+            if _e_batch1 is not None or _e_batch2 is not None:
+                _node._s_alpha = alpha
+            if _e_batch2 is not None:
+                _node._s_batch1 = _save(batch1)
+            if _e_batch1 is not None:
+                _node._s_batch2 = _save(batch2)
+            if _e_self is not None:
+                _node._s_beta = beta
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_baddbmm_.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm_._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3590,3 +3814,10 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.dot.register("Autograd", _ag_dot, with_keyset=True)
+_o.dot_out.register("Autograd", _autograd_out(_o.dot_out), with_keyset=True)
+_o.mv.register("Autograd", _ag_mv, with_keyset=True)
+_o.mv_out.register("Autograd", _autograd_out(_o.mv_out), with_keyset=True)
+_o.baddbmm.register("Autograd", _ag_baddbmm, with_keyset=True)
+_o.baddbmm_out.register("Autograd", _autograd_out(_o.baddbmm_out), with_keyset=True)
+_o.baddbmm_.register("Autograd", _ag_baddbmm_, with_keyset=True)

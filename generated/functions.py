@@ -29,6 +29,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -51,6 +54,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
+    _entry_einsum,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -102,6 +108,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
     _entry_narrow,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
@@ -115,6 +123,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_zeros,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -183,6 +193,7 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'baddbmm',
     'bmm',
     'cat',
     'chunk',
@@ -193,6 +204,8 @@ __all__ = [
     'detach',
     'diagonal',
     'div',
+    'dot',
+    'einsum',
     'empty',
     'empty_like',
     'empty_strided',
@@ -219,12 +232,14 @@ __all__ = [
     'mm',
     'movedim',
     'mul',
+    'mv',
     'narrow',
     'ne',
     'neg',
     'neg_',
     'ones',
     'ones_like',
+    'outer',
     'permute',
     'pow',
     'rand',
@@ -411,6 +426,18 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
+# schema/native_functions.yaml:890
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_baddbmm(input, batch1, batch2, beta, alpha)
+    return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+
 # schema/native_functions.yaml:635
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -591,6 +618,28 @@ def div(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+
+
+# schema/native_functions.yaml:867
+def dot(input, tensor, *, out=None):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dot(input, tensor)
+    return _entry_dot_out(input, tensor, out)
+
+
+# schema/native_functions.yaml:903
+def einsum(equation, tensors, *, path=None):
+    """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if r is not _NO:
+            return r
+    return _entry_einsum(equation, tensors, path)
 
 
 # schema/native_functions.yaml:18
@@ -986,6 +1035,18 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
+# schema/native_functions.yaml:874
+def mv(input, vec, *, out=None):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mv(input, vec)
+    return _entry_mv_out(input, vec, out)
+
+
 # schema/native_functions.yaml:764
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
@@ -1051,6 +1112,18 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
             return r
     r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:881
+def outer(input, vec2, *, out=None):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_outer(input, vec2)
+    return _entry_outer_out(input, vec2, out)
 
 
 # schema/native_functions.yaml:694

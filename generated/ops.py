@@ -4600,3 +4600,293 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:867
+dot = _Op("aten", 'dot', 'default',
+    'dot(Tensor self, Tensor tensor) -> Tensor',
+    ('self', 'tensor'), 2, tags=())
+_c_dot = dot._cache
+
+
+def _bind_dot(self, tensor):
+    return (self, tensor)
+
+
+def _entry_dot(self, tensor):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot, (self, tensor)) from None
+    k = _c_dot.get(ks)
+    if k is None:
+        k = dot._fill(ks)
+    return k(self, tensor)
+
+
+dot._bind = _bind_dot
+dot._entry = _entry_dot
+_aten._packet('dot')._add(dot)
+
+
+# schema/native_functions.yaml:872
+dot_out = _Op("aten", 'dot', 'out',
+    'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor', 'out'), 2, tags=())
+_c_dot_out = dot_out._cache
+
+
+def _bind_dot_out(self, tensor, *, out):
+    return (self, tensor, out)
+
+
+def _entry_dot_out(self, tensor, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot_out, (self, tensor, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_dot_out.get(ks)
+    if k is None:
+        k = dot_out._fill(ks)
+    return k(self, tensor, out)
+
+
+dot_out._bind = _bind_dot_out
+dot_out._entry = _entry_dot_out
+_aten._packet('dot')._add(dot_out)
+
+
+# schema/native_functions.yaml:874
+mv = _Op("aten", 'mv', 'default',
+    'mv(Tensor self, Tensor vec) -> Tensor',
+    ('self', 'vec'), 2, tags=())
+_c_mv = mv._cache
+
+
+def _bind_mv(self, vec):
+    return (self, vec)
+
+
+def _entry_mv(self, vec):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv, (self, vec)) from None
+    k = _c_mv.get(ks)
+    if k is None:
+        k = mv._fill(ks)
+    return k(self, vec)
+
+
+mv._bind = _bind_mv
+mv._entry = _entry_mv
+_aten._packet('mv')._add(mv)
+
+
+# schema/native_functions.yaml:879
+mv_out = _Op("aten", 'mv', 'out',
+    'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec', 'out'), 2, tags=())
+_c_mv_out = mv_out._cache
+
+
+def _bind_mv_out(self, vec, *, out):
+    return (self, vec, out)
+
+
+def _entry_mv_out(self, vec, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv_out, (self, vec, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mv_out.get(ks)
+    if k is None:
+        k = mv_out._fill(ks)
+    return k(self, vec, out)
+
+
+mv_out._bind = _bind_mv_out
+mv_out._entry = _entry_mv_out
+_aten._packet('mv')._add(mv_out)
+
+
+# schema/native_functions.yaml:881
+outer = _Op("aten", 'outer', 'default',
+    'outer(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_outer = outer._cache
+
+
+def _bind_outer(self, vec2):
+    return (self, vec2)
+
+
+def _entry_outer(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer, (self, vec2)) from None
+    k = _c_outer.get(ks)
+    if k is None:
+        k = outer._fill(ks)
+    return k(self, vec2)
+
+
+outer._bind = _bind_outer
+outer._entry = _entry_outer
+_aten._packet('outer')._add(outer)
+
+
+# schema/native_functions.yaml:886
+outer_out = _Op("aten", 'outer', 'out',
+    'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_outer_out = outer_out._cache
+
+
+def _bind_outer_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_outer_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_outer_out.get(ks)
+    if k is None:
+        k = outer_out._fill(ks)
+    return k(self, vec2, out)
+
+
+outer_out._bind = _bind_outer_out
+outer_out._entry = _entry_outer_out
+_aten._packet('outer')._add(outer_out)
+
+
+# schema/native_functions.yaml:890
+baddbmm = _Op("aten", 'baddbmm', 'default',
+    'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm = baddbmm._cache
+
+
+def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
+    k = _c_baddbmm.get(ks)
+    if k is None:
+        k = baddbmm._fill(ks)
+    return k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm._bind = _bind_baddbmm
+baddbmm._entry = _entry_baddbmm
+_aten._packet('baddbmm')._add(baddbmm)
+
+
+# schema/native_functions.yaml:895
+baddbmm_out = _Op("aten", 'baddbmm', 'out',
+    'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_baddbmm_out = baddbmm_out._cache
+
+
+def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_baddbmm_out.get(ks)
+    if k is None:
+        k = baddbmm_out._fill(ks)
+    return k(self, batch1, batch2, beta, alpha, out)
+
+
+baddbmm_out._bind = _bind_baddbmm_out
+baddbmm_out._entry = _entry_baddbmm_out
+_aten._packet('baddbmm')._add(baddbmm_out)
+
+
+# schema/native_functions.yaml:897
+baddbmm_ = _Op("aten", 'baddbmm_', 'default',
+    'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm_ = baddbmm_._cache
+
+
+def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_baddbmm_.get(ks)
+    if k is None:
+        k = baddbmm_._fill(ks)
+    return k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm_._bind = _bind_baddbmm_
+baddbmm_._entry = _entry_baddbmm_
+_aten._packet('baddbmm_')._add(baddbmm_)
+
+
+# schema/native_functions.yaml:903
+einsum = _Op("aten", 'einsum', 'default',
+    'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
+    ('equation', 'tensors', 'path'), 2, tags=())
+_c_einsum = einsum._cache
+
+
+def _bind_einsum(equation, tensors, *, path=None):
+    return (equation, tensors, path)
+
+
+def _entry_einsum(equation, tensors, path):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(einsum, (equation, tensors, path)) from None
+    k = _c_einsum.get(ks)
+    if k is None:
+        k = einsum._fill(ks)
+    return k(equation, tensors, path)
+
+
+einsum._bind = _bind_einsum
+einsum._entry = _entry_einsum
+_aten._packet('einsum')._add(einsum)

@@ -11,17 +11,20 @@ from ember.kernels.common import views as _common_views
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
+from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
+from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
 
@@ -651,3 +654,42 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:867
+_o.dot.register('CPU', _cpu_nn.dot)
+_o.dot.register('Meta', _meta_nn.dot)
+
+# schema/native_functions.yaml:872
+_o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
+_o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:874
+_o.mv.register('CPU', _cpu_nn.mv)
+_o.mv.register('Meta', _meta_nn.mv)
+
+# schema/native_functions.yaml:879
+_o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
+_o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:881
+_o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:886
+_o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:890
+_o.baddbmm.register('CPU', _cpu_nn.baddbmm)
+_o.baddbmm.register('Meta', _meta_nn.baddbmm)
+
+# schema/native_functions.yaml:895
+_o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
+_o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:897
+_o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
+_o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
+_o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:903
+_o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)

@@ -30,6 +30,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -52,6 +55,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
+    _entry_einsum,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -103,6 +109,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
     _entry_narrow,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
@@ -116,6 +124,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_zeros,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -253,6 +263,26 @@ def as_strided(self, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(self, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:890
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:897
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
 # schema/native_functions.yaml:635
@@ -468,6 +498,16 @@ def div_(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
+
+
+# schema/native_functions.yaml:867
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (self, tensor), (self, tensor), {})
+        if r is not _NO:
+            return r
+    return _entry_dot(self, tensor)
 
 
 # schema/native_functions.yaml:355
@@ -816,6 +856,16 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
+# schema/native_functions.yaml:874
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (self, vec), (self, vec), {})
+        if r is not _NO:
+            return r
+    return _entry_mv(self, vec)
+
+
 # schema/native_functions.yaml:764
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
@@ -912,6 +962,16 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
             return r
     r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:881
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_outer(self, vec2)
 
 
 # schema/native_functions.yaml:694
@@ -1605,6 +1665,8 @@ METHODS = {
     'amax': amax,
     'argmax': argmax,
     'as_strided': as_strided,
+    'baddbmm': baddbmm,
+    'baddbmm_': baddbmm_,
     'bmm': bmm,
     'chunk': chunk,
     'clamp': clamp,
@@ -1616,6 +1678,7 @@ METHODS = {
     'diagonal': diagonal,
     'div': div,
     'div_': div_,
+    'dot': dot,
     'eq': eq,
     'exp': exp,
     'exp_': exp_,
@@ -1640,6 +1703,7 @@ METHODS = {
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
+    'mv': mv,
     'narrow': narrow,
     'ne': ne,
     'neg': neg,
@@ -1649,6 +1713,7 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'outer': outer,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
