@@ -108,6 +108,10 @@ _c_dot = _o.dot._cache
 _c_mv = _o.mv._cache
 _c_baddbmm = _o.baddbmm._cache
 _c_baddbmm_ = _o.baddbmm_._cache
+_c__softmax = _o._softmax._cache
+_c__log_softmax = _o._log_softmax._cache
+_c__softmax_backward_data = _o._softmax_backward_data._cache
+_c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
 
 
 # schema/derivatives.yaml:58
@@ -1983,6 +1987,153 @@ class BaddbmmBackward0(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml:334
+class SoftmaxBackward0(_Node):
+    """Backward of _softmax (schema/derivatives.yaml:334)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:337
+class LogSoftmaxBackward0(_Node):
+    """Backward of _log_softmax (schema/derivatives.yaml:337)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:340
+class SoftmaxBackwardDataBackward0(_Node):
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:340)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            input_dtype = _node._s_input_dtype
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_input_dtype(self):
+        return self._s_input_dtype
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:344
+class LogSoftmaxBackwardDataBackward0(_Node):
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:344)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3707,6 +3858,98 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
+# schema/native_functions.yaml:907 (derivative: schema/derivatives.yaml:334)
+def _ag__softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__softmax.get(_ks)
+    if _k is None:
+        _k = _o._softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:914 (derivative: schema/derivatives.yaml:337)
+def _ag__log_softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:340)
+def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_input_dtype = input_dtype
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:344)
+def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3821,3 +4064,13 @@ _o.mv_out.register("Autograd", _autograd_out(_o.mv_out), with_keyset=True)
 _o.baddbmm.register("Autograd", _ag_baddbmm, with_keyset=True)
 _o.baddbmm_out.register("Autograd", _autograd_out(_o.baddbmm_out), with_keyset=True)
 _o.baddbmm_.register("Autograd", _ag_baddbmm_, with_keyset=True)
+_o._softmax.register("Autograd", _ag__softmax, with_keyset=True)
+_o._softmax_out.register("Autograd", _autograd_out(_o._softmax_out), with_keyset=True)
+_o._log_softmax.register("Autograd", _ag__log_softmax, with_keyset=True)
+_o._log_softmax_out.register("Autograd", _autograd_out(_o._log_softmax_out), with_keyset=True)
+_o.softmax_int_out.register("Autograd", _autograd_out(_o.softmax_int_out), with_keyset=True)
+_o.log_softmax_int_out.register("Autograd", _autograd_out(_o.log_softmax_int_out), with_keyset=True)
+_o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_keyset=True)
+_o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
+_o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
+_o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)

@@ -10,6 +10,14 @@ from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_add_Scalar,
@@ -88,6 +96,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -145,6 +155,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sigmoid_,
     _entry_sigmoid_out,
     _entry_slice_Tensor,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -184,6 +196,10 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 __all__ = [
+    '_log_softmax',
+    '_log_softmax_backward_data',
+    '_softmax',
+    '_softmax_backward_data',
     '_to_copy',
     'add',
     'addmm',
@@ -225,6 +241,7 @@ __all__ = [
     'linear',
     'log',
     'log_',
+    'log_softmax',
     'lt',
     'masked_fill',
     'matmul',
@@ -254,6 +271,7 @@ __all__ = [
     'sigmoid',
     'sigmoid_',
     'slice',
+    'softmax',
     'split',
     'split_with_sizes',
     'squeeze',
@@ -273,6 +291,54 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+
+
+# schema/native_functions.yaml:914
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax(input, dim, half_to_float)
+    return _entry__log_softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:942
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+
+# schema/native_functions.yaml:907
+def _softmax(input, dim, half_to_float, *, out=None):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax(input, dim, half_to_float)
+    return _entry__softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:933
+def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
 # schema/native_functions.yaml:149
@@ -887,6 +953,18 @@ def log_(input):
     return _entry_log_(input)
 
 
+# schema/native_functions.yaml:927
+def log_softmax(input, dim, dtype=None, *, out=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_softmax_int(input, dim, dtype)
+    return _entry_log_softmax_int_out(input, dim, dtype, out)
+
+
 # schema/native_functions.yaml:378
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1310,6 +1388,18 @@ def slice(input, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(input, dim, start, end, step)
+
+
+# schema/native_functions.yaml:921
+def softmax(input, dim, dtype=None, *, out=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softmax_int(input, dim, dtype)
+    return _entry_softmax_int_out(input, dim, dtype, out)
 
 
 # schema/native_functions.yaml:775

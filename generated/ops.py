@@ -4890,3 +4890,351 @@ def _entry_einsum(equation, tensors, path):
 einsum._bind = _bind_einsum
 einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
+
+
+# schema/native_functions.yaml:907
+_softmax = _Op("aten", '_softmax', 'default',
+    '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__softmax = _softmax._cache
+
+
+def _bind__softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax, (self, dim, half_to_float)) from None
+    k = _c__softmax.get(ks)
+    if k is None:
+        k = _softmax._fill(ks)
+    return k(self, dim, half_to_float)
+
+
+_softmax._bind = _bind__softmax
+_softmax._entry = _entry__softmax
+_aten._packet('_softmax')._add(_softmax)
+
+
+# schema/native_functions.yaml:911
+_softmax_out = _Op("aten", '_softmax', 'out',
+    '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__softmax_out = _softmax_out._cache
+
+
+def _bind__softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__softmax_out.get(ks)
+    if k is None:
+        k = _softmax_out._fill(ks)
+    return k(self, dim, half_to_float, out)
+
+
+_softmax_out._bind = _bind__softmax_out
+_softmax_out._entry = _entry__softmax_out
+_aten._packet('_softmax')._add(_softmax_out)
+
+
+# schema/native_functions.yaml:914
+_log_softmax = _Op("aten", '_log_softmax', 'default',
+    '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__log_softmax = _log_softmax._cache
+
+
+def _bind__log_softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__log_softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax, (self, dim, half_to_float)) from None
+    k = _c__log_softmax.get(ks)
+    if k is None:
+        k = _log_softmax._fill(ks)
+    return k(self, dim, half_to_float)
+
+
+_log_softmax._bind = _bind__log_softmax
+_log_softmax._entry = _entry__log_softmax
+_aten._packet('_log_softmax')._add(_log_softmax)
+
+
+# schema/native_functions.yaml:918
+_log_softmax_out = _Op("aten", '_log_softmax', 'out',
+    '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__log_softmax_out = _log_softmax_out._cache
+
+
+def _bind__log_softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__log_softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__log_softmax_out.get(ks)
+    if k is None:
+        k = _log_softmax_out._fill(ks)
+    return k(self, dim, half_to_float, out)
+
+
+_log_softmax_out._bind = _bind__log_softmax_out
+_log_softmax_out._entry = _entry__log_softmax_out
+_aten._packet('_log_softmax')._add(_log_softmax_out)
+
+
+# schema/native_functions.yaml:921
+softmax_int = _Op("aten", 'softmax', 'int',
+    'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_softmax_int = softmax_int._cache
+
+
+def _bind_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int, (self, dim, dtype)) from None
+    k = _c_softmax_int.get(ks)
+    if k is None:
+        k = softmax_int._fill(ks)
+    return k(self, dim, dtype)
+
+
+softmax_int._bind = _bind_softmax_int
+softmax_int._entry = _entry_softmax_int
+_aten._packet('softmax')._add(softmax_int)
+
+
+# schema/native_functions.yaml:925
+softmax_int_out = _Op("aten", 'softmax', 'int_out',
+    'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_softmax_int_out = softmax_int_out._cache
+
+
+def _bind_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_softmax_int_out.get(ks)
+    if k is None:
+        k = softmax_int_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+softmax_int_out._bind = _bind_softmax_int_out
+softmax_int_out._entry = _entry_softmax_int_out
+_aten._packet('softmax')._add(softmax_int_out)
+
+
+# schema/native_functions.yaml:927
+log_softmax_int = _Op("aten", 'log_softmax', 'int',
+    'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_log_softmax_int = log_softmax_int._cache
+
+
+def _bind_log_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_log_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int, (self, dim, dtype)) from None
+    k = _c_log_softmax_int.get(ks)
+    if k is None:
+        k = log_softmax_int._fill(ks)
+    return k(self, dim, dtype)
+
+
+log_softmax_int._bind = _bind_log_softmax_int
+log_softmax_int._entry = _entry_log_softmax_int
+_aten._packet('log_softmax')._add(log_softmax_int)
+
+
+# schema/native_functions.yaml:931
+log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
+    'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_log_softmax_int_out = log_softmax_int_out._cache
+
+
+def _bind_log_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_log_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log_softmax_int_out.get(ks)
+    if k is None:
+        k = log_softmax_int_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+log_softmax_int_out._bind = _bind_log_softmax_int_out
+log_softmax_int_out._entry = _entry_log_softmax_int_out
+_aten._packet('log_softmax')._add(log_softmax_int_out)
+
+
+# schema/native_functions.yaml:933
+_softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__softmax_backward_data = _softmax_backward_data._cache
+
+
+def _bind__softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    k = _c__softmax_backward_data.get(ks)
+    if k is None:
+        k = _softmax_backward_data._fill(ks)
+    return k(grad_output, output, dim, input_dtype)
+
+
+_softmax_backward_data._bind = _bind__softmax_backward_data
+_softmax_backward_data._entry = _entry__softmax_backward_data
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
+
+
+# schema/native_functions.yaml:938
+_softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
+    '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
+_c__softmax_backward_data_out = _softmax_backward_data_out._cache
+
+
+def _bind__softmax_backward_data_out(grad_output, output, dim, input_dtype, *, grad_input):
+    return (grad_output, output, dim, input_dtype, grad_input)
+
+
+def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data_out, (grad_output, output, dim, input_dtype, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c__softmax_backward_data_out.get(ks)
+    if k is None:
+        k = _softmax_backward_data_out._fill(ks)
+    return k(grad_output, output, dim, input_dtype, grad_input)
+
+
+_softmax_backward_data_out._bind = _bind__softmax_backward_data_out
+_softmax_backward_data_out._entry = _entry__softmax_backward_data_out
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:942
+_log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__log_softmax_backward_data = _log_softmax_backward_data._cache
+
+
+def _bind__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    k = _c__log_softmax_backward_data.get(ks)
+    if k is None:
+        k = _log_softmax_backward_data._fill(ks)
+    return k(grad_output, output, dim, input_dtype)
+
+
+_log_softmax_backward_data._bind = _bind__log_softmax_backward_data
+_log_softmax_backward_data._entry = _entry__log_softmax_backward_data
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
+
+
+# schema/native_functions.yaml:946
+_log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
+    '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
+_c__log_softmax_backward_data_out = _log_softmax_backward_data_out._cache
+
+
+def _bind__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    return (grad_output, output, dim, input_dtype, out)
+
+
+def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data_out, (grad_output, output, dim, input_dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__log_softmax_backward_data_out.get(ks)
+    if k is None:
+        k = _log_softmax_backward_data_out._fill(ks)
+    return k(grad_output, output, dim, input_dtype, out)
+
+
+_log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
+_log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)

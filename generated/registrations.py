@@ -7,6 +7,7 @@ from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
@@ -693,3 +694,49 @@ _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), wit
 
 # schema/native_functions.yaml:903
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
+
+# schema/native_functions.yaml:907
+_o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('Meta', _meta_nn.softmax_forward)
+
+# schema/native_functions.yaml:911
+_o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
+_o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:914
+_o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
+
+# schema/native_functions.yaml:918
+_o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
+_o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:921
+_o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
+
+# schema/native_functions.yaml:925
+_o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
+_o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:927
+_o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
+
+# schema/native_functions.yaml:931
+_o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
+_o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:933
+_o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:938
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+_o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:942
+_o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:946
+_o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
+_o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)

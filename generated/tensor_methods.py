@@ -11,6 +11,14 @@ from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_add_Scalar,
@@ -89,6 +97,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -146,6 +156,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sigmoid_,
     _entry_sigmoid_out,
     _entry_slice_Tensor,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -696,6 +708,16 @@ def log_(self):
     return _entry_log_(self)
 
 
+# schema/native_functions.yaml:927
+def log_softmax(self, dim, dtype=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_log_softmax_int(self, dim, dtype)
+
+
 # schema/native_functions.yaml:378
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1084,6 +1106,16 @@ def slice(self, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(self, dim, start, end, step)
+
+
+# schema/native_functions.yaml:921
+def softmax(self, dim, dtype=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_softmax_int(self, dim, dtype)
 
 
 # schema/native_functions.yaml:775
@@ -1694,6 +1726,7 @@ METHODS = {
     'le': le,
     'log': log,
     'log_': log_,
+    'log_softmax': log_softmax,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
@@ -1725,6 +1758,7 @@ METHODS = {
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'slice': slice,
+    'softmax': softmax,
     'split': split,
     'split_with_sizes': split_with_sizes,
     'squeeze': squeeze,

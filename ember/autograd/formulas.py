@@ -341,3 +341,20 @@ def _storage_indices(shape, stride, offset, device):
         view[d] = n
         idx = idx + ember.arange(n, dtype=ember.int64, device=device).view(view) * s
     return idx
+
+
+# ---------------------------------------------------------------- nn (issue 4)
+def softmax_double_backward(grad, grad_output, dim, output):
+    """d/d(output) of output * (grad_output - sum(grad_output * output))."""
+    s = (grad_output * output).sum(dim, keepdim=True)
+    return grad * (grad_output - s) - grad_output * (grad * output).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_grad_output(grad, dim, output):
+    """d/d(grad_output) of grad_output - exp(output) * sum(grad_output)."""
+    return grad - (grad * output.exp()).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_output(grad, grad_output, dim, output):
+    """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
+    return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()

@@ -175,3 +175,15 @@ def einsum(equation, tensors, path):
     if summed:
         result = result.contiguous()
     return result
+
+
+# --------------------------------------------------------------------------- softmax
+def softmax_int(self, dim, dtype):
+    """`_softmax` of the input converted to `dtype` first (torch's CPU path)."""
+    x = self if dtype is None else self.to(dtype)
+    return ember._softmax(x, dim, False)
+
+
+def log_softmax_int(self, dim, dtype):
+    x = self if dtype is None else self.to(dtype)
+    return ember._log_softmax(x, dim, False)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtype as D
+from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import nn as _meta
@@ -64,3 +65,63 @@ def baddbmm_(self, batch1, batch2, beta, alpha):
     out = _baddbmm_array(self, batch1, batch2, beta, alpha, shape)
     self._np[...] = out.astype(self._dtype.np, copy=False)
     return self
+
+
+# --------------------------------------------------------------------------- softmax
+def _float_view(t):
+    """t's values in the computation dtype (float32 for half types), at least 1-D."""
+    a = t._np
+    if t._dtype is D.float16 or t._dtype is D.bfloat16:
+        a = a.astype(np.float32)
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _result(arr, t, dt=None):
+    dt = dt or t._dtype
+    return from_array(np.array(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
+
+
+def _check_float(kind, t, d):
+    if t._dtype.category != D.FLOAT and t.numel() != 0:
+        raise not_implemented_for(_meta.softmax_kernel_name(kind, t, d), t._dtype)
+
+
+def softmax_forward(self, dim, half_to_float):
+    """exp(x - max) / sum(exp(x - max)) along dim."""
+    d = _meta.check_softmax(self, dim, half_to_float)
+    _check_float("softmax", self, d)
+    a = _float_view(self)
+    if a.size == 0:
+        return _result(a.copy(), self)
+    e = np.exp(a - a.max(axis=d, keepdims=True))
+    e /= e.sum(axis=d, keepdims=True)
+    return _result(e, self)
+
+
+def log_softmax_forward(self, dim, half_to_float):
+    """x - max - log(sum(exp(x - max))) along dim."""
+    d = _meta.check_softmax(self, dim, half_to_float)
+    _check_float("log_softmax", self, d)
+    a = _float_view(self)
+    if a.size == 0:
+        return _result(a.copy(), self)
+    shifted = a - a.max(axis=d, keepdims=True)
+    shifted -= np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    return _result(shifted, self)
+
+
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    """output * (grad - sum(grad * output)) along dim."""
+    d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
+    _check_float("softmax_backward", grad_output, d)
+    g, y = _float_view(grad_output), _float_view(output)
+    gy = g * y
+    return _result(gy - y * gy.sum(axis=d, keepdims=True), grad_output)
+
+
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """grad - exp(output) * sum(grad) along dim."""
+    d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
+    _check_float("log_softmax_backward", grad_output, d)
+    g, y = _float_view(grad_output), _float_view(output)
+    return _result(g - np.exp(y) * g.sum(axis=d, keepdims=True), grad_output)

@@ -7,7 +7,9 @@ the same checks, so both backends raise alike and give the same layouts.
 """
 from __future__ import annotations
 
+from ember.core import dtype as D
 from ember.core.alloc import empty_meta
+from ember.core.shapes import wrap_dim
 
 from .linalg import CPP_NAMES, _check_expands
 
@@ -84,3 +86,52 @@ def baddbmm(self, batch1, batch2, beta, alpha):
 def baddbmm_(self, batch1, batch2, beta, alpha):
     check_baddbmm(self, batch1, batch2, inplace=True)
     return self
+
+
+# --------------------------------------------------------------------------- softmax
+def check_softmax(self, dim, half_to_float):
+    """The wrapped dim; half_to_float has no CPU kernel (torch's check)."""
+    d = wrap_dim(dim, self.dim())
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+    return d
+
+
+def softmax_kernel_name(kind, self, d):
+    """torch's kernel name in the "not implemented for" error (lastdim or not)."""
+    last = self.dim() == 0 or d == self.dim() - 1
+    return f"{kind}_lastdim_kernel_impl" if last else f"{kind}_kernel_impl"
+
+
+def check_softmax_backward(grad_output, output, dim, input_dtype):
+    """The wrapped dim; grad and output must agree in shape and dtype."""
+    if tuple(grad_output._shape) != tuple(output._shape):
+        raise RuntimeError("Expected tensor for argument #1 'grad' to have same size as tensor "
+                           f"for argument #2 'output'; but {list(grad_output._shape)} does not "
+                           f"equal {list(output._shape)} (while checking arguments for "
+                           "softmax_backward)")
+    d = wrap_dim(dim, grad_output.dim())
+    if input_dtype is D.float16 and grad_output._dtype is D.float32:
+        raise RuntimeError("expected scalar type Float but found Half")
+    if output._dtype is not grad_output._dtype:
+        raise RuntimeError(f"expected scalar type {grad_output._dtype.scalar_name} but found "
+                           f"{output._dtype.scalar_name}")
+    return d
+
+
+def softmax_forward(self, dim, half_to_float):
+    check_softmax(self, dim, half_to_float)
+    return empty_meta(self._shape, self._dtype)
+
+
+def log_softmax_forward(self, dim, half_to_float):
+    check_softmax(self, dim, half_to_float)
+    if self._dtype is D.bool_:   # torch's Meta kernel subtracts the max
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    return empty_meta(self._shape, self._dtype)
+
+
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    check_softmax_backward(grad_output, output, dim, input_dtype)
+    return empty_meta(grad_output._shape, grad_output._dtype)

@@ -18,6 +18,7 @@ from opinfo import (  # noqa: F401
     I32,
     I64,
     NUMERIC,
+    OPS,
     U8,
     E,
     S,
@@ -171,3 +172,68 @@ def _einsum_samples():
 
 
 register("einsum.default", _einsum_samples, tols=_MM_TOLS)
+
+
+# ---- softmax -----------------------------------------------------------------------------
+def _softmax_samples():
+    out = [S(make((3, 4), dt), 1, False, name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 0, False, name="dim0"),
+            S(make((3, 4), I64), 0, False, name="int64_dim0"),
+            S(make((2, 3, 4), F64), -2, False, name="middle"),
+            S(make((), F32), 0, False, name="0d"),
+            S(make((), F32), -1, False, name="0d_neg"),
+            S(make((0, 3), F32), 1, False, name="empty"),
+            S(make((0, 3), I64), 1, False, name="empty_int64"),
+            S(np.array([[-np.inf, 0.0, 1.0], [50.0, 100.0, -100.0]], F32), 1, False,
+              name="extremes"),
+            S(transposed((3, 4), F32), 1, False, name="transposed"),
+            S(strided((3, 4), F16), 0, False, name="strided_float16"),
+            S(make((3, 4), F32), 2, False, name="dim_error"),
+            S(make((3, 4), F16), 1, True, name="half_to_float_error")]
+    return out
+
+
+def _softmax_int_samples():
+    out = [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), I64), 0, E.float64, name="int64_to_float64"),
+            S(make((3, 4), F16), 1, E.float32, name="float16_to_float32"),
+            S(make((3, 4), F32), -1, E.float16, name="float32_to_float16"),
+            S(make((3, 4), F32), 1, E.int64, name="to_int64_error"),
+            S(transposed((3, 4), F32), 0, name="transposed"),
+            S(make((), F64), 0, name="0d"),
+            S(make((3, 4), F32), -3, name="dim_error")]
+    return out
+
+
+def _softmax_backward_samples(log=False):
+    out = [S(make((3, 4), dt), make((3, 4), dt, low=0, high=1), 1, E.float32,
+             name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), make((3, 4), F32), 0, E.float32, name="dim0"),
+            S(make((3, 4), F64), make((3, 4), F64), 1, E.float64, name="float64"),
+            S(make((3, 4), F16), make((3, 4), F16), 1, E.float16, name="float16"),
+            S(make((3, 4), F32), make((3, 4), F32), 1, E.float64, name="input_dtype_float64"),
+            S(make((3, 4), F16), make((3, 4), F16), 1, E.float32, name="half_input_float32"),
+            S(make((), F32), make((), F32), 0, E.float32, name="0d"),
+            S(make((0, 2), F32), make((0, 2), F32), 1, E.float32, name="empty"),
+            S(transposed((3, 4), F32), strided((3, 4), F32), 1, E.float32,
+              name="noncontiguous"),
+            S(make((3, 4), F32), make((3, 4), F32), 1, E.float16, name="float_input_half_error"),
+            S(make((3, 4), F32), make((3, 4), F64), 1, E.float32, name="dtype_mismatch_error"),
+            S(make((3, 4), F32), make((3, 4), F32), 2, E.float32, name="dim_error")]
+    if not log:   # torch's log_softmax backward does not check the shapes
+        out.append(S(make((3, 4), F32), make((2, 4), F32), 1, E.float32, name="shape_error"))
+    return out
+
+
+_SOFTMAX_TOLS = {"float16": (2e-3, 2e-3), "bfloat16": (1.6e-2, 2e-2)}
+for _op in ("_softmax", "_log_softmax"):
+    register(f"{_op}.default", _softmax_samples, tols=_SOFTMAX_TOLS)
+    out_of(f"{_op}.out", f"{_op}.default")
+    register(f"{_op[1:]}.int", _softmax_int_samples, tols=_SOFTMAX_TOLS)
+    out_of(f"{_op[1:]}.int_out", f"{_op[1:]}.int")
+    register(f"{_op}_backward_data.default",
+             lambda log=_op == "_log_softmax": _softmax_backward_samples(log), tols=_SOFTMAX_TOLS)
+    out_of(f"{_op}_backward_data.out", f"{_op}_backward_data.default")
+    # torch checks the out= dtype against `dtype=` before computing
+    OPS[f"{_op[1:]}.int_out"].samples = lambda: [s for s in _softmax_int_samples()
+                                                 if s.name != "to_int64_error"]
