@@ -399,3 +399,18 @@ def embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_fr
     if padding_idx >= 0:
         out = out.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
     return out
+# ---------------------------------------------------------------- nn (issue 4)
+def softmax_double_backward(grad, grad_output, dim, output):
+    """d/d(output) of output * (grad_output - sum(grad_output * output))."""
+    s = (grad_output * output).sum(dim, keepdim=True)
+    return grad * (grad_output - s) - grad_output * (grad * output).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_grad_output(grad, dim, output):
+    """d/d(grad_output) of grad_output - exp(output) * sum(grad_output)."""
+    return grad - (grad * output.exp()).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_output(grad, grad_output, dim, output):
+    """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
+    return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()
