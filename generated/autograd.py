@@ -156,6 +156,25 @@ _c_sign = _o.sign._cache
 _c_sign_ = _o.sign_._cache
 _c_nan_to_num = _o.nan_to_num._cache
 _c_nan_to_num_ = _o.nan_to_num_._cache
+_c_convolution = _o.convolution._cache
+_c_convolution_backward = _o.convolution_backward._cache
+_c_max_pool2d_with_indices = _o.max_pool2d_with_indices._cache
+_c_max_pool2d_with_indices_backward = _o.max_pool2d_with_indices_backward._cache
+_c_avg_pool2d = _o.avg_pool2d._cache
+_c_avg_pool2d_backward = _o.avg_pool2d_backward._cache
+_c__adaptive_avg_pool2d = _o._adaptive_avg_pool2d._cache
+_c__adaptive_avg_pool2d_backward = _o._adaptive_avg_pool2d_backward._cache
+_c_constant_pad_nd = _o.constant_pad_nd._cache
+_c_embedding = _o.embedding._cache
+_c_embedding_dense_backward = _o.embedding_dense_backward._cache
+_c_dot = _o.dot._cache
+_c_mv = _o.mv._cache
+_c_baddbmm = _o.baddbmm._cache
+_c_baddbmm_ = _o.baddbmm_._cache
+_c__softmax = _o._softmax._cache
+_c__log_softmax = _o._log_softmax._cache
+_c__softmax_backward_data = _o._softmax_backward_data._cache
+_c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
 
 
 # schema/derivatives.yaml:58
@@ -2468,6 +2487,736 @@ class NanToNumBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:425
+class ConvolutionBackward0(_Node):
+    """Backward of convolution (schema/derivatives.yaml:425)."""
+    __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            dilation = _node._s_dilation
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:430
+class ConvolutionBackwardBackward0(_Node):
+    """Backward of convolution_backward (schema/derivatives.yaml:430)."""
+    __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'input', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_output = None
+        _r_input = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2]:
+            dilation = _node._s_dilation
+            grad_output = _unpack(_node._s_grad_output, _node)
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output, _r_input, _r_weight = _H.convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_grad_output, _r_input, _r_weight)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:433
+class MaxPool2dWithIndicesBackward0(_Node):
+    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:433)."""
+    __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
+    _saved_slots = ('_s_result1', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            dilation = _node._s_dilation
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            result1 = _unpack(_node._s_result1, _node)
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:437
+class MaxPool2dWithIndicesBackwardBackward0(_Node):
+    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:437)."""
+    __slots__ = ('_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            _r_grad_output = _H.max_pool_double_backward(grad, indices)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:442
+class AvgPool2dBackward0(_Node):
+    """Backward of avg_pool2d (schema/derivatives.yaml:442)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:445
+class AvgPool2dBackwardBackward0(_Node):
+    """Backward of avg_pool2d_backward (schema/derivatives.yaml:445)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            stride = _node._s_stride
+            _r_grad_output = _F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:449
+class AdaptiveAvgPool2dBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:449)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F._adaptive_avg_pool2d_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:452
+class AdaptiveAvgPool2dBackwardBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:452)."""
+    __slots__ = ('_s_grad_output_shape', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_shape = _node._s_grad_output_shape
+            _r_grad_output = _F._adaptive_avg_pool2d(grad, grad_output_shape[-2:])
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:456
+class ConstantPadNdBackward0(_Node):
+    """Backward of constant_pad_nd (schema/derivatives.yaml:456)."""
+    __slots__ = ('_s_pad',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            pad = _node._s_pad
+            _r_self = _F.constant_pad_nd(grad, [-p for p in pad], 0)
+        return (_r_self,)
+
+    @property
+    def _saved_pad(self):
+        return self._s_pad
+
+
+# schema/derivatives.yaml:459
+class EmbeddingBackward0(_Node):
+    """Backward of embedding (schema/derivatives.yaml:459)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('weight',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_weight = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            weight_shape = _node._s_weight_shape
+            _r_weight = _F.embedding_dense_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
+        return (_r_weight,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:463
+class EmbeddingDenseBackwardBackward0(_Node):
+    """Backward of embedding_dense_backward (schema/derivatives.yaml:463)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            _r_grad_output = _H.embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
+        return (_r_grad_output,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+
+# schema/derivatives.yaml:467
+class DotBackward0(_Node):
+    """Backward of dot (schema/derivatives.yaml:467)."""
+    __slots__ = ('_s_self', '_s_tensor')
+    _saved_slots = ('_s_self', '_s_tensor')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor = None
+        if _n[0]:
+            tensor = _unpack(_node._s_tensor, _node)
+            _r_self = grad * tensor
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_tensor = grad * self
+        return (_r_self, _r_tensor)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_tensor(self):
+        return _unpack(self._s_tensor, self)
+
+
+# schema/derivatives.yaml:471
+class MvBackward0(_Node):
+    """Backward of mv (schema/derivatives.yaml:471)."""
+    __slots__ = ('_s_self', '_s_vec')
+    _saved_slots = ('_s_self', '_s_vec')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'vec')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_vec = None
+        if _n[0]:
+            vec = _unpack(_node._s_vec, _node)
+            _r_self = grad.unsqueeze(1) * vec
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_vec = self.t().mv(grad)
+        return (_r_self, _r_vec)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_vec(self):
+        return _unpack(self._s_vec, self)
+
+
+# schema/derivatives.yaml:475
+class BaddbmmBackward0(_Node):
+    """Backward of baddbmm (schema/derivatives.yaml:475)."""
+    __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_batch1', '_s_batch2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'batch1', 'batch2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_batch1 = None
+        _r_batch2 = None
+        if _n[0]:
+            beta = _node._s_beta
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            batch2 = _unpack(_node._s_batch2, _node)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        if _n[2]:
+            alpha = _node._s_alpha
+            batch1 = _unpack(_node._s_batch1, _node)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        return (_r_self, _r_batch1, _r_batch2)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_batch1(self):
+        return _unpack(self._s_batch1, self)
+
+    @property
+    def _saved_batch2(self):
+        return _unpack(self._s_batch2, self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:480
+class SoftmaxBackward0(_Node):
+    """Backward of _softmax (schema/derivatives.yaml:480)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:483
+class LogSoftmaxBackward0(_Node):
+    """Backward of _log_softmax (schema/derivatives.yaml:483)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:486
+class SoftmaxBackwardDataBackward0(_Node):
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:486)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            input_dtype = _node._s_input_dtype
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_input_dtype(self):
+        return self._s_input_dtype
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:490
+class LogSoftmaxBackwardDataBackward0(_Node):
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:490)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
 
 
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
@@ -5051,6 +5800,458 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
+# schema/native_functions.yaml:1318 (derivative: schema/derivatives.yaml:425)
+def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    _ks = ks & _BELOW
+    _k = _c_convolution.get(_ks)
+    if _k is None:
+        _k = _o.convolution._fill(_ks)
+    _out = _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(ConvolutionBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_dilation = dilation
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1325 (derivative: schema/derivatives.yaml:430)
+def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_convolution_backward.get(_ks)
+    if _k is None:
+        _k = _o.convolution_backward._fill(_ks)
+    _out = _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    if not (_e_grad_output is not None or _e_input is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(ConvolutionBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_output is not None, _e_input is not None, _e_weight is not None))
+    if _e_grad_output is not None or _e_input is not None or _e_weight is not None:
+        _node._s_dilation = dilation
+        _node._s_grad_output = _save(grad_output)
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:1347 (derivative: schema/derivatives.yaml:433)
+def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_dilation = dilation
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1353 (derivative: schema/derivatives.yaml:437)
+def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices_backward.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_indices = _save(indices)
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1362 (derivative: schema/derivatives.yaml:442)
+def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_count_include_pad = count_include_pad
+    _node._s_divisor_override = divisor_override
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1369 (derivative: schema/derivatives.yaml:445)
+def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ceil_mode = ceil_mode
+        _node._s_count_include_pad = count_include_pad
+        _node._s_divisor_override = divisor_override
+        _node._s_kernel_size = kernel_size
+        _node._s_padding = padding
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None:
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1374 (derivative: schema/derivatives.yaml:449)
+def _ag__adaptive_avg_pool2d(ks, self, output_size):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d._fill(_ks)
+    _out = _k(self, output_size)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1381 (derivative: schema/derivatives.yaml:452)
+def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1391 (derivative: schema/derivatives.yaml:456)
+def _ag_constant_pad_nd(ks, self, pad, value):
+    _ks = ks & _BELOW
+    _k = _c_constant_pad_nd.get(_ks)
+    if _k is None:
+        _k = _o.constant_pad_nd._fill(_ks)
+    _out = _k(self, pad, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConstantPadNdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_pad = pad
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:459)
+def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    _ks = ks & _BELOW
+    _k = _c_embedding.get(_ks)
+    if _k is None:
+        _k = _o.embedding._fill(_ks)
+    _out = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if not _tls.grad_enabled:
+        return _out
+    _e_weight = _edge(weight)
+    if not (_e_weight is not None):
+        return _out
+    _node = _new_node(EmbeddingBackward0, (_e_weight or _NO_EDGE,), (_e_weight is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1408 (derivative: schema/derivatives.yaml:463)
+def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    _ks = ks & _BELOW
+    _k = _c_embedding_dense_backward.get(_ks)
+    if _k is None:
+        _k = _o.embedding_dense_backward._fill(_ks)
+    _out = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    if not (_e_grad_output is not None):
+        return _out
+    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output or _NO_EDGE,), (_e_grad_output is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1419 (derivative: schema/derivatives.yaml:467)
+def _ag_dot(ks, self, tensor):
+    _ks = ks & _BELOW
+    _k = _c_dot.get(_ks)
+    if _k is None:
+        _k = _o.dot._fill(_ks)
+    _out = _k(self, tensor)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor = _edge(tensor)
+    if not (_e_self is not None or _e_tensor is not None):
+        return _out
+    _node = _new_node(DotBackward0, (_e_self or _NO_EDGE, _e_tensor or _NO_EDGE), (_e_self is not None, _e_tensor is not None))
+    if _e_tensor is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_tensor = _save(tensor)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1426 (derivative: schema/derivatives.yaml:471)
+def _ag_mv(ks, self, vec):
+    _ks = ks & _BELOW
+    _k = _c_mv.get(_ks)
+    if _k is None:
+        _k = _o.mv._fill(_ks)
+    _out = _k(self, vec)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_vec = _edge(vec)
+    if not (_e_self is not None or _e_vec is not None):
+        return _out
+    _node = _new_node(MvBackward0, (_e_self or _NO_EDGE, _e_vec or _NO_EDGE), (_e_self is not None, _e_vec is not None))
+    if _e_vec is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_vec = _save(vec)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1442 (derivative: schema/derivatives.yaml:475)
+def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    _ks = ks & _BELOW
+    _k = _c_baddbmm.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_batch1 = _edge(batch1)
+    _e_batch2 = _edge(batch2)
+    if not (_e_self is not None or _e_batch1 is not None or _e_batch2 is not None):
+        return _out
+    _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+    if _e_batch1 is not None or _e_batch2 is not None:
+        _node._s_alpha = alpha
+    if _e_batch2 is not None:
+        _node._s_batch1 = _save(batch1)
+    if _e_batch1 is not None:
+        _node._s_batch2 = _save(batch2)
+    if _e_self is not None:
+        _node._s_beta = beta
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1449 (derivative: schema/derivatives.yaml:475)
+def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_batch1 = _edge(batch1)
+        _e_batch2 = _edge(batch2)
+        if _e_self is not None or _e_batch1 is not None or _e_batch2 is not None:
+            _check_inplace(self)
+            _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+            if _e_batch1 is not None or _e_batch2 is not None:
+                _node._s_alpha = alpha
+            if _e_batch2 is not None:
+                _node._s_batch1 = _save(batch1)
+            if _e_batch1 is not None:
+                _node._s_batch2 = _save(batch2)
+            if _e_self is not None:
+                _node._s_beta = beta
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_baddbmm_.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm_._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1459 (derivative: schema/derivatives.yaml:480)
+def _ag__softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__softmax.get(_ks)
+    if _k is None:
+        _k = _o._softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1466 (derivative: schema/derivatives.yaml:483)
+def _ag__log_softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1485 (derivative: schema/derivatives.yaml:486)
+def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_input_dtype = input_dtype
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1494 (derivative: schema/derivatives.yaml:490)
+def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -5241,3 +6442,38 @@ _o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=T
 _o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
 _o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
 _o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
+_o.convolution.register("Autograd", _ag_convolution, with_keyset=True)
+_o.convolution_out.register("Autograd", _autograd_out(_o.convolution_out), with_keyset=True)
+_o.convolution_backward.register("Autograd", _ag_convolution_backward, with_keyset=True)
+_o.max_pool2d_with_indices.register("Autograd", _ag_max_pool2d_with_indices, with_keyset=True)
+_o.max_pool2d_with_indices_backward.register("Autograd", _ag_max_pool2d_with_indices_backward, with_keyset=True)
+_o.avg_pool2d.register("Autograd", _ag_avg_pool2d, with_keyset=True)
+_o.avg_pool2d_out.register("Autograd", _autograd_out(_o.avg_pool2d_out), with_keyset=True)
+_o.avg_pool2d_backward.register("Autograd", _ag_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d.register("Autograd", _ag__adaptive_avg_pool2d, with_keyset=True)
+_o._adaptive_avg_pool2d_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_out), with_keyset=True)
+_o._adaptive_avg_pool2d_backward.register("Autograd", _ag__adaptive_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d_backward_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_backward_out), with_keyset=True)
+_o.constant_pad_nd.register("Autograd", _ag_constant_pad_nd, with_keyset=True)
+_o.constant_pad_nd_out.register("Autograd", _autograd_out(_o.constant_pad_nd_out), with_keyset=True)
+_o.embedding.register("Autograd", _ag_embedding, with_keyset=True)
+_o.embedding_out.register("Autograd", _autograd_out(_o.embedding_out), with_keyset=True)
+_o.embedding_dense_backward.register("Autograd", _ag_embedding_dense_backward, with_keyset=True)
+_o.embedding_dense_backward_out.register("Autograd", _autograd_out(_o.embedding_dense_backward_out), with_keyset=True)
+_o.dot.register("Autograd", _ag_dot, with_keyset=True)
+_o.dot_out.register("Autograd", _autograd_out(_o.dot_out), with_keyset=True)
+_o.mv.register("Autograd", _ag_mv, with_keyset=True)
+_o.mv_out.register("Autograd", _autograd_out(_o.mv_out), with_keyset=True)
+_o.baddbmm.register("Autograd", _ag_baddbmm, with_keyset=True)
+_o.baddbmm_out.register("Autograd", _autograd_out(_o.baddbmm_out), with_keyset=True)
+_o.baddbmm_.register("Autograd", _ag_baddbmm_, with_keyset=True)
+_o._softmax.register("Autograd", _ag__softmax, with_keyset=True)
+_o._softmax_out.register("Autograd", _autograd_out(_o._softmax_out), with_keyset=True)
+_o._log_softmax.register("Autograd", _ag__log_softmax, with_keyset=True)
+_o._log_softmax_out.register("Autograd", _autograd_out(_o._log_softmax_out), with_keyset=True)
+_o.softmax_int_out.register("Autograd", _autograd_out(_o.softmax_int_out), with_keyset=True)
+_o.log_softmax_int_out.register("Autograd", _autograd_out(_o.log_softmax_int_out), with_keyset=True)
+_o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_keyset=True)
+_o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
+_o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
+_o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)

@@ -10,6 +10,18 @@ from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_abs,
@@ -18,6 +30,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -41,6 +54,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atan,
     _entry_atan_,
     _entry_atan_out,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
@@ -58,7 +77,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy_,
     _entry_cos,
     _entry_cos_,
@@ -75,6 +103,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
+    _entry_einsum,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -135,6 +170,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
     _entry_logical_not,
     _entry_logical_not_,
     _entry_logical_not_out,
@@ -146,6 +183,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
@@ -158,6 +198,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
@@ -172,8 +214,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -217,6 +263,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sinh_,
     _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -265,11 +313,18 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 __all__ = [
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_log_softmax',
+    '_log_softmax_backward_data',
+    '_softmax',
+    '_softmax_backward_data',
     '_to_copy',
     'abs',
     'abs_',
     'acos',
     'acos_',
+    'adaptive_avg_pool2d',
     'add',
     'addmm',
     'adjoint',
@@ -282,6 +337,9 @@ __all__ = [
     'asin_',
     'atan',
     'atan_',
+    'avg_pool2d',
+    'avg_pool2d_backward',
+    'baddbmm',
     'bitwise_not',
     'bmm',
     'cat',
@@ -291,6 +349,11 @@ __all__ = [
     'clamp',
     'clamp_',
     'clone',
+    'constant_pad_nd',
+    'conv1d',
+    'conv2d',
+    'convolution',
+    'convolution_backward',
     'copy_',
     'cos',
     'cos_',
@@ -299,6 +362,10 @@ __all__ = [
     'detach',
     'diagonal',
     'div',
+    'dot',
+    'einsum',
+    'embedding',
+    'embedding_dense_backward',
     'empty',
     'empty_like',
     'empty_strided',
@@ -337,22 +404,30 @@ __all__ = [
     'log2',
     'log2_',
     'log_',
+    'log_softmax',
     'logical_not',
     'lt',
     'masked_fill',
     'matmul',
+    'max_pool2d',
+    'max_pool2d_with_indices',
+    'max_pool2d_with_indices_backward',
     'mean',
     'mm',
     'movedim',
     'mul',
+    'mv',
     'nan_to_num',
     'nan_to_num_',
     'narrow',
     'ne',
     'neg',
     'neg_',
+    'one_hot',
     'ones',
     'ones_like',
+    'outer',
+    'pad',
     'permute',
     'pow',
     'rand',
@@ -379,6 +454,7 @@ __all__ = [
     'sinh',
     'sinh_',
     'slice',
+    'softmax',
     'split',
     'split_with_sizes',
     'sqrt',
@@ -404,6 +480,78 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+
+
+# schema/native_functions.yaml:1374
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d(input, output_size)
+    return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+
+
+# schema/native_functions.yaml:1381
+def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d_backward(grad_output, input)
+    return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+
+
+# schema/native_functions.yaml:1466
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax(input, dim, half_to_float)
+    return _entry__log_softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:1494
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+
+# schema/native_functions.yaml:1459
+def _softmax(input, dim, half_to_float, *, out=None):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax(input, dim, half_to_float)
+    return _entry__softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:1485
+def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
 # schema/native_functions.yaml:149
@@ -459,6 +607,16 @@ def acos_(input):
         if r is not _NO:
             return r
     return _entry_acos_(input)
+
+
+# schema/native_functions.yaml:1387
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if r is not _NO:
+            return r
+    return _entry_adaptive_avg_pool2d(input, output_size)
 
 
 # schema/native_functions.yaml:203
@@ -645,6 +803,40 @@ def atan_(input):
     return _entry_atan_(input)
 
 
+# schema/native_functions.yaml:1362
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+# schema/native_functions.yaml:1369
+def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if r is not _NO:
+            return r
+    return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+# schema/native_functions.yaml:1442
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_baddbmm(input, batch1, batch2, beta, alpha)
+    return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+
 # schema/native_functions.yaml:1257
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
@@ -782,6 +974,130 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
+# schema/native_functions.yaml:1391
+def constant_pad_nd(input, pad, value=0, *, out=None):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_constant_pad_nd(input, pad, value)
+    return _entry_constant_pad_nd_out(input, pad, value, out)
+
+
+# schema/native_functions.yaml:1331
+def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:1339
+def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv1d = (
+    (_m0_conv1d, _c0_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv1d, _c1_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv1d = (
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv1d(*args, **kwargs):
+    """Overloads:
+    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+
+
+# schema/native_functions.yaml:1335
+def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:1343
+def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv2d = (
+    (_m0_conv2d, _c0_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv2d, _c1_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv2d = (
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv2d(*args, **kwargs):
+    """Overloads:
+    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+
+
+# schema/native_functions.yaml:1318
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    if _tf[0]:
+        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+# schema/native_functions.yaml:1325
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if r is not _NO:
+            return r
+    return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
 # schema/native_functions.yaml:143
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -903,6 +1219,52 @@ def div(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+
+
+# schema/native_functions.yaml:1419
+def dot(input, tensor, *, out=None):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dot(input, tensor)
+    return _entry_dot_out(input, tensor, out)
+
+
+# schema/native_functions.yaml:1455
+def einsum(equation, tensors, *, path=None):
+    """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if r is not _NO:
+            return r
+    return _entry_einsum(equation, tensors, path)
+
+
+# schema/native_functions.yaml:1401
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+# schema/native_functions.yaml:1408
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
 # schema/native_functions.yaml:18
@@ -1360,6 +1722,18 @@ def log_(input):
     return _entry_log_(input)
 
 
+# schema/native_functions.yaml:1479
+def log_softmax(input, dim, dtype=None, *, out=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_softmax_int(input, dim, dtype)
+    return _entry_log_softmax_int_out(input, dim, dtype, out)
+
+
 # schema/native_functions.yaml:1242
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
@@ -1402,6 +1776,36 @@ def matmul(input, other):
         if r is not _NO:
             return r
     return _entry_matmul(input, other)
+
+
+# schema/native_functions.yaml:1358
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:1347
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:1353
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
 # schema/native_functions.yaml:595
@@ -1520,6 +1924,18 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
+# schema/native_functions.yaml:1426
+def mv(input, vec, *, out=None):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mv(input, vec)
+    return _entry_mv_out(input, vec, out)
+
+
 # schema/native_functions.yaml:1303
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -1586,6 +2002,16 @@ def neg_(input):
     return _entry_neg_(input)
 
 
+# schema/native_functions.yaml:1414
+def one_hot(input, num_classes=-1):
+    """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(one_hot, (input,), (input, num_classes), {})
+        if r is not _NO:
+            return r
+    return _entry_one_hot(input, num_classes)
+
+
 # schema/native_functions.yaml:36
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1607,6 +2033,28 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
             return r
     r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1433
+def outer(input, vec2, *, out=None):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_outer(input, vec2)
+    return _entry_outer_out(input, vec2, out)
+
+
+# schema/native_functions.yaml:1397
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if r is not _NO:
+            return r
+    return _entry_pad(input, pad, mode, value)
 
 
 # schema/native_functions.yaml:694
@@ -1999,6 +2447,18 @@ def slice(input, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(input, dim, start, end, step)
+
+
+# schema/native_functions.yaml:1473
+def softmax(input, dim, dtype=None, *, out=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softmax_int(input, dim, dtype)
+    return _entry_softmax_int_out(input, dim, dtype, out)
 
 
 # schema/native_functions.yaml:775

@@ -7266,3 +7266,1384 @@ def _entry_nan_to_num_(self, nan, posinf, neginf):
 nan_to_num_._bind = _bind_nan_to_num_
 nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
+
+
+# schema/native_functions.yaml:1318
+convolution = _Op("aten", 'convolution', 'default',
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
+_c_convolution = convolution._cache
+
+
+def _bind_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) from None
+    k = _c_convolution.get(ks)
+    if k is None:
+        k = convolution._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+convolution._bind = _bind_convolution
+convolution._entry = _entry_convolution
+_aten._packet('convolution')._add(convolution)
+
+
+# schema/native_functions.yaml:1322
+convolution_out = _Op("aten", 'convolution', 'out',
+    'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
+_c_convolution_out = convolution_out._cache
+
+
+def _bind_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+def _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_out, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_convolution_out.get(ks)
+    if k is None:
+        k = convolution_out._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+convolution_out._bind = _bind_convolution_out
+convolution_out._entry = _entry_convolution_out
+_aten._packet('convolution')._add(convolution_out)
+
+
+# schema/native_functions.yaml:1325
+convolution_backward = _Op("aten", 'convolution_backward', 'default',
+    'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
+_c_convolution_backward = convolution_backward._cache
+
+
+def _bind_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    return (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | input._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_backward, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)) from None
+    k = _c_convolution_backward.get(ks)
+    if k is None:
+        k = convolution_backward._fill(ks)
+    return k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+convolution_backward._bind = _bind_convolution_backward
+convolution_backward._entry = _entry_convolution_backward
+_aten._packet('convolution_backward')._add(convolution_backward)
+
+
+# schema/native_functions.yaml:1331
+conv1d = _Op("aten", 'conv1d', 'default',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d = conv1d._cache
+
+
+def _bind_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv1d.get(ks)
+    if k is None:
+        k = conv1d._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d._bind = _bind_conv1d
+conv1d._entry = _entry_conv1d
+_aten._packet('conv1d')._add(conv1d)
+
+
+# schema/native_functions.yaml:1335
+conv2d = _Op("aten", 'conv2d', 'default',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d = conv2d._cache
+
+
+def _bind_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv2d.get(ks)
+    if k is None:
+        k = conv2d._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d._bind = _bind_conv2d
+conv2d._entry = _entry_conv2d
+_aten._packet('conv2d')._add(conv2d)
+
+
+# schema/native_functions.yaml:1339
+conv1d_padding = _Op("aten", 'conv1d', 'padding',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d_padding = conv1d_padding._cache
+
+
+def _bind_conv1d_padding(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv1d_padding.get(ks)
+    if k is None:
+        k = conv1d_padding._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d_padding._bind = _bind_conv1d_padding
+conv1d_padding._entry = _entry_conv1d_padding
+_aten._packet('conv1d')._add(conv1d_padding)
+
+
+# schema/native_functions.yaml:1343
+conv2d_padding = _Op("aten", 'conv2d', 'padding',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d_padding = conv2d_padding._cache
+
+
+def _bind_conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    k = _c_conv2d_padding.get(ks)
+    if k is None:
+        k = conv2d_padding._fill(ks)
+    return k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d_padding._bind = _bind_conv2d_padding
+conv2d_padding._entry = _entry_conv2d_padding
+_aten._packet('conv2d')._add(conv2d_padding)
+
+
+# schema/native_functions.yaml:1347
+max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
+    'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
+_c_max_pool2d_with_indices = max_pool2d_with_indices._cache
+
+
+def _bind_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    k = _c_max_pool2d_with_indices.get(ks)
+    if k is None:
+        k = max_pool2d_with_indices._fill(ks)
+    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d_with_indices._bind = _bind_max_pool2d_with_indices
+max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
+_aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
+
+
+# schema/native_functions.yaml:1353
+max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
+    'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
+_c_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward._cache
+
+
+def _bind_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    return (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices_backward, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)) from None
+    k = _c_max_pool2d_with_indices_backward.get(ks)
+    if k is None:
+        k = max_pool2d_with_indices_backward._fill(ks)
+    return k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+max_pool2d_with_indices_backward._bind = _bind_max_pool2d_with_indices_backward
+max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backward
+_aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
+
+
+# schema/native_functions.yaml:1358
+max_pool2d = _Op("aten", 'max_pool2d', 'default',
+    'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
+_c_max_pool2d = max_pool2d._cache
+
+
+def _bind_max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    k = _c_max_pool2d.get(ks)
+    if k is None:
+        k = max_pool2d._fill(ks)
+    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d._bind = _bind_max_pool2d
+max_pool2d._entry = _entry_max_pool2d
+_aten._packet('max_pool2d')._add(max_pool2d)
+
+
+# schema/native_functions.yaml:1362
+avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
+    'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
+_c_avg_pool2d = avg_pool2d._cache
+
+
+def _bind_avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    k = _c_avg_pool2d.get(ks)
+    if k is None:
+        k = avg_pool2d._fill(ks)
+    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d._bind = _bind_avg_pool2d
+avg_pool2d._entry = _entry_avg_pool2d
+_aten._packet('avg_pool2d')._add(avg_pool2d)
+
+
+# schema/native_functions.yaml:1366
+avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
+    'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
+_c_avg_pool2d_out = avg_pool2d_out._cache
+
+
+def _bind_avg_pool2d_out(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_out, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_avg_pool2d_out.get(ks)
+    if k is None:
+        k = avg_pool2d_out._fill(ks)
+    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+avg_pool2d_out._bind = _bind_avg_pool2d_out
+avg_pool2d_out._entry = _entry_avg_pool2d_out
+_aten._packet('avg_pool2d')._add(avg_pool2d_out)
+
+
+# schema/native_functions.yaml:1369
+avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
+    'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
+_c_avg_pool2d_backward = avg_pool2d_backward._cache
+
+
+def _bind_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_backward, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    k = _c_avg_pool2d_backward.get(ks)
+    if k is None:
+        k = avg_pool2d_backward._fill(ks)
+    return k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d_backward._bind = _bind_avg_pool2d_backward
+avg_pool2d_backward._entry = _entry_avg_pool2d_backward
+_aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:1374
+_adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
+    '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=('core',))
+_c__adaptive_avg_pool2d = _adaptive_avg_pool2d._cache
+
+
+def _bind__adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry__adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d, (self, output_size)) from None
+    k = _c__adaptive_avg_pool2d.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d._fill(ks)
+    return k(self, output_size)
+
+
+_adaptive_avg_pool2d._bind = _bind__adaptive_avg_pool2d
+_adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:1378
+_adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
+    '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'output_size', 'out'), 2, tags=('core',))
+_c__adaptive_avg_pool2d_out = _adaptive_avg_pool2d_out._cache
+
+
+def _bind__adaptive_avg_pool2d_out(self, output_size, *, out):
+    return (self, output_size, out)
+
+
+def _entry__adaptive_avg_pool2d_out(self, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_out, (self, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__adaptive_avg_pool2d_out.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_out._fill(ks)
+    return k(self, output_size, out)
+
+
+_adaptive_avg_pool2d_out._bind = _bind__adaptive_avg_pool2d_out
+_adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
+
+
+# schema/native_functions.yaml:1381
+_adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
+    '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_c__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward._cache
+
+
+def _bind__adaptive_avg_pool2d_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry__adaptive_avg_pool2d_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward, (grad_output, self)) from None
+    k = _c__adaptive_avg_pool2d_backward.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_backward._fill(ks)
+    return k(grad_output, self)
+
+
+_adaptive_avg_pool2d_backward._bind = _bind__adaptive_avg_pool2d_backward
+_adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:1385
+_adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
+    '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'out'), 2, tags=())
+_c__adaptive_avg_pool2d_backward_out = _adaptive_avg_pool2d_backward_out._cache
+
+
+def _bind__adaptive_avg_pool2d_backward_out(grad_output, self, *, out):
+    return (grad_output, self, out)
+
+
+def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward_out, (grad_output, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__adaptive_avg_pool2d_backward_out.get(ks)
+    if k is None:
+        k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    return k(grad_output, self, out)
+
+
+_adaptive_avg_pool2d_backward_out._bind = _bind__adaptive_avg_pool2d_backward_out
+_adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_out
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
+
+
+# schema/native_functions.yaml:1387
+adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
+    'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=())
+_c_adaptive_avg_pool2d = adaptive_avg_pool2d._cache
+
+
+def _bind_adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry_adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(adaptive_avg_pool2d, (self, output_size)) from None
+    k = _c_adaptive_avg_pool2d.get(ks)
+    if k is None:
+        k = adaptive_avg_pool2d._fill(ks)
+    return k(self, output_size)
+
+
+adaptive_avg_pool2d._bind = _bind_adaptive_avg_pool2d
+adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
+_aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:1391
+constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
+    'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
+    ('self', 'pad', 'value'), 3, tags=())
+_c_constant_pad_nd = constant_pad_nd._cache
+
+
+def _bind_constant_pad_nd(self, pad, value=0):
+    return (self, pad, value)
+
+
+def _entry_constant_pad_nd(self, pad, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd, (self, pad, value)) from None
+    k = _c_constant_pad_nd.get(ks)
+    if k is None:
+        k = constant_pad_nd._fill(ks)
+    return k(self, pad, value)
+
+
+constant_pad_nd._bind = _bind_constant_pad_nd
+constant_pad_nd._entry = _entry_constant_pad_nd
+_aten._packet('constant_pad_nd')._add(constant_pad_nd)
+
+
+# schema/native_functions.yaml:1395
+constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
+    'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'pad', 'value', 'out'), 3, tags=())
+_c_constant_pad_nd_out = constant_pad_nd_out._cache
+
+
+def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
+    return (self, pad, value, out)
+
+
+def _entry_constant_pad_nd_out(self, pad, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_constant_pad_nd_out.get(ks)
+    if k is None:
+        k = constant_pad_nd_out._fill(ks)
+    return k(self, pad, value, out)
+
+
+constant_pad_nd_out._bind = _bind_constant_pad_nd_out
+constant_pad_nd_out._entry = _entry_constant_pad_nd_out
+_aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
+
+
+# schema/native_functions.yaml:1397
+pad = _Op("aten", 'pad', 'default',
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    ('self', 'pad', 'mode', 'value'), 4, tags=())
+_c_pad = pad._cache
+_op_pad = pad
+
+
+def _bind_pad(self, pad, mode='constant', value=None):
+    return (self, pad, mode, value)
+
+
+def _entry_pad(self, pad, mode, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_pad, (self, pad, mode, value)) from None
+    k = _c_pad.get(ks)
+    if k is None:
+        k = _op_pad._fill(ks)
+    return k(self, pad, mode, value)
+
+
+pad._bind = _bind_pad
+pad._entry = _entry_pad
+_aten._packet('pad')._add(pad)
+
+
+# schema/native_functions.yaml:1401
+embedding = _Op("aten", 'embedding', 'default',
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
+_c_embedding = embedding._cache
+
+
+def _bind_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) from None
+    k = _c_embedding.get(ks)
+    if k is None:
+        k = embedding._fill(ks)
+    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+embedding._bind = _bind_embedding
+embedding._entry = _entry_embedding
+_aten._packet('embedding')._add(embedding)
+
+
+# schema/native_functions.yaml:1405
+embedding_out = _Op("aten", 'embedding', 'out',
+    'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
+_c_embedding_out = embedding_out._cache
+
+
+def _bind_embedding_out(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_out, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_embedding_out.get(ks)
+    if k is None:
+        k = embedding_out._fill(ks)
+    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+embedding_out._bind = _bind_embedding_out
+embedding_out._entry = _entry_embedding_out
+_aten._packet('embedding')._add(embedding_out)
+
+
+# schema/native_functions.yaml:1408
+embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
+    'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
+_c_embedding_dense_backward = embedding_dense_backward._cache
+
+
+def _bind_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)) from None
+    k = _c_embedding_dense_backward.get(ks)
+    if k is None:
+        k = embedding_dense_backward._fill(ks)
+    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+embedding_dense_backward._bind = _bind_embedding_dense_backward
+embedding_dense_backward._entry = _entry_embedding_dense_backward
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
+
+
+# schema/native_functions.yaml:1412
+embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
+    'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
+_c_embedding_dense_backward_out = embedding_dense_backward_out._cache
+
+
+def _bind_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward_out, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_embedding_dense_backward_out.get(ks)
+    if k is None:
+        k = embedding_dense_backward_out._fill(ks)
+    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+embedding_dense_backward_out._bind = _bind_embedding_dense_backward_out
+embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
+
+
+# schema/native_functions.yaml:1414
+one_hot = _Op("aten", 'one_hot', 'default',
+    'one_hot(Tensor self, int num_classes=-1) -> Tensor',
+    ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
+_c_one_hot = one_hot._cache
+
+
+def _bind_one_hot(self, num_classes=-1):
+    return (self, num_classes)
+
+
+def _entry_one_hot(self, num_classes):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(one_hot, (self, num_classes)) from None
+    k = _c_one_hot.get(ks)
+    if k is None:
+        k = one_hot._fill(ks)
+    return k(self, num_classes)
+
+
+one_hot._bind = _bind_one_hot
+one_hot._entry = _entry_one_hot
+_aten._packet('one_hot')._add(one_hot)
+
+
+# schema/native_functions.yaml:1419
+dot = _Op("aten", 'dot', 'default',
+    'dot(Tensor self, Tensor tensor) -> Tensor',
+    ('self', 'tensor'), 2, tags=())
+_c_dot = dot._cache
+
+
+def _bind_dot(self, tensor):
+    return (self, tensor)
+
+
+def _entry_dot(self, tensor):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot, (self, tensor)) from None
+    k = _c_dot.get(ks)
+    if k is None:
+        k = dot._fill(ks)
+    return k(self, tensor)
+
+
+dot._bind = _bind_dot
+dot._entry = _entry_dot
+_aten._packet('dot')._add(dot)
+
+
+# schema/native_functions.yaml:1424
+dot_out = _Op("aten", 'dot', 'out',
+    'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor', 'out'), 2, tags=())
+_c_dot_out = dot_out._cache
+
+
+def _bind_dot_out(self, tensor, *, out):
+    return (self, tensor, out)
+
+
+def _entry_dot_out(self, tensor, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot_out, (self, tensor, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_dot_out.get(ks)
+    if k is None:
+        k = dot_out._fill(ks)
+    return k(self, tensor, out)
+
+
+dot_out._bind = _bind_dot_out
+dot_out._entry = _entry_dot_out
+_aten._packet('dot')._add(dot_out)
+
+
+# schema/native_functions.yaml:1426
+mv = _Op("aten", 'mv', 'default',
+    'mv(Tensor self, Tensor vec) -> Tensor',
+    ('self', 'vec'), 2, tags=())
+_c_mv = mv._cache
+
+
+def _bind_mv(self, vec):
+    return (self, vec)
+
+
+def _entry_mv(self, vec):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv, (self, vec)) from None
+    k = _c_mv.get(ks)
+    if k is None:
+        k = mv._fill(ks)
+    return k(self, vec)
+
+
+mv._bind = _bind_mv
+mv._entry = _entry_mv
+_aten._packet('mv')._add(mv)
+
+
+# schema/native_functions.yaml:1431
+mv_out = _Op("aten", 'mv', 'out',
+    'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec', 'out'), 2, tags=())
+_c_mv_out = mv_out._cache
+
+
+def _bind_mv_out(self, vec, *, out):
+    return (self, vec, out)
+
+
+def _entry_mv_out(self, vec, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv_out, (self, vec, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mv_out.get(ks)
+    if k is None:
+        k = mv_out._fill(ks)
+    return k(self, vec, out)
+
+
+mv_out._bind = _bind_mv_out
+mv_out._entry = _entry_mv_out
+_aten._packet('mv')._add(mv_out)
+
+
+# schema/native_functions.yaml:1433
+outer = _Op("aten", 'outer', 'default',
+    'outer(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_outer = outer._cache
+
+
+def _bind_outer(self, vec2):
+    return (self, vec2)
+
+
+def _entry_outer(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer, (self, vec2)) from None
+    k = _c_outer.get(ks)
+    if k is None:
+        k = outer._fill(ks)
+    return k(self, vec2)
+
+
+outer._bind = _bind_outer
+outer._entry = _entry_outer
+_aten._packet('outer')._add(outer)
+
+
+# schema/native_functions.yaml:1438
+outer_out = _Op("aten", 'outer', 'out',
+    'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_outer_out = outer_out._cache
+
+
+def _bind_outer_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_outer_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_outer_out.get(ks)
+    if k is None:
+        k = outer_out._fill(ks)
+    return k(self, vec2, out)
+
+
+outer_out._bind = _bind_outer_out
+outer_out._entry = _entry_outer_out
+_aten._packet('outer')._add(outer_out)
+
+
+# schema/native_functions.yaml:1442
+baddbmm = _Op("aten", 'baddbmm', 'default',
+    'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm = baddbmm._cache
+
+
+def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
+    k = _c_baddbmm.get(ks)
+    if k is None:
+        k = baddbmm._fill(ks)
+    return k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm._bind = _bind_baddbmm
+baddbmm._entry = _entry_baddbmm
+_aten._packet('baddbmm')._add(baddbmm)
+
+
+# schema/native_functions.yaml:1447
+baddbmm_out = _Op("aten", 'baddbmm', 'out',
+    'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_baddbmm_out = baddbmm_out._cache
+
+
+def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_baddbmm_out.get(ks)
+    if k is None:
+        k = baddbmm_out._fill(ks)
+    return k(self, batch1, batch2, beta, alpha, out)
+
+
+baddbmm_out._bind = _bind_baddbmm_out
+baddbmm_out._entry = _entry_baddbmm_out
+_aten._packet('baddbmm')._add(baddbmm_out)
+
+
+# schema/native_functions.yaml:1449
+baddbmm_ = _Op("aten", 'baddbmm_', 'default',
+    'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm_ = baddbmm_._cache
+
+
+def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_baddbmm_.get(ks)
+    if k is None:
+        k = baddbmm_._fill(ks)
+    return k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm_._bind = _bind_baddbmm_
+baddbmm_._entry = _entry_baddbmm_
+_aten._packet('baddbmm_')._add(baddbmm_)
+
+
+# schema/native_functions.yaml:1455
+einsum = _Op("aten", 'einsum', 'default',
+    'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
+    ('equation', 'tensors', 'path'), 2, tags=())
+_c_einsum = einsum._cache
+
+
+def _bind_einsum(equation, tensors, *, path=None):
+    return (equation, tensors, path)
+
+
+def _entry_einsum(equation, tensors, path):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(einsum, (equation, tensors, path)) from None
+    k = _c_einsum.get(ks)
+    if k is None:
+        k = einsum._fill(ks)
+    return k(equation, tensors, path)
+
+
+einsum._bind = _bind_einsum
+einsum._entry = _entry_einsum
+_aten._packet('einsum')._add(einsum)
+
+
+# schema/native_functions.yaml:1459
+_softmax = _Op("aten", '_softmax', 'default',
+    '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__softmax = _softmax._cache
+
+
+def _bind__softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax, (self, dim, half_to_float)) from None
+    k = _c__softmax.get(ks)
+    if k is None:
+        k = _softmax._fill(ks)
+    return k(self, dim, half_to_float)
+
+
+_softmax._bind = _bind__softmax
+_softmax._entry = _entry__softmax
+_aten._packet('_softmax')._add(_softmax)
+
+
+# schema/native_functions.yaml:1463
+_softmax_out = _Op("aten", '_softmax', 'out',
+    '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__softmax_out = _softmax_out._cache
+
+
+def _bind__softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__softmax_out.get(ks)
+    if k is None:
+        k = _softmax_out._fill(ks)
+    return k(self, dim, half_to_float, out)
+
+
+_softmax_out._bind = _bind__softmax_out
+_softmax_out._entry = _entry__softmax_out
+_aten._packet('_softmax')._add(_softmax_out)
+
+
+# schema/native_functions.yaml:1466
+_log_softmax = _Op("aten", '_log_softmax', 'default',
+    '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__log_softmax = _log_softmax._cache
+
+
+def _bind__log_softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__log_softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax, (self, dim, half_to_float)) from None
+    k = _c__log_softmax.get(ks)
+    if k is None:
+        k = _log_softmax._fill(ks)
+    return k(self, dim, half_to_float)
+
+
+_log_softmax._bind = _bind__log_softmax
+_log_softmax._entry = _entry__log_softmax
+_aten._packet('_log_softmax')._add(_log_softmax)
+
+
+# schema/native_functions.yaml:1470
+_log_softmax_out = _Op("aten", '_log_softmax', 'out',
+    '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__log_softmax_out = _log_softmax_out._cache
+
+
+def _bind__log_softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__log_softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__log_softmax_out.get(ks)
+    if k is None:
+        k = _log_softmax_out._fill(ks)
+    return k(self, dim, half_to_float, out)
+
+
+_log_softmax_out._bind = _bind__log_softmax_out
+_log_softmax_out._entry = _entry__log_softmax_out
+_aten._packet('_log_softmax')._add(_log_softmax_out)
+
+
+# schema/native_functions.yaml:1473
+softmax_int = _Op("aten", 'softmax', 'int',
+    'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_softmax_int = softmax_int._cache
+
+
+def _bind_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int, (self, dim, dtype)) from None
+    k = _c_softmax_int.get(ks)
+    if k is None:
+        k = softmax_int._fill(ks)
+    return k(self, dim, dtype)
+
+
+softmax_int._bind = _bind_softmax_int
+softmax_int._entry = _entry_softmax_int
+_aten._packet('softmax')._add(softmax_int)
+
+
+# schema/native_functions.yaml:1477
+softmax_int_out = _Op("aten", 'softmax', 'int_out',
+    'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_softmax_int_out = softmax_int_out._cache
+
+
+def _bind_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_softmax_int_out.get(ks)
+    if k is None:
+        k = softmax_int_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+softmax_int_out._bind = _bind_softmax_int_out
+softmax_int_out._entry = _entry_softmax_int_out
+_aten._packet('softmax')._add(softmax_int_out)
+
+
+# schema/native_functions.yaml:1479
+log_softmax_int = _Op("aten", 'log_softmax', 'int',
+    'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_log_softmax_int = log_softmax_int._cache
+
+
+def _bind_log_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_log_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int, (self, dim, dtype)) from None
+    k = _c_log_softmax_int.get(ks)
+    if k is None:
+        k = log_softmax_int._fill(ks)
+    return k(self, dim, dtype)
+
+
+log_softmax_int._bind = _bind_log_softmax_int
+log_softmax_int._entry = _entry_log_softmax_int
+_aten._packet('log_softmax')._add(log_softmax_int)
+
+
+# schema/native_functions.yaml:1483
+log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
+    'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_log_softmax_int_out = log_softmax_int_out._cache
+
+
+def _bind_log_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_log_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log_softmax_int_out.get(ks)
+    if k is None:
+        k = log_softmax_int_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+log_softmax_int_out._bind = _bind_log_softmax_int_out
+log_softmax_int_out._entry = _entry_log_softmax_int_out
+_aten._packet('log_softmax')._add(log_softmax_int_out)
+
+
+# schema/native_functions.yaml:1485
+_softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__softmax_backward_data = _softmax_backward_data._cache
+
+
+def _bind__softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    k = _c__softmax_backward_data.get(ks)
+    if k is None:
+        k = _softmax_backward_data._fill(ks)
+    return k(grad_output, output, dim, input_dtype)
+
+
+_softmax_backward_data._bind = _bind__softmax_backward_data
+_softmax_backward_data._entry = _entry__softmax_backward_data
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
+
+
+# schema/native_functions.yaml:1490
+_softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
+    '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
+_c__softmax_backward_data_out = _softmax_backward_data_out._cache
+
+
+def _bind__softmax_backward_data_out(grad_output, output, dim, input_dtype, *, grad_input):
+    return (grad_output, output, dim, input_dtype, grad_input)
+
+
+def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data_out, (grad_output, output, dim, input_dtype, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c__softmax_backward_data_out.get(ks)
+    if k is None:
+        k = _softmax_backward_data_out._fill(ks)
+    return k(grad_output, output, dim, input_dtype, grad_input)
+
+
+_softmax_backward_data_out._bind = _bind__softmax_backward_data_out
+_softmax_backward_data_out._entry = _entry__softmax_backward_data_out
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:1494
+_log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__log_softmax_backward_data = _log_softmax_backward_data._cache
+
+
+def _bind__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    k = _c__log_softmax_backward_data.get(ks)
+    if k is None:
+        k = _log_softmax_backward_data._fill(ks)
+    return k(grad_output, output, dim, input_dtype)
+
+
+_log_softmax_backward_data._bind = _bind__log_softmax_backward_data
+_log_softmax_backward_data._entry = _entry__log_softmax_backward_data
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
+
+
+# schema/native_functions.yaml:1498
+_log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
+    '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
+_c__log_softmax_backward_data_out = _log_softmax_backward_data_out._cache
+
+
+def _bind__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    return (grad_output, output, dim, input_dtype, out)
+
+
+def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data_out, (grad_output, output, dim, input_dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c__log_softmax_backward_data_out.get(ks)
+    if k is None:
+        k = _log_softmax_backward_data_out._fill(ks)
+    return k(grad_output, output, dim, input_dtype, out)
+
+
+_log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
+_log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)

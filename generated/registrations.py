@@ -7,22 +7,29 @@ from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
+from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
+from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
 from ember.kernels.meta import unary as _meta_unary
@@ -1045,3 +1052,184 @@ _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1318
+_o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('Meta', _meta_conv.convolution)
+
+# schema/native_functions.yaml:1322
+_o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
+_o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
+
+# schema/native_functions.yaml:1325
+_o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
+
+# schema/native_functions.yaml:1331
+_o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
+
+# schema/native_functions.yaml:1335
+_o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
+
+# schema/native_functions.yaml:1339
+_o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
+
+# schema/native_functions.yaml:1343
+_o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
+
+# schema/native_functions.yaml:1347
+_o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
+
+# schema/native_functions.yaml:1353
+_o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
+
+# schema/native_functions.yaml:1358
+_o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
+
+# schema/native_functions.yaml:1362
+_o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
+
+# schema/native_functions.yaml:1366
+_o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
+_o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:1369
+_o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
+
+# schema/native_functions.yaml:1374
+_o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
+_o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
+
+# schema/native_functions.yaml:1378
+_o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
+_o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1381
+_o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
+_o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
+
+# schema/native_functions.yaml:1385
+_o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
+_o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1387
+_o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
+
+# schema/native_functions.yaml:1391
+_o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
+_o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
+
+# schema/native_functions.yaml:1395
+_o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
+_o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1397
+_o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
+
+# schema/native_functions.yaml:1401
+_o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('Meta', _meta_conv.embedding)
+
+# schema/native_functions.yaml:1405
+_o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
+_o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1408
+_o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
+
+# schema/native_functions.yaml:1412
+_o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
+_o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1414
+_o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
+
+# schema/native_functions.yaml:1419
+_o.dot.register('CPU', _cpu_nn.dot)
+_o.dot.register('Meta', _meta_nn.dot)
+
+# schema/native_functions.yaml:1424
+_o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
+_o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1426
+_o.mv.register('CPU', _cpu_nn.mv)
+_o.mv.register('Meta', _meta_nn.mv)
+
+# schema/native_functions.yaml:1431
+_o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
+_o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1433
+_o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:1438
+_o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1442
+_o.baddbmm.register('CPU', _cpu_nn.baddbmm)
+_o.baddbmm.register('Meta', _meta_nn.baddbmm)
+
+# schema/native_functions.yaml:1447
+_o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
+_o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1449
+_o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
+_o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
+_o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1455
+_o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
+
+# schema/native_functions.yaml:1459
+_o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('Meta', _meta_nn.softmax_forward)
+
+# schema/native_functions.yaml:1463
+_o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
+_o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1466
+_o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
+
+# schema/native_functions.yaml:1470
+_o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
+_o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1473
+_o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
+
+# schema/native_functions.yaml:1477
+_o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
+_o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1479
+_o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
+
+# schema/native_functions.yaml:1483
+_o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
+_o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1485
+_o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:1490
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+_o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1494
+_o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:1498
+_o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
+_o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)

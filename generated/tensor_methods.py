@@ -11,6 +11,18 @@ from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_abs,
@@ -19,6 +31,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -42,6 +55,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atan,
     _entry_atan_,
     _entry_atan_out,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
@@ -59,7 +78,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy_,
     _entry_cos,
     _entry_cos_,
@@ -76,6 +104,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
+    _entry_einsum,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -136,6 +171,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
     _entry_logical_not,
     _entry_logical_not_,
     _entry_logical_not_out,
@@ -147,6 +184,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
@@ -159,6 +199,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
@@ -173,8 +215,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -218,6 +264,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sinh_,
     _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -424,6 +472,26 @@ def atan_(self):
         if r is not _NO:
             return r
     return _entry_atan_(self)
+
+
+# schema/native_functions.yaml:1442
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:1449
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
 # schema/native_functions.yaml:1257
@@ -719,6 +787,16 @@ def div_(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
+
+
+# schema/native_functions.yaml:1419
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (self, tensor), (self, tensor), {})
+        if r is not _NO:
+            return r
+    return _entry_dot(self, tensor)
 
 
 # schema/native_functions.yaml:355
@@ -1097,6 +1175,16 @@ def log_(self):
     return _entry_log_(self)
 
 
+# schema/native_functions.yaml:1479
+def log_softmax(self, dim, dtype=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_log_softmax_int(self, dim, dtype)
+
+
 # schema/native_functions.yaml:1242
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
@@ -1277,6 +1365,16 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
+# schema/native_functions.yaml:1426
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (self, vec), (self, vec), {})
+        if r is not _NO:
+            return r
+    return _entry_mv(self, vec)
+
+
 # schema/native_functions.yaml:1303
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -1393,6 +1491,16 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
             return r
     r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1433
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_outer(self, vec2)
 
 
 # schema/native_functions.yaml:694
@@ -1705,6 +1813,16 @@ def slice(self, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(self, dim, start, end, step)
+
+
+# schema/native_functions.yaml:1473
+def softmax(self, dim, dtype=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_softmax_int(self, dim, dtype)
 
 
 # schema/native_functions.yaml:775
@@ -2374,6 +2492,8 @@ METHODS = {
     'asin_': asin_,
     'atan': atan,
     'atan_': atan_,
+    'baddbmm': baddbmm,
+    'baddbmm_': baddbmm_,
     'bitwise_not': bitwise_not,
     'bitwise_not_': bitwise_not_,
     'bmm': bmm,
@@ -2393,6 +2513,7 @@ METHODS = {
     'diagonal': diagonal,
     'div': div,
     'div_': div_,
+    'dot': dot,
     'eq': eq,
     'erf': erf,
     'erf_': erf_,
@@ -2427,6 +2548,7 @@ METHODS = {
     'log2': log2,
     'log2_': log2_,
     'log_': log_,
+    'log_softmax': log_softmax,
     'logical_not': logical_not,
     'logical_not_': logical_not_,
     'lt': lt,
@@ -2438,6 +2560,7 @@ METHODS = {
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
+    'mv': mv,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
     'narrow': narrow,
@@ -2449,6 +2572,7 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'outer': outer,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
@@ -2473,6 +2597,7 @@ METHODS = {
     'sinh': sinh,
     'sinh_': sinh_,
     'slice': slice,
+    'softmax': softmax,
     'split': split,
     'split_with_sizes': split_with_sizes,
     'sqrt': sqrt,
