@@ -5,7 +5,7 @@ The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float` /
 `unary_inplace_float`; the ops here keep the input's dtype (with torch's dtype
 restrictions) or give a bool result.
 
-    >>> floor(empty_meta((2,), bool_))
+    >>> floor(empty_meta((2,), D.bool_))
     Traceback (most recent call last):
     NotImplementedError: "floor_vml_cpu" not implemented for 'Bool'
 """
