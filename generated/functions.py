@@ -13,10 +13,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -29,6 +36,33 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -45,8 +79,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
@@ -55,8 +94,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
     _entry_exp,
     _entry_exp_,
     _entry_exp_out,
@@ -65,46 +107,98 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
     _entry_full,
     _entry_full_like,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -117,9 +211,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_rand,
     _entry_rand_like,
@@ -127,8 +224,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like,
     _entry_relu,
     _entry_relu_,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
@@ -143,6 +252,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -166,6 +276,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -176,6 +289,8 @@ from ember._generated.ops import (  # noqa: F401
 __all__ = [
     '_to_copy',
     'add',
+    'addcdiv',
+    'addcmul',
     'addmm',
     'adjoint',
     'alias',
@@ -183,6 +298,10 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'atan2',
+    'bitwise_and',
+    'bitwise_or',
+    'bitwise_xor',
     'bmm',
     'cat',
     'chunk',
@@ -201,6 +320,8 @@ __all__ = [
     'exp_',
     'fill_',
     'flatten',
+    'floor_divide',
+    'fmod',
     'full',
     'full_like',
     'ge',
@@ -209,13 +330,19 @@ __all__ = [
     'index_put',
     'index_put_',
     'le',
+    'lerp',
     'linear',
     'log',
     'log_',
+    'logical_and',
+    'logical_or',
+    'logical_xor',
     'lt',
     'masked_fill',
     'matmul',
+    'maximum',
     'mean',
+    'minimum',
     'mm',
     'movedim',
     'mul',
@@ -233,7 +360,9 @@ __all__ = [
     'randn_like',
     'relu',
     'relu_',
+    'remainder',
     'reshape',
+    'rsub',
     'scalar_tensor',
     'select',
     'sigmoid',
@@ -283,7 +412,31 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:1227
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcdiv(input, tensor1, tensor2, value)
+    return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:1212
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcmul(input, tensor1, tensor2, value)
+    return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:654
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -295,7 +448,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -305,7 +458,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -315,7 +468,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -389,7 +542,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -401,7 +554,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -411,7 +564,166 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1008
+def atan2(input, other, *, out=None):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan2(input, other)
+    return _entry_atan2_out(input, other, out)
+
+
+# schema/native_functions.yaml:1068
+def _m0_bitwise_and(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Tensor(input, other)
+    return _entry_bitwise_and_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1084
+def _m1_bitwise_and(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Scalar_Tensor(input, other)
+    return _entry_bitwise_and_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and = (
+    (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_and = (
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_and(*args, **kwargs):
+    """Overloads:
+    bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_and, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+
+
+# schema/native_functions.yaml:1106
+def _m0_bitwise_or(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Tensor(input, other)
+    return _entry_bitwise_or_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1122
+def _m1_bitwise_or(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Scalar_Tensor(input, other)
+    return _entry_bitwise_or_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or = (
+    (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_or = (
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_or(*args, **kwargs):
+    """Overloads:
+    bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_or, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+
+
+# schema/native_functions.yaml:1144
+def _m0_bitwise_xor(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Tensor(input, other)
+    return _entry_bitwise_xor_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1160
+def _m1_bitwise_xor(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Scalar_Tensor(input, other)
+    return _entry_bitwise_xor_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor = (
+    (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_xor = (
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_xor(*args, **kwargs):
+    """Overloads:
+    bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_xor, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:646
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -423,7 +735,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -435,7 +747,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -445,7 +757,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -456,7 +768,7 @@ def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -492,7 +804,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -524,7 +836,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -534,7 +846,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -544,7 +856,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -557,7 +869,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -570,14 +882,29 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
+# schema/native_functions.yaml:1350
+def _m2_div(input, other, *, rounding_mode, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode, out)
+    return None
+
+
+def _c2_div(input, other, rounding_mode, out):
+    if out is None:
+        return _entry_div_Scalar_mode(input, other, rounding_mode)
+    return _entry_div_Scalar_mode_out(input, other, rounding_mode, out)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('input', 'other', 'out'))),
     (_m1_div, _c1_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -585,6 +912,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -627,7 +955,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -639,7 +967,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -651,7 +979,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -706,7 +1034,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -714,6 +1042,67 @@ def flatten(input, start_dim=0, end_dim=-1):
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
+
+
+# schema/native_functions.yaml:894
+def _m0_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide(input, other)
+    return _entry_floor_divide_out(input, other, out)
+
+
+# schema/native_functions.yaml:902
+def _m1_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide_Scalar(input, other)
+    return _entry_floor_divide_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:962
+def fmod(input, other, *, out=None):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_fmod_Tensor(input, other)
+    return _entry_fmod_Tensor_out(input, other, out)
 
 
 # schema/native_functions.yaml:42
@@ -738,7 +1127,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:425
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -750,7 +1139,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -762,7 +1151,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -774,7 +1163,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -784,7 +1173,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -794,7 +1183,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:401
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -806,7 +1195,19 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:1190
+def lerp(input, end, weight, *, out=None):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_lerp_Tensor(input, end, weight)
+    return _entry_lerp_Tensor_out(input, end, weight, out)
+
+
+# schema/native_functions.yaml:667
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -816,7 +1217,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -828,7 +1229,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -838,7 +1239,43 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:1023
+def logical_and(input, other, *, out=None):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_and(input, other)
+    return _entry_logical_and_out(input, other, out)
+
+
+# schema/native_functions.yaml:1038
+def logical_or(input, other, *, out=None):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_or(input, other)
+    return _entry_logical_or_out(input, other, out)
+
+
+# schema/native_functions.yaml:1053
+def logical_xor(input, other, *, out=None):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_xor(input, other)
+    return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:385
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -850,17 +1287,19 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:461
-def masked_fill(input, mask, value):
+# schema/native_functions.yaml:471
+def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {})
+        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
         if r is not _NO:
             return r
-    return _entry_masked_fill_Tensor(input, mask, value)
+    if out is None:
+        return _entry_masked_fill_Tensor(input, mask, value)
+    return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -870,7 +1309,19 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:992
+def maximum(input, other, *, out=None):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_maximum(input, other)
+    return _entry_maximum_out(input, other, out)
+
+
+# schema/native_functions.yaml:606
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -881,7 +1332,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -917,7 +1368,19 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:1000
+def minimum(input, other, *, out=None):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_minimum(input, other)
+    return _entry_minimum_out(input, other, out)
+
+
+# schema/native_functions.yaml:638
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -929,7 +1392,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -940,7 +1403,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -974,7 +1437,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -986,7 +1449,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -996,7 +1459,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1008,7 +1471,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1020,7 +1483,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1053,7 +1516,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1063,7 +1526,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -1076,21 +1539,23 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:342
-def _m1_pow(input, exponent):
+# schema/native_functions.yaml:347
+def _m1_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
-        return (input, exponent)
+        return (input, exponent, out)
     return None
 
 
-def _c1_pow(input, exponent):
-    return _entry_pow_Scalar(input, exponent)
+def _c1_pow(input, exponent, out):
+    if out is None:
+        return _entry_pow_Scalar(input, exponent)
+    return _entry_pow_Scalar_out(input, exponent, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_pow = (
     (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
-    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input'))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input', 'out'))),
 )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
@@ -1156,7 +1621,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1166,7 +1631,7 @@ def relu(input):
     return _entry_relu(input)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1176,7 +1641,56 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:924
+def _m0_remainder(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Tensor(input, other)
+    return _entry_remainder_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:940
+def _m1_remainder(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Scalar_Tensor(input, other)
+    return _entry_remainder_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder = (
+    (_m0_remainder, _c0_remainder, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_remainder, _c1_remainder, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_remainder = (
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def remainder(*args, **kwargs):
+    """Overloads:
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(remainder, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+
+
+# schema/native_functions.yaml:684
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -1184,6 +1698,18 @@ def reshape(input, shape):
         if r is not _NO:
             return r
     return _entry_reshape(input, shape)
+
+
+# schema/native_functions.yaml:878
+def rsub(input, other, *, alpha=1, out=None):
+    """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsub_Tensor(input, other, alpha)
+    return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
 # schema/native_functions.yaml:48
@@ -1197,7 +1723,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1207,7 +1733,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1219,7 +1745,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1229,7 +1755,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1239,7 +1765,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1250,7 +1776,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1284,7 +1810,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1294,7 +1820,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1305,7 +1831,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -1316,7 +1842,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -1353,7 +1879,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1363,7 +1889,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1375,7 +1901,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1386,7 +1912,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1422,7 +1948,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1432,7 +1958,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1444,7 +1970,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1454,7 +1980,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 def threshold_backward(grad_output, input, threshold):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -1464,7 +1990,7 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1474,7 +2000,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1484,7 +2010,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1494,7 +2020,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1504,16 +2030,79 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:424
-def where(condition, input, other, *, out=None):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        r = _htf(where, (condition, input, other), (condition, input, other), {'out': out})
-        if r is not _NO:
-            return r
+# schema/native_functions.yaml:433
+def _m0_where(condition, input, other, *, out=None):
+    if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
+        return (condition, input, other, out)
+    return None
+
+
+def _c0_where(condition, input, other, out):
     if out is None:
         return _entry_where_self(condition, input, other)
     return _entry_where_self_out(condition, input, other, out)
+
+
+# schema/native_functions.yaml:1379
+def _m1_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c1_where(condition, input, other):
+    return _entry_where_ScalarSelf(condition, input, other)
+
+
+# schema/native_functions.yaml:1384
+def _m2_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c2_where(condition, input, other):
+    return _entry_where_ScalarOther(condition, input, other)
+
+
+# schema/native_functions.yaml:1389
+def _m3_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c3_where(condition, input, other):
+    return _entry_where_Scalar(condition, input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'input', 'other', 'out'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m2_where, _c2_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m3_where, _c3_where, 3, frozenset(('condition', 'input', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(where, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196

@@ -1066,7 +1066,37 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
+    'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_add_Scalar_out = add_Scalar_out._cache
+
+
+def _bind_add_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_add_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_add_Scalar_out.get(ks)
+    if k is None:
+        k = add_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+add_Scalar_out._bind = _bind_add_Scalar_out
+add_Scalar_out._entry = _entry_add_Scalar_out
+_aten._packet('add')._add(add_Scalar_out)
+
+
+# schema/native_functions.yaml:219
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1096,7 +1126,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1126,7 +1156,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1154,7 +1184,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1184,7 +1214,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1212,7 +1242,37 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
+    'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_sub_Scalar_out = sub_Scalar_out._cache
+
+
+def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_sub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sub_Scalar_out.get(ks)
+    if k is None:
+        k = sub_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+sub_Scalar_out._bind = _bind_sub_Scalar_out
+sub_Scalar_out._entry = _entry_sub_Scalar_out
+_aten._packet('sub')._add(sub_Scalar_out)
+
+
+# schema/native_functions.yaml:249
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1242,7 +1302,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1272,7 +1332,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1300,7 +1360,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1330,7 +1390,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1359,6 +1419,36 @@ _aten._packet('mul')._add(mul_Scalar)
 
 
 # schema/native_functions.yaml:276
+mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
+    'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_mul_Scalar_out = mul_Scalar_out._cache
+
+
+def _bind_mul_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_mul_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mul_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mul_Scalar_out.get(ks)
+    if k is None:
+        k = mul_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+mul_Scalar_out._bind = _bind_mul_Scalar_out
+mul_Scalar_out._entry = _entry_mul_Scalar_out
+_aten._packet('mul')._add(mul_Scalar_out)
+
+
+# schema/native_functions.yaml:279
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1388,7 +1478,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1418,7 +1508,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1446,7 +1536,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1476,7 +1566,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1504,7 +1594,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1534,7 +1624,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1562,7 +1652,37 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
+    'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_out = div_Scalar_out._cache
+
+
+def _bind_div_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_div_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_div_Scalar_out.get(ks)
+    if k is None:
+        k = div_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+div_Scalar_out._bind = _bind_div_Scalar_out
+div_Scalar_out._entry = _entry_div_Scalar_out
+_aten._packet('div')._add(div_Scalar_out)
+
+
+# schema/native_functions.yaml:317
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1592,7 +1712,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1622,7 +1742,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1650,7 +1770,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1680,7 +1800,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1708,7 +1828,37 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
+    'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Tensor_Scalar_out = pow_Tensor_Scalar_out._cache
+
+
+def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Tensor_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_pow_Tensor_Scalar_out.get(ks)
+    if k is None:
+        k = pow_Tensor_Scalar_out._fill(ks)
+    return k(self, exponent, out)
+
+
+pow_Tensor_Scalar_out._bind = _bind_pow_Tensor_Scalar_out
+pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
+_aten._packet('pow')._add(pow_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml:347
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1736,7 +1886,37 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
+    'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Scalar_out = pow_Scalar_out._cache
+
+
+def _bind_pow_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_pow_Scalar_out.get(ks)
+    if k is None:
+        k = pow_Scalar_out._fill(ks)
+    return k(self, exponent, out)
+
+
+pow_Scalar_out._bind = _bind_pow_Scalar_out
+pow_Scalar_out._entry = _entry_pow_Scalar_out
+_aten._packet('pow')._add(pow_Scalar_out)
+
+
+# schema/native_functions.yaml:354
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1766,7 +1946,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1794,7 +1974,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1824,7 +2004,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1852,7 +2032,37 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
+    'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_eq_Scalar_out = eq_Scalar_out._cache
+
+
+def _bind_eq_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_eq_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_eq_Scalar_out.get(ks)
+    if k is None:
+        k = eq_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+eq_Scalar_out._bind = _bind_eq_Scalar_out
+eq_Scalar_out._entry = _entry_eq_Scalar_out
+_aten._packet('eq')._add(eq_Scalar_out)
+
+
+# schema/native_functions.yaml:377
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1880,7 +2090,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1910,7 +2120,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1938,7 +2148,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1968,7 +2178,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1996,7 +2206,37 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
+    'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_lt_Scalar_out = lt_Scalar_out._cache
+
+
+def _bind_lt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lt_Scalar_out.get(ks)
+    if k is None:
+        k = lt_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+lt_Scalar_out._bind = _bind_lt_Scalar_out
+lt_Scalar_out._entry = _entry_lt_Scalar_out
+_aten._packet('lt')._add(lt_Scalar_out)
+
+
+# schema/native_functions.yaml:401
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2024,7 +2264,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2054,7 +2294,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2082,7 +2322,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2112,7 +2352,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2140,7 +2380,37 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
+    'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_gt_Scalar_out = gt_Scalar_out._cache
+
+
+def _bind_gt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_gt_Scalar_out.get(ks)
+    if k is None:
+        k = gt_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+gt_Scalar_out._bind = _bind_gt_Scalar_out
+gt_Scalar_out._entry = _entry_gt_Scalar_out
+_aten._packet('gt')._add(gt_Scalar_out)
+
+
+# schema/native_functions.yaml:425
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2168,7 +2438,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2198,7 +2468,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2226,7 +2496,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2256,7 +2526,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2284,7 +2554,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2314,7 +2584,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2342,7 +2612,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2372,7 +2642,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:463
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2400,7 +2670,37 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:468
+masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
+    'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Scalar_out = masked_fill_Scalar_out._cache
+
+
+def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Scalar_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_masked_fill_Scalar_out.get(ks)
+    if k is None:
+        k = masked_fill_Scalar_out._fill(ks)
+    return k(self, mask, value, out)
+
+
+masked_fill_Scalar_out._bind = _bind_masked_fill_Scalar_out
+masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
+_aten._packet('masked_fill')._add(masked_fill_Scalar_out)
+
+
+# schema/native_functions.yaml:471
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2428,7 +2728,37 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:476
+masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
+    'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Tensor_out = masked_fill_Tensor_out._cache
+
+
+def _bind_masked_fill_Tensor_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Tensor_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_masked_fill_Tensor_out.get(ks)
+    if k is None:
+        k = masked_fill_Tensor_out._fill(ks)
+    return k(self, mask, value, out)
+
+
+masked_fill_Tensor_out._bind = _bind_masked_fill_Tensor_out
+masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
+_aten._packet('masked_fill')._add(masked_fill_Tensor_out)
+
+
+# schema/native_functions.yaml:479
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2458,7 +2788,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2488,7 +2818,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2516,7 +2846,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:499
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2546,7 +2876,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2576,7 +2906,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2604,7 +2934,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:514
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2634,7 +2964,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2664,7 +2994,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2692,7 +3022,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:529
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2722,7 +3052,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2752,7 +3082,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2780,7 +3110,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2810,7 +3140,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2838,7 +3168,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2866,7 +3196,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:565
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2896,7 +3226,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2926,7 +3256,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2954,7 +3284,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:580
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2984,7 +3314,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3014,7 +3344,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3042,7 +3372,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3070,7 +3400,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:603
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3100,7 +3430,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:606
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3128,7 +3458,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3156,7 +3486,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:618
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3186,7 +3516,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3214,7 +3544,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:626
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3244,7 +3574,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3272,7 +3602,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:634
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3302,7 +3632,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:638
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3330,7 +3660,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:643
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3360,7 +3690,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:646
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3388,7 +3718,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:651
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3418,7 +3748,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:654
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3446,7 +3776,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:659
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3476,7 +3806,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3504,7 +3834,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:667
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3862,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3890,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3918,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:684
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +3946,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +3974,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +4002,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +4030,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +4058,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +4086,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +4114,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +4142,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +4170,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +4198,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +4226,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +4254,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +4282,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +4310,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4338,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4366,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4394,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4422,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4450,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4478,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4506,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4534,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4562,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4590,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4618,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4646,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4674,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4702,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4730,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4758,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:851
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4788,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4816,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4844,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:863
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4874,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4904,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4600,3 +4930,2993 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:878
+rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_rsub_Tensor = rsub_Tensor._cache
+
+
+def _bind_rsub_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
+    k = _c_rsub_Tensor.get(ks)
+    if k is None:
+        k = rsub_Tensor._fill(ks)
+    return k(self, other, alpha)
+
+
+rsub_Tensor._bind = _bind_rsub_Tensor
+rsub_Tensor._entry = _entry_rsub_Tensor
+_aten._packet('rsub')._add(rsub_Tensor)
+
+
+# schema/native_functions.yaml:883
+rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
+    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_rsub_Tensor_out = rsub_Tensor_out._cache
+
+
+def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Tensor_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rsub_Tensor_out.get(ks)
+    if k is None:
+        k = rsub_Tensor_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+rsub_Tensor_out._bind = _bind_rsub_Tensor_out
+rsub_Tensor_out._entry = _entry_rsub_Tensor_out
+_aten._packet('rsub')._add(rsub_Tensor_out)
+
+
+# schema/native_functions.yaml:886
+rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_rsub_Scalar = rsub_Scalar._cache
+
+
+def _bind_rsub_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
+    k = _c_rsub_Scalar.get(ks)
+    if k is None:
+        k = rsub_Scalar._fill(ks)
+    return k(self, other, alpha)
+
+
+rsub_Scalar._bind = _bind_rsub_Scalar
+rsub_Scalar._entry = _entry_rsub_Scalar
+_aten._packet('rsub')._add(rsub_Scalar)
+
+
+# schema/native_functions.yaml:891
+rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
+    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
+_c_rsub_Scalar_out = rsub_Scalar_out._cache
+
+
+def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rsub_Scalar_out.get(ks)
+    if k is None:
+        k = rsub_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+rsub_Scalar_out._bind = _bind_rsub_Scalar_out
+rsub_Scalar_out._entry = _entry_rsub_Scalar_out
+_aten._packet('rsub')._add(rsub_Scalar_out)
+
+
+# schema/native_functions.yaml:894
+floor_divide = _Op("aten", 'floor_divide', 'default',
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide = floor_divide._cache
+
+
+def _bind_floor_divide(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide, (self, other)) from None
+    k = _c_floor_divide.get(ks)
+    if k is None:
+        k = floor_divide._fill(ks)
+    return k(self, other)
+
+
+floor_divide._bind = _bind_floor_divide
+floor_divide._entry = _entry_floor_divide
+_aten._packet('floor_divide')._add(floor_divide)
+
+
+# schema/native_functions.yaml:899
+floor_divide_out = _Op("aten", 'floor_divide', 'out',
+    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_out = floor_divide_out._cache
+
+
+def _bind_floor_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_floor_divide_out.get(ks)
+    if k is None:
+        k = floor_divide_out._fill(ks)
+    return k(self, other, out)
+
+
+floor_divide_out._bind = _bind_floor_divide_out
+floor_divide_out._entry = _entry_floor_divide_out
+_aten._packet('floor_divide')._add(floor_divide_out)
+
+
+# schema/native_functions.yaml:902
+floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar = floor_divide_Scalar._cache
+
+
+def _bind_floor_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar, (self, other)) from None
+    k = _c_floor_divide_Scalar.get(ks)
+    if k is None:
+        k = floor_divide_Scalar._fill(ks)
+    return k(self, other)
+
+
+floor_divide_Scalar._bind = _bind_floor_divide_Scalar
+floor_divide_Scalar._entry = _entry_floor_divide_Scalar
+_aten._packet('floor_divide')._add(floor_divide_Scalar)
+
+
+# schema/native_functions.yaml:907
+floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
+    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
+
+
+def _bind_floor_divide_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_floor_divide_Scalar_out.get(ks)
+    if k is None:
+        k = floor_divide_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
+floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
+_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
+
+
+# schema/native_functions.yaml:910
+floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
+    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Tensor = floor_divide__Tensor._cache
+
+
+def _bind_floor_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_floor_divide__Tensor.get(ks)
+    if k is None:
+        k = floor_divide__Tensor._fill(ks)
+    return k(self, other)
+
+
+floor_divide__Tensor._bind = _bind_floor_divide__Tensor
+floor_divide__Tensor._entry = _entry_floor_divide__Tensor
+_aten._packet('floor_divide_')._add(floor_divide__Tensor)
+
+
+# schema/native_functions.yaml:917
+floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
+    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Scalar = floor_divide__Scalar._cache
+
+
+def _bind_floor_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_floor_divide__Scalar.get(ks)
+    if k is None:
+        k = floor_divide__Scalar._fill(ks)
+    return k(self, other)
+
+
+floor_divide__Scalar._bind = _bind_floor_divide__Scalar
+floor_divide__Scalar._entry = _entry_floor_divide__Scalar
+_aten._packet('floor_divide_')._add(floor_divide__Scalar)
+
+
+# schema/native_functions.yaml:924
+remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Tensor = remainder_Tensor._cache
+
+
+def _bind_remainder_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor, (self, other)) from None
+    k = _c_remainder_Tensor.get(ks)
+    if k is None:
+        k = remainder_Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder_Tensor._bind = _bind_remainder_Tensor
+remainder_Tensor._entry = _entry_remainder_Tensor
+_aten._packet('remainder')._add(remainder_Tensor)
+
+
+# schema/native_functions.yaml:929
+remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
+    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Tensor_out = remainder_Tensor_out._cache
+
+
+def _bind_remainder_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Tensor_out.get(ks)
+    if k is None:
+        k = remainder_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Tensor_out._bind = _bind_remainder_Tensor_out
+remainder_Tensor_out._entry = _entry_remainder_Tensor_out
+_aten._packet('remainder')._add(remainder_Tensor_out)
+
+
+# schema/native_functions.yaml:932
+remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar = remainder_Scalar._cache
+
+
+def _bind_remainder_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar, (self, other)) from None
+    k = _c_remainder_Scalar.get(ks)
+    if k is None:
+        k = remainder_Scalar._fill(ks)
+    return k(self, other)
+
+
+remainder_Scalar._bind = _bind_remainder_Scalar
+remainder_Scalar._entry = _entry_remainder_Scalar
+_aten._packet('remainder')._add(remainder_Scalar)
+
+
+# schema/native_functions.yaml:937
+remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
+    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_out = remainder_Scalar_out._cache
+
+
+def _bind_remainder_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Scalar_out.get(ks)
+    if k is None:
+        k = remainder_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Scalar_out._bind = _bind_remainder_Scalar_out
+remainder_Scalar_out._entry = _entry_remainder_Scalar_out
+_aten._packet('remainder')._add(remainder_Scalar_out)
+
+
+# schema/native_functions.yaml:940
+remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
+
+
+def _bind_remainder_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
+    k = _c_remainder_Scalar_Tensor.get(ks)
+    if k is None:
+        k = remainder_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
+remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
+_aten._packet('remainder')._add(remainder_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:945
+remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
+    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
+
+
+def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = remainder_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
+remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
+_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:948
+remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Tensor = remainder__Tensor._cache
+
+
+def _bind_remainder__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_remainder__Tensor.get(ks)
+    if k is None:
+        k = remainder__Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder__Tensor._bind = _bind_remainder__Tensor
+remainder__Tensor._entry = _entry_remainder__Tensor
+_aten._packet('remainder_')._add(remainder__Tensor)
+
+
+# schema/native_functions.yaml:955
+remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Scalar = remainder__Scalar._cache
+
+
+def _bind_remainder__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_remainder__Scalar.get(ks)
+    if k is None:
+        k = remainder__Scalar._fill(ks)
+    return k(self, other)
+
+
+remainder__Scalar._bind = _bind_remainder__Scalar
+remainder__Scalar._entry = _entry_remainder__Scalar
+_aten._packet('remainder_')._add(remainder__Scalar)
+
+
+# schema/native_functions.yaml:962
+fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Tensor = fmod_Tensor._cache
+
+
+def _bind_fmod_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor, (self, other)) from None
+    k = _c_fmod_Tensor.get(ks)
+    if k is None:
+        k = fmod_Tensor._fill(ks)
+    return k(self, other)
+
+
+fmod_Tensor._bind = _bind_fmod_Tensor
+fmod_Tensor._entry = _entry_fmod_Tensor
+_aten._packet('fmod')._add(fmod_Tensor)
+
+
+# schema/native_functions.yaml:967
+fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
+    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Tensor_out = fmod_Tensor_out._cache
+
+
+def _bind_fmod_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fmod_Tensor_out.get(ks)
+    if k is None:
+        k = fmod_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+fmod_Tensor_out._bind = _bind_fmod_Tensor_out
+fmod_Tensor_out._entry = _entry_fmod_Tensor_out
+_aten._packet('fmod')._add(fmod_Tensor_out)
+
+
+# schema/native_functions.yaml:970
+fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Scalar = fmod_Scalar._cache
+
+
+def _bind_fmod_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar, (self, other)) from None
+    k = _c_fmod_Scalar.get(ks)
+    if k is None:
+        k = fmod_Scalar._fill(ks)
+    return k(self, other)
+
+
+fmod_Scalar._bind = _bind_fmod_Scalar
+fmod_Scalar._entry = _entry_fmod_Scalar
+_aten._packet('fmod')._add(fmod_Scalar)
+
+
+# schema/native_functions.yaml:975
+fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
+    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Scalar_out = fmod_Scalar_out._cache
+
+
+def _bind_fmod_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fmod_Scalar_out.get(ks)
+    if k is None:
+        k = fmod_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+fmod_Scalar_out._bind = _bind_fmod_Scalar_out
+fmod_Scalar_out._entry = _entry_fmod_Scalar_out
+_aten._packet('fmod')._add(fmod_Scalar_out)
+
+
+# schema/native_functions.yaml:978
+fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Tensor = fmod__Tensor._cache
+
+
+def _bind_fmod__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_fmod__Tensor.get(ks)
+    if k is None:
+        k = fmod__Tensor._fill(ks)
+    return k(self, other)
+
+
+fmod__Tensor._bind = _bind_fmod__Tensor
+fmod__Tensor._entry = _entry_fmod__Tensor
+_aten._packet('fmod_')._add(fmod__Tensor)
+
+
+# schema/native_functions.yaml:985
+fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Scalar = fmod__Scalar._cache
+
+
+def _bind_fmod__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_fmod__Scalar.get(ks)
+    if k is None:
+        k = fmod__Scalar._fill(ks)
+    return k(self, other)
+
+
+fmod__Scalar._bind = _bind_fmod__Scalar
+fmod__Scalar._entry = _entry_fmod__Scalar
+_aten._packet('fmod_')._add(fmod__Scalar)
+
+
+# schema/native_functions.yaml:992
+maximum = _Op("aten", 'maximum', 'default',
+    'maximum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_maximum = maximum._cache
+
+
+def _bind_maximum(self, other):
+    return (self, other)
+
+
+def _entry_maximum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum, (self, other)) from None
+    k = _c_maximum.get(ks)
+    if k is None:
+        k = maximum._fill(ks)
+    return k(self, other)
+
+
+maximum._bind = _bind_maximum
+maximum._entry = _entry_maximum
+_aten._packet('maximum')._add(maximum)
+
+
+# schema/native_functions.yaml:997
+maximum_out = _Op("aten", 'maximum', 'out',
+    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_maximum_out = maximum_out._cache
+
+
+def _bind_maximum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_maximum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_maximum_out.get(ks)
+    if k is None:
+        k = maximum_out._fill(ks)
+    return k(self, other, out)
+
+
+maximum_out._bind = _bind_maximum_out
+maximum_out._entry = _entry_maximum_out
+_aten._packet('maximum')._add(maximum_out)
+
+
+# schema/native_functions.yaml:1000
+minimum = _Op("aten", 'minimum', 'default',
+    'minimum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_minimum = minimum._cache
+
+
+def _bind_minimum(self, other):
+    return (self, other)
+
+
+def _entry_minimum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum, (self, other)) from None
+    k = _c_minimum.get(ks)
+    if k is None:
+        k = minimum._fill(ks)
+    return k(self, other)
+
+
+minimum._bind = _bind_minimum
+minimum._entry = _entry_minimum
+_aten._packet('minimum')._add(minimum)
+
+
+# schema/native_functions.yaml:1005
+minimum_out = _Op("aten", 'minimum', 'out',
+    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_minimum_out = minimum_out._cache
+
+
+def _bind_minimum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_minimum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_minimum_out.get(ks)
+    if k is None:
+        k = minimum_out._fill(ks)
+    return k(self, other, out)
+
+
+minimum_out._bind = _bind_minimum_out
+minimum_out._entry = _entry_minimum_out
+_aten._packet('minimum')._add(minimum_out)
+
+
+# schema/native_functions.yaml:1008
+atan2 = _Op("aten", 'atan2', 'default',
+    'atan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2 = atan2._cache
+
+
+def _bind_atan2(self, other):
+    return (self, other)
+
+
+def _entry_atan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2, (self, other)) from None
+    k = _c_atan2.get(ks)
+    if k is None:
+        k = atan2._fill(ks)
+    return k(self, other)
+
+
+atan2._bind = _bind_atan2
+atan2._entry = _entry_atan2
+_aten._packet('atan2')._add(atan2)
+
+
+# schema/native_functions.yaml:1013
+atan2_out = _Op("aten", 'atan2', 'out',
+    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_atan2_out = atan2_out._cache
+
+
+def _bind_atan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_atan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_atan2_out.get(ks)
+    if k is None:
+        k = atan2_out._fill(ks)
+    return k(self, other, out)
+
+
+atan2_out._bind = _bind_atan2_out
+atan2_out._entry = _entry_atan2_out
+_aten._packet('atan2')._add(atan2_out)
+
+
+# schema/native_functions.yaml:1016
+atan2_ = _Op("aten", 'atan2_', 'default',
+    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2_ = atan2_._cache
+
+
+def _bind_atan2_(self, other):
+    return (self, other)
+
+
+def _entry_atan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_atan2_.get(ks)
+    if k is None:
+        k = atan2_._fill(ks)
+    return k(self, other)
+
+
+atan2_._bind = _bind_atan2_
+atan2_._entry = _entry_atan2_
+_aten._packet('atan2_')._add(atan2_)
+
+
+# schema/native_functions.yaml:1023
+logical_and = _Op("aten", 'logical_and', 'default',
+    'logical_and(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and = logical_and._cache
+
+
+def _bind_logical_and(self, other):
+    return (self, other)
+
+
+def _entry_logical_and(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and, (self, other)) from None
+    k = _c_logical_and.get(ks)
+    if k is None:
+        k = logical_and._fill(ks)
+    return k(self, other)
+
+
+logical_and._bind = _bind_logical_and
+logical_and._entry = _entry_logical_and
+_aten._packet('logical_and')._add(logical_and)
+
+
+# schema/native_functions.yaml:1028
+logical_and_out = _Op("aten", 'logical_and', 'out',
+    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_and_out = logical_and_out._cache
+
+
+def _bind_logical_and_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_and_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_and_out.get(ks)
+    if k is None:
+        k = logical_and_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_and_out._bind = _bind_logical_and_out
+logical_and_out._entry = _entry_logical_and_out
+_aten._packet('logical_and')._add(logical_and_out)
+
+
+# schema/native_functions.yaml:1031
+logical_and_ = _Op("aten", 'logical_and_', 'default',
+    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and_ = logical_and_._cache
+
+
+def _bind_logical_and_(self, other):
+    return (self, other)
+
+
+def _entry_logical_and_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_and_.get(ks)
+    if k is None:
+        k = logical_and_._fill(ks)
+    return k(self, other)
+
+
+logical_and_._bind = _bind_logical_and_
+logical_and_._entry = _entry_logical_and_
+_aten._packet('logical_and_')._add(logical_and_)
+
+
+# schema/native_functions.yaml:1038
+logical_or = _Op("aten", 'logical_or', 'default',
+    'logical_or(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or = logical_or._cache
+
+
+def _bind_logical_or(self, other):
+    return (self, other)
+
+
+def _entry_logical_or(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or, (self, other)) from None
+    k = _c_logical_or.get(ks)
+    if k is None:
+        k = logical_or._fill(ks)
+    return k(self, other)
+
+
+logical_or._bind = _bind_logical_or
+logical_or._entry = _entry_logical_or
+_aten._packet('logical_or')._add(logical_or)
+
+
+# schema/native_functions.yaml:1043
+logical_or_out = _Op("aten", 'logical_or', 'out',
+    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_or_out = logical_or_out._cache
+
+
+def _bind_logical_or_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_or_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_or_out.get(ks)
+    if k is None:
+        k = logical_or_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_or_out._bind = _bind_logical_or_out
+logical_or_out._entry = _entry_logical_or_out
+_aten._packet('logical_or')._add(logical_or_out)
+
+
+# schema/native_functions.yaml:1046
+logical_or_ = _Op("aten", 'logical_or_', 'default',
+    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or_ = logical_or_._cache
+
+
+def _bind_logical_or_(self, other):
+    return (self, other)
+
+
+def _entry_logical_or_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_or_.get(ks)
+    if k is None:
+        k = logical_or_._fill(ks)
+    return k(self, other)
+
+
+logical_or_._bind = _bind_logical_or_
+logical_or_._entry = _entry_logical_or_
+_aten._packet('logical_or_')._add(logical_or_)
+
+
+# schema/native_functions.yaml:1053
+logical_xor = _Op("aten", 'logical_xor', 'default',
+    'logical_xor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor = logical_xor._cache
+
+
+def _bind_logical_xor(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor, (self, other)) from None
+    k = _c_logical_xor.get(ks)
+    if k is None:
+        k = logical_xor._fill(ks)
+    return k(self, other)
+
+
+logical_xor._bind = _bind_logical_xor
+logical_xor._entry = _entry_logical_xor
+_aten._packet('logical_xor')._add(logical_xor)
+
+
+# schema/native_functions.yaml:1058
+logical_xor_out = _Op("aten", 'logical_xor', 'out',
+    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_xor_out = logical_xor_out._cache
+
+
+def _bind_logical_xor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_xor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_xor_out.get(ks)
+    if k is None:
+        k = logical_xor_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_xor_out._bind = _bind_logical_xor_out
+logical_xor_out._entry = _entry_logical_xor_out
+_aten._packet('logical_xor')._add(logical_xor_out)
+
+
+# schema/native_functions.yaml:1061
+logical_xor_ = _Op("aten", 'logical_xor_', 'default',
+    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor_ = logical_xor_._cache
+
+
+def _bind_logical_xor_(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_xor_.get(ks)
+    if k is None:
+        k = logical_xor_._fill(ks)
+    return k(self, other)
+
+
+logical_xor_._bind = _bind_logical_xor_
+logical_xor_._entry = _entry_logical_xor_
+_aten._packet('logical_xor_')._add(logical_xor_)
+
+
+# schema/native_functions.yaml:1068
+bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
+
+
+def _bind_bitwise_and_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
+    k = _c_bitwise_and_Tensor.get(ks)
+    if k is None:
+        k = bitwise_and_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
+bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
+
+
+# schema/native_functions.yaml:1073
+bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
+    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
+
+
+def _bind_bitwise_and_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_and_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
+bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
+
+
+# schema/native_functions.yaml:1076
+bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
+
+
+def _bind_bitwise_and_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
+    k = _c_bitwise_and_Scalar.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
+bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
+
+
+# schema/native_functions.yaml:1081
+bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
+    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
+
+
+def _bind_bitwise_and_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
+bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
+
+
+# schema/native_functions.yaml:1084
+bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
+bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1089
+bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
+    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
+bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1092
+bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
+
+
+def _bind_bitwise_and__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_and__Tensor.get(ks)
+    if k is None:
+        k = bitwise_and__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
+bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
+_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
+
+
+# schema/native_functions.yaml:1099
+bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
+
+
+def _bind_bitwise_and__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_and__Scalar.get(ks)
+    if k is None:
+        k = bitwise_and__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
+bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
+_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
+
+
+# schema/native_functions.yaml:1106
+bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
+
+
+def _bind_bitwise_or_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
+    k = _c_bitwise_or_Tensor.get(ks)
+    if k is None:
+        k = bitwise_or_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
+bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
+
+
+# schema/native_functions.yaml:1111
+bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
+    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
+
+
+def _bind_bitwise_or_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_or_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
+bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
+
+
+# schema/native_functions.yaml:1114
+bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
+
+
+def _bind_bitwise_or_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
+    k = _c_bitwise_or_Scalar.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
+bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
+
+
+# schema/native_functions.yaml:1119
+bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
+    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
+
+
+def _bind_bitwise_or_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
+bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
+
+
+# schema/native_functions.yaml:1122
+bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
+bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1127
+bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
+    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
+bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1130
+bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
+
+
+def _bind_bitwise_or__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_or__Tensor.get(ks)
+    if k is None:
+        k = bitwise_or__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
+bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
+_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
+
+
+# schema/native_functions.yaml:1137
+bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
+
+
+def _bind_bitwise_or__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_or__Scalar.get(ks)
+    if k is None:
+        k = bitwise_or__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
+bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
+_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
+
+
+# schema/native_functions.yaml:1144
+bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
+
+
+def _bind_bitwise_xor_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
+    k = _c_bitwise_xor_Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
+bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
+
+
+# schema/native_functions.yaml:1149
+bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
+    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
+bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
+
+
+# schema/native_functions.yaml:1152
+bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
+
+
+def _bind_bitwise_xor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
+    k = _c_bitwise_xor_Scalar.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
+bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
+
+
+# schema/native_functions.yaml:1157
+bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
+    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
+
+
+def _bind_bitwise_xor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
+bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
+
+
+# schema/native_functions.yaml:1160
+bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
+bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1165
+bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
+    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
+bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1168
+bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
+
+
+def _bind_bitwise_xor__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_xor__Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
+bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
+
+
+# schema/native_functions.yaml:1175
+bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
+
+
+def _bind_bitwise_xor__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_xor__Scalar.get(ks)
+    if k is None:
+        k = bitwise_xor__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
+bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
+
+
+# schema/native_functions.yaml:1182
+lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Scalar = lerp_Scalar._cache
+
+
+def _bind_lerp_Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
+    k = _c_lerp_Scalar.get(ks)
+    if k is None:
+        k = lerp_Scalar._fill(ks)
+    return k(self, end, weight)
+
+
+lerp_Scalar._bind = _bind_lerp_Scalar
+lerp_Scalar._entry = _entry_lerp_Scalar
+_aten._packet('lerp')._add(lerp_Scalar)
+
+
+# schema/native_functions.yaml:1187
+lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
+    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Scalar_out = lerp_Scalar_out._cache
+
+
+def _bind_lerp_Scalar_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Scalar_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lerp_Scalar_out.get(ks)
+    if k is None:
+        k = lerp_Scalar_out._fill(ks)
+    return k(self, end, weight, out)
+
+
+lerp_Scalar_out._bind = _bind_lerp_Scalar_out
+lerp_Scalar_out._entry = _entry_lerp_Scalar_out
+_aten._packet('lerp')._add(lerp_Scalar_out)
+
+
+# schema/native_functions.yaml:1190
+lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Tensor = lerp_Tensor._cache
+
+
+def _bind_lerp_Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
+    k = _c_lerp_Tensor.get(ks)
+    if k is None:
+        k = lerp_Tensor._fill(ks)
+    return k(self, end, weight)
+
+
+lerp_Tensor._bind = _bind_lerp_Tensor
+lerp_Tensor._entry = _entry_lerp_Tensor
+_aten._packet('lerp')._add(lerp_Tensor)
+
+
+# schema/native_functions.yaml:1195
+lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
+    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Tensor_out = lerp_Tensor_out._cache
+
+
+def _bind_lerp_Tensor_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Tensor_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lerp_Tensor_out.get(ks)
+    if k is None:
+        k = lerp_Tensor_out._fill(ks)
+    return k(self, end, weight, out)
+
+
+lerp_Tensor_out._bind = _bind_lerp_Tensor_out
+lerp_Tensor_out._entry = _entry_lerp_Tensor_out
+_aten._packet('lerp')._add(lerp_Tensor_out)
+
+
+# schema/native_functions.yaml:1198
+lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Scalar = lerp__Scalar._cache
+
+
+def _bind_lerp__Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lerp__Scalar.get(ks)
+    if k is None:
+        k = lerp__Scalar._fill(ks)
+    return k(self, end, weight)
+
+
+lerp__Scalar._bind = _bind_lerp__Scalar
+lerp__Scalar._entry = _entry_lerp__Scalar
+_aten._packet('lerp_')._add(lerp__Scalar)
+
+
+# schema/native_functions.yaml:1205
+lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Tensor = lerp__Tensor._cache
+
+
+def _bind_lerp__Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lerp__Tensor.get(ks)
+    if k is None:
+        k = lerp__Tensor._fill(ks)
+    return k(self, end, weight)
+
+
+lerp__Tensor._bind = _bind_lerp__Tensor
+lerp__Tensor._entry = _entry_lerp__Tensor
+_aten._packet('lerp_')._add(lerp__Tensor)
+
+
+# schema/native_functions.yaml:1212
+addcmul = _Op("aten", 'addcmul', 'default',
+    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul = addcmul._cache
+
+
+def _bind_addcmul(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
+    k = _c_addcmul.get(ks)
+    if k is None:
+        k = addcmul._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcmul._bind = _bind_addcmul
+addcmul._entry = _entry_addcmul
+_aten._packet('addcmul')._add(addcmul)
+
+
+# schema/native_functions.yaml:1217
+addcmul_out = _Op("aten", 'addcmul', 'out',
+    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcmul_out = addcmul_out._cache
+
+
+def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcmul_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_addcmul_out.get(ks)
+    if k is None:
+        k = addcmul_out._fill(ks)
+    return k(self, tensor1, tensor2, value, out)
+
+
+addcmul_out._bind = _bind_addcmul_out
+addcmul_out._entry = _entry_addcmul_out
+_aten._packet('addcmul')._add(addcmul_out)
+
+
+# schema/native_functions.yaml:1220
+addcmul_ = _Op("aten", 'addcmul_', 'default',
+    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul_ = addcmul_._cache
+
+
+def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_addcmul_.get(ks)
+    if k is None:
+        k = addcmul_._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcmul_._bind = _bind_addcmul_
+addcmul_._entry = _entry_addcmul_
+_aten._packet('addcmul_')._add(addcmul_)
+
+
+# schema/native_functions.yaml:1227
+addcdiv = _Op("aten", 'addcdiv', 'default',
+    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv = addcdiv._cache
+
+
+def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
+    k = _c_addcdiv.get(ks)
+    if k is None:
+        k = addcdiv._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcdiv._bind = _bind_addcdiv
+addcdiv._entry = _entry_addcdiv
+_aten._packet('addcdiv')._add(addcdiv)
+
+
+# schema/native_functions.yaml:1232
+addcdiv_out = _Op("aten", 'addcdiv', 'out',
+    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcdiv_out = addcdiv_out._cache
+
+
+def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_addcdiv_out.get(ks)
+    if k is None:
+        k = addcdiv_out._fill(ks)
+    return k(self, tensor1, tensor2, value, out)
+
+
+addcdiv_out._bind = _bind_addcdiv_out
+addcdiv_out._entry = _entry_addcdiv_out
+_aten._packet('addcdiv')._add(addcdiv_out)
+
+
+# schema/native_functions.yaml:1235
+addcdiv_ = _Op("aten", 'addcdiv_', 'default',
+    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv_ = addcdiv_._cache
+
+
+def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_addcdiv_.get(ks)
+    if k is None:
+        k = addcdiv_._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcdiv_._bind = _bind_addcdiv_
+addcdiv_._entry = _entry_addcdiv_
+_aten._packet('addcdiv_')._add(addcdiv_)
+
+
+# schema/native_functions.yaml:1242
+ne_Scalar = _Op("aten", 'ne', 'Scalar',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar = ne_Scalar._cache
+
+
+def _bind_ne_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar, (self, other)) from None
+    k = _c_ne_Scalar.get(ks)
+    if k is None:
+        k = ne_Scalar._fill(ks)
+    return k(self, other)
+
+
+ne_Scalar._bind = _bind_ne_Scalar
+ne_Scalar._entry = _entry_ne_Scalar
+_aten._packet('ne')._add(ne_Scalar)
+
+
+# schema/native_functions.yaml:1247
+ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
+    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar_out = ne_Scalar_out._cache
+
+
+def _bind_ne_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ne_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ne_Scalar_out.get(ks)
+    if k is None:
+        k = ne_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+ne_Scalar_out._bind = _bind_ne_Scalar_out
+ne_Scalar_out._entry = _entry_ne_Scalar_out
+_aten._packet('ne')._add(ne_Scalar_out)
+
+
+# schema/native_functions.yaml:1250
+le_Scalar = _Op("aten", 'le', 'Scalar',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar = le_Scalar._cache
+
+
+def _bind_le_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar, (self, other)) from None
+    k = _c_le_Scalar.get(ks)
+    if k is None:
+        k = le_Scalar._fill(ks)
+    return k(self, other)
+
+
+le_Scalar._bind = _bind_le_Scalar
+le_Scalar._entry = _entry_le_Scalar
+_aten._packet('le')._add(le_Scalar)
+
+
+# schema/native_functions.yaml:1255
+le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
+    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar_out = le_Scalar_out._cache
+
+
+def _bind_le_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_le_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_le_Scalar_out.get(ks)
+    if k is None:
+        k = le_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+le_Scalar_out._bind = _bind_le_Scalar_out
+le_Scalar_out._entry = _entry_le_Scalar_out
+_aten._packet('le')._add(le_Scalar_out)
+
+
+# schema/native_functions.yaml:1258
+ge_Scalar = _Op("aten", 'ge', 'Scalar',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar = ge_Scalar._cache
+
+
+def _bind_ge_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar, (self, other)) from None
+    k = _c_ge_Scalar.get(ks)
+    if k is None:
+        k = ge_Scalar._fill(ks)
+    return k(self, other)
+
+
+ge_Scalar._bind = _bind_ge_Scalar
+ge_Scalar._entry = _entry_ge_Scalar
+_aten._packet('ge')._add(ge_Scalar)
+
+
+# schema/native_functions.yaml:1263
+ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
+    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar_out = ge_Scalar_out._cache
+
+
+def _bind_ge_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ge_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ge_Scalar_out.get(ks)
+    if k is None:
+        k = ge_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+ge_Scalar_out._bind = _bind_ge_Scalar_out
+ge_Scalar_out._entry = _entry_ge_Scalar_out
+_aten._packet('ge')._add(ge_Scalar_out)
+
+
+# schema/native_functions.yaml:1266
+eq__Tensor = _Op("aten", 'eq_', 'Tensor',
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Tensor = eq__Tensor._cache
+
+
+def _bind_eq__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_eq__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_eq__Tensor.get(ks)
+    if k is None:
+        k = eq__Tensor._fill(ks)
+    return k(self, other)
+
+
+eq__Tensor._bind = _bind_eq__Tensor
+eq__Tensor._entry = _entry_eq__Tensor
+_aten._packet('eq_')._add(eq__Tensor)
+
+
+# schema/native_functions.yaml:1273
+eq__Scalar = _Op("aten", 'eq_', 'Scalar',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Scalar = eq__Scalar._cache
+
+
+def _bind_eq__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_eq__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_eq__Scalar.get(ks)
+    if k is None:
+        k = eq__Scalar._fill(ks)
+    return k(self, other)
+
+
+eq__Scalar._bind = _bind_eq__Scalar
+eq__Scalar._entry = _entry_eq__Scalar
+_aten._packet('eq_')._add(eq__Scalar)
+
+
+# schema/native_functions.yaml:1280
+ne__Tensor = _Op("aten", 'ne_', 'Tensor',
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Tensor = ne__Tensor._cache
+
+
+def _bind_ne__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ne__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ne__Tensor.get(ks)
+    if k is None:
+        k = ne__Tensor._fill(ks)
+    return k(self, other)
+
+
+ne__Tensor._bind = _bind_ne__Tensor
+ne__Tensor._entry = _entry_ne__Tensor
+_aten._packet('ne_')._add(ne__Tensor)
+
+
+# schema/native_functions.yaml:1287
+ne__Scalar = _Op("aten", 'ne_', 'Scalar',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Scalar = ne__Scalar._cache
+
+
+def _bind_ne__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ne__Scalar.get(ks)
+    if k is None:
+        k = ne__Scalar._fill(ks)
+    return k(self, other)
+
+
+ne__Scalar._bind = _bind_ne__Scalar
+ne__Scalar._entry = _entry_ne__Scalar
+_aten._packet('ne_')._add(ne__Scalar)
+
+
+# schema/native_functions.yaml:1294
+lt__Tensor = _Op("aten", 'lt_', 'Tensor',
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Tensor = lt__Tensor._cache
+
+
+def _bind_lt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_lt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lt__Tensor.get(ks)
+    if k is None:
+        k = lt__Tensor._fill(ks)
+    return k(self, other)
+
+
+lt__Tensor._bind = _bind_lt__Tensor
+lt__Tensor._entry = _entry_lt__Tensor
+_aten._packet('lt_')._add(lt__Tensor)
+
+
+# schema/native_functions.yaml:1301
+lt__Scalar = _Op("aten", 'lt_', 'Scalar',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Scalar = lt__Scalar._cache
+
+
+def _bind_lt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_lt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lt__Scalar.get(ks)
+    if k is None:
+        k = lt__Scalar._fill(ks)
+    return k(self, other)
+
+
+lt__Scalar._bind = _bind_lt__Scalar
+lt__Scalar._entry = _entry_lt__Scalar
+_aten._packet('lt_')._add(lt__Scalar)
+
+
+# schema/native_functions.yaml:1308
+le__Tensor = _Op("aten", 'le_', 'Tensor',
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Tensor = le__Tensor._cache
+
+
+def _bind_le__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_le__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_le__Tensor.get(ks)
+    if k is None:
+        k = le__Tensor._fill(ks)
+    return k(self, other)
+
+
+le__Tensor._bind = _bind_le__Tensor
+le__Tensor._entry = _entry_le__Tensor
+_aten._packet('le_')._add(le__Tensor)
+
+
+# schema/native_functions.yaml:1315
+le__Scalar = _Op("aten", 'le_', 'Scalar',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Scalar = le__Scalar._cache
+
+
+def _bind_le__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_le__Scalar.get(ks)
+    if k is None:
+        k = le__Scalar._fill(ks)
+    return k(self, other)
+
+
+le__Scalar._bind = _bind_le__Scalar
+le__Scalar._entry = _entry_le__Scalar
+_aten._packet('le_')._add(le__Scalar)
+
+
+# schema/native_functions.yaml:1322
+gt__Tensor = _Op("aten", 'gt_', 'Tensor',
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Tensor = gt__Tensor._cache
+
+
+def _bind_gt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_gt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gt__Tensor.get(ks)
+    if k is None:
+        k = gt__Tensor._fill(ks)
+    return k(self, other)
+
+
+gt__Tensor._bind = _bind_gt__Tensor
+gt__Tensor._entry = _entry_gt__Tensor
+_aten._packet('gt_')._add(gt__Tensor)
+
+
+# schema/native_functions.yaml:1329
+gt__Scalar = _Op("aten", 'gt_', 'Scalar',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Scalar = gt__Scalar._cache
+
+
+def _bind_gt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_gt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gt__Scalar.get(ks)
+    if k is None:
+        k = gt__Scalar._fill(ks)
+    return k(self, other)
+
+
+gt__Scalar._bind = _bind_gt__Scalar
+gt__Scalar._entry = _entry_gt__Scalar
+_aten._packet('gt_')._add(gt__Scalar)
+
+
+# schema/native_functions.yaml:1336
+ge__Tensor = _Op("aten", 'ge_', 'Tensor',
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Tensor = ge__Tensor._cache
+
+
+def _bind_ge__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ge__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ge__Tensor.get(ks)
+    if k is None:
+        k = ge__Tensor._fill(ks)
+    return k(self, other)
+
+
+ge__Tensor._bind = _bind_ge__Tensor
+ge__Tensor._entry = _entry_ge__Tensor
+_aten._packet('ge_')._add(ge__Tensor)
+
+
+# schema/native_functions.yaml:1343
+ge__Scalar = _Op("aten", 'ge_', 'Scalar',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Scalar = ge__Scalar._cache
+
+
+def _bind_ge__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ge__Scalar.get(ks)
+    if k is None:
+        k = ge__Scalar._fill(ks)
+    return k(self, other)
+
+
+ge__Scalar._bind = _bind_ge__Scalar
+ge__Scalar._entry = _entry_ge__Scalar
+_aten._packet('ge_')._add(ge__Scalar)
+
+
+# schema/native_functions.yaml:1350
+div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode = div_Scalar_mode._cache
+
+
+def _bind_div_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
+    k = _c_div_Scalar_mode.get(ks)
+    if k is None:
+        k = div_Scalar_mode._fill(ks)
+    return k(self, other, rounding_mode)
+
+
+div_Scalar_mode._bind = _bind_div_Scalar_mode
+div_Scalar_mode._entry = _entry_div_Scalar_mode
+_aten._packet('div')._add(div_Scalar_mode)
+
+
+# schema/native_functions.yaml:1355
+div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
+    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
+
+
+def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_div_Scalar_mode_out.get(ks)
+    if k is None:
+        k = div_Scalar_mode_out._fill(ks)
+    return k(self, other, rounding_mode, out)
+
+
+div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
+div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
+_aten._packet('div')._add(div_Scalar_mode_out)
+
+
+# schema/native_functions.yaml:1358
+div__Scalar = _Op("aten", 'div_', 'Scalar',
+    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_div__Scalar = div__Scalar._cache
+
+
+def _bind_div__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_div__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_div__Scalar.get(ks)
+    if k is None:
+        k = div__Scalar._fill(ks)
+    return k(self, other)
+
+
+div__Scalar._bind = _bind_div__Scalar
+div__Scalar._entry = _entry_div__Scalar
+_aten._packet('div_')._add(div__Scalar)
+
+
+# schema/native_functions.yaml:1365
+div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_div__Scalar_mode = div__Scalar_mode._cache
+
+
+def _bind_div__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_div__Scalar_mode.get(ks)
+    if k is None:
+        k = div__Scalar_mode._fill(ks)
+    return k(self, other, rounding_mode)
+
+
+div__Scalar_mode._bind = _bind_div__Scalar_mode
+div__Scalar_mode._entry = _entry_div__Scalar_mode
+_aten._packet('div_')._add(div__Scalar_mode)
+
+
+# schema/native_functions.yaml:1372
+pow__Scalar = _Op("aten", 'pow_', 'Scalar',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_pow__Scalar = pow__Scalar._cache
+
+
+def _bind_pow__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_pow__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_pow__Scalar.get(ks)
+    if k is None:
+        k = pow__Scalar._fill(ks)
+    return k(self, exponent)
+
+
+pow__Scalar._bind = _bind_pow__Scalar
+pow__Scalar._entry = _entry_pow__Scalar
+_aten._packet('pow_')._add(pow__Scalar)
+
+
+# schema/native_functions.yaml:1379
+where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarSelf = where_ScalarSelf._cache
+
+
+def _bind_where_ScalarSelf(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarSelf(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
+    k = _c_where_ScalarSelf.get(ks)
+    if k is None:
+        k = where_ScalarSelf._fill(ks)
+    return k(condition, self, other)
+
+
+where_ScalarSelf._bind = _bind_where_ScalarSelf
+where_ScalarSelf._entry = _entry_where_ScalarSelf
+_aten._packet('where')._add(where_ScalarSelf)
+
+
+# schema/native_functions.yaml:1384
+where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarOther = where_ScalarOther._cache
+
+
+def _bind_where_ScalarOther(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarOther(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
+    k = _c_where_ScalarOther.get(ks)
+    if k is None:
+        k = where_ScalarOther._fill(ks)
+    return k(condition, self, other)
+
+
+where_ScalarOther._bind = _bind_where_ScalarOther
+where_ScalarOther._entry = _entry_where_ScalarOther
+_aten._packet('where')._add(where_ScalarOther)
+
+
+# schema/native_functions.yaml:1389
+where_Scalar = _Op("aten", 'where', 'Scalar',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_Scalar = where_Scalar._cache
+
+
+def _bind_where_Scalar(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_Scalar(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_Scalar, (condition, self, other)) from None
+    k = _c_where_Scalar.get(ks)
+    if k is None:
+        k = where_Scalar._fill(ks)
+    return k(condition, self, other)
+
+
+where_Scalar._bind = _bind_where_Scalar
+where_Scalar._entry = _entry_where_Scalar
+_aten._packet('where')._add(where_Scalar)

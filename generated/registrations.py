@@ -8,16 +8,19 @@ from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import binary as _composite_binary
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import binary as _cpu_binary
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
@@ -176,478 +179,962 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+_o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
+_o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:219
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+_o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
+_o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:249
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml:276
+_o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
+_o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:279
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+_o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
+_o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:317
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+_o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
+_o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:347
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+_o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
+_o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:354
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+_o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
+_o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:377
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+_o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
+_o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:401
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+_o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
+_o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:425
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 _o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
 _o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:463
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:468
+_o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
+_o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:471
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:476
+_o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
+_o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:479
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:499
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:514
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:529
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:565
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:580
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:603
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:606
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:618
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:626
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:634
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:638
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:643
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:646
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:651
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:654
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:659
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:667
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:684
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:851
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:863
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:878
+_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:883
+_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
+_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:886
+_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:891
+_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
+_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:894
+_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:899
+_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
+_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:902
+_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:907
+_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
+_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:910
+_o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:917
+_o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:924
+_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:929
+_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
+_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:932
+_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:937
+_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
+_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:940
+_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
+_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:945
+_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
+_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:948
+_o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
+_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:955
+_o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
+_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:962
+_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:967
+_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
+_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:970
+_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:975
+_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
+_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:978
+_o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
+_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:985
+_o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
+_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:992
+_o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('Meta', _meta_binary.maximum)
+
+# schema/native_functions.yaml:997
+_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
+_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1000
+_o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('Meta', _meta_binary.minimum)
+
+# schema/native_functions.yaml:1005
+_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
+_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1008
+_o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('Meta', _meta_binary.atan2)
+
+# schema/native_functions.yaml:1013
+_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
+_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1016
+_o.atan2_.register('CPU', _cpu_binary.atan2_)
+_o.atan2_.register('Meta', _meta_binary.atan2_)
+_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1023
+_o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('Meta', _meta_binary.logical_and)
+
+# schema/native_functions.yaml:1028
+_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
+_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1031
+_o.logical_and_.register('CPU', _cpu_binary.logical_and_)
+_o.logical_and_.register('Meta', _meta_binary.logical_and_)
+_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1038
+_o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('Meta', _meta_binary.logical_or)
+
+# schema/native_functions.yaml:1043
+_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
+_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1046
+_o.logical_or_.register('CPU', _cpu_binary.logical_or_)
+_o.logical_or_.register('Meta', _meta_binary.logical_or_)
+_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1053
+_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('Meta', _meta_binary.logical_xor)
+
+# schema/native_functions.yaml:1058
+_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
+_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1061
+_o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
+_o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
+_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1068
+_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1073
+_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
+_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1076
+_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1081
+_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
+_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1084
+_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1089
+_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
+_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1092
+_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1099
+_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1106
+_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1111
+_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
+_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1114
+_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1119
+_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
+_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1122
+_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1127
+_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
+_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1130
+_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1137
+_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1144
+_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1149
+_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
+_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1152
+_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1157
+_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
+_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1160
+_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1165
+_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
+_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1168
+_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1175
+_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1182
+_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:1187
+_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
+_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1190
+_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:1195
+_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
+_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1198
+_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
+_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1205
+_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
+_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1212
+_o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('Meta', _meta_binary.addcmul)
+
+# schema/native_functions.yaml:1217
+_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
+_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1220
+_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('Meta', _meta_binary.addcmul_)
+_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1227
+_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('Meta', _meta_binary.addcdiv)
+
+# schema/native_functions.yaml:1232
+_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
+_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1235
+_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
+_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1242
+_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+
+# schema/native_functions.yaml:1247
+_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
+_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1250
+_o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('Meta', _meta_pointwise.le)
+
+# schema/native_functions.yaml:1255
+_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
+_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1258
+_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+
+# schema/native_functions.yaml:1263
+_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
+_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1266
+_o.eq__Tensor.register('CPU', _cpu_binary.eq_)
+_o.eq__Tensor.register('Meta', _meta_binary.eq_)
+_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1273
+_o.eq__Scalar.register('CPU', _cpu_binary.eq_)
+_o.eq__Scalar.register('Meta', _meta_binary.eq_)
+_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1280
+_o.ne__Tensor.register('CPU', _cpu_binary.ne_)
+_o.ne__Tensor.register('Meta', _meta_binary.ne_)
+_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1287
+_o.ne__Scalar.register('CPU', _cpu_binary.ne_)
+_o.ne__Scalar.register('Meta', _meta_binary.ne_)
+_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1294
+_o.lt__Tensor.register('CPU', _cpu_binary.lt_)
+_o.lt__Tensor.register('Meta', _meta_binary.lt_)
+_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1301
+_o.lt__Scalar.register('CPU', _cpu_binary.lt_)
+_o.lt__Scalar.register('Meta', _meta_binary.lt_)
+_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1308
+_o.le__Tensor.register('CPU', _cpu_binary.le_)
+_o.le__Tensor.register('Meta', _meta_binary.le_)
+_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1315
+_o.le__Scalar.register('CPU', _cpu_binary.le_)
+_o.le__Scalar.register('Meta', _meta_binary.le_)
+_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1322
+_o.gt__Tensor.register('CPU', _cpu_binary.gt_)
+_o.gt__Tensor.register('Meta', _meta_binary.gt_)
+_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1329
+_o.gt__Scalar.register('CPU', _cpu_binary.gt_)
+_o.gt__Scalar.register('Meta', _meta_binary.gt_)
+_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1336
+_o.ge__Tensor.register('CPU', _cpu_binary.ge_)
+_o.ge__Tensor.register('Meta', _meta_binary.ge_)
+_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1343
+_o.ge__Scalar.register('CPU', _cpu_binary.ge_)
+_o.ge__Scalar.register('Meta', _meta_binary.ge_)
+_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1350
+_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+
+# schema/native_functions.yaml:1355
+_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
+_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1358
+_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1365
+_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1372
+_o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
+_o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
+_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1379
+_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
+
+# schema/native_functions.yaml:1384
+_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
+
+# schema/native_functions.yaml:1389
+_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)

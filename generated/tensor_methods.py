@@ -14,10 +14,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -30,6 +37,33 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -46,8 +80,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
@@ -56,8 +95,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
     _entry_exp,
     _entry_exp_,
     _entry_exp_out,
@@ -66,46 +108,98 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
     _entry_full,
     _entry_full_like,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -118,9 +212,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_rand,
     _entry_rand_like,
@@ -128,8 +225,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like,
     _entry_relu,
     _entry_relu_,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
@@ -144,6 +253,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -167,6 +277,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -185,7 +298,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -195,7 +308,47 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:1227
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1235
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1212
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1220
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:654
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -205,7 +358,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -215,7 +368,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -225,7 +378,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -235,7 +388,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -245,7 +398,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -255,7 +408,87 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1008
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2(self, other)
+
+
+# schema/native_functions.yaml:1016
+def atan2_(self, other):
+    """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan2_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2_(self, other)
+
+
+# schema/native_functions.yaml:1068
+def bitwise_and(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1092
+def bitwise_and_(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1106
+def bitwise_or(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1130
+def bitwise_or_(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1144
+def bitwise_xor(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1168
+def bitwise_xor_(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:646
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -265,7 +498,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -275,7 +508,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -286,7 +519,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -320,7 +553,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -360,7 +593,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -370,7 +603,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -380,7 +613,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -391,7 +624,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -402,14 +635,27 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:1350
+def _m2_div(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div(self, other, rounding_mode):
+    return _entry_div_Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('other',))),
     (_m1_div, _c1_div, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -417,6 +663,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -425,7 +672,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -436,7 +683,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -447,14 +694,27 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:1365
+def _m2_div_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div_(self, other, rounding_mode):
+    return _entry_div__Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div_ = (
     (_m0_div_, _c0_div_, 2, frozenset(('other',))),
     (_m1_div_, _c1_div_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div_, _c2_div_, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
 )
 
 
@@ -462,6 +722,7 @@ def div_(*args, **kwargs):
     """Overloads:
     div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
     div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(div_, args, kwargs)
@@ -470,7 +731,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -480,7 +741,17 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:1266
+def eq_(self, other):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(eq_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_eq__Tensor(self, other)
+
+
+# schema/native_functions.yaml:509
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -490,7 +761,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -500,7 +771,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -511,7 +782,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -566,7 +837,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -576,7 +847,82 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:894
+def _m0_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
+        return (self, other)
+    return None
+
+
+def _c0_floor_divide(self, other):
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:902
+def _m1_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_floor_divide(self, other):
+    return _entry_floor_divide_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('other',))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('other',))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:910
+def floor_divide_(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_divide_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:962
+def fmod(self, other):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod_Tensor(self, other)
+
+
+# schema/native_functions.yaml:978
+def fmod_(self, other):
+    """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(fmod_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod__Tensor(self, other)
+
+
+# schema/native_functions.yaml:425
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -586,7 +932,17 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:1336
+def ge_(self, other):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ge_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:409
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -596,7 +952,17 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:1322
+def gt_(self, other):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:858
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -606,7 +972,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -616,7 +982,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -626,7 +992,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:401
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -636,7 +1002,37 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:1308
+def le_(self, other):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(le_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_le__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1190
+def lerp(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp_Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:1205
+def lerp_(self, end, weight):
+    """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp__Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:524
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -646,7 +1042,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -656,7 +1052,67 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:1023
+def logical_and(self, other):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and(self, other)
+
+
+# schema/native_functions.yaml:1031
+def logical_and_(self, other):
+    """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and_(self, other)
+
+
+# schema/native_functions.yaml:1038
+def logical_or(self, other):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or(self, other)
+
+
+# schema/native_functions.yaml:1046
+def logical_or_(self, other):
+    """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or_(self, other)
+
+
+# schema/native_functions.yaml:1053
+def logical_xor(self, other):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor(self, other)
+
+
+# schema/native_functions.yaml:1061
+def logical_xor_(self, other):
+    """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:385
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -666,7 +1122,17 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:1294
+def lt_(self, other):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_lt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:471
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -676,7 +1142,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -686,7 +1152,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -696,7 +1162,17 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:992
+def maximum(self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_maximum(self, other)
+
+
+# schema/native_functions.yaml:606
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -707,7 +1183,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -741,7 +1217,17 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:1000
+def minimum(self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_minimum(self, other)
+
+
+# schema/native_functions.yaml:638
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -751,7 +1237,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -762,7 +1248,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -796,7 +1282,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -806,7 +1292,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -816,7 +1302,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -826,7 +1312,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -836,7 +1322,17 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:1280
+def ne_(self, other):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ne_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ne__Tensor(self, other)
+
+
+# schema/native_functions.yaml:494
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -846,7 +1342,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -914,7 +1410,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -925,7 +1421,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -935,7 +1431,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:354
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -945,7 +1441,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -955,7 +1451,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -965,7 +1461,27 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:924
+def remainder(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(remainder, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:948
+def remainder_(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(remainder_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:684
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -976,7 +1492,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -986,7 +1502,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -996,7 +1512,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1006,7 +1522,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1016,7 +1532,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1026,7 +1542,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1037,7 +1553,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1071,7 +1587,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1081,7 +1597,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1092,7 +1608,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1103,7 +1619,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1141,7 +1657,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1151,7 +1667,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1161,7 +1677,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1172,7 +1688,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1206,7 +1722,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1216,7 +1732,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1226,7 +1742,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1236,7 +1752,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1246,7 +1762,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1256,7 +1772,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1266,7 +1782,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1276,7 +1792,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1288,7 +1804,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1322,7 +1838,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1332,14 +1848,49 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:424
-def where(self, condition, other):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:433
+def _m0_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c0_where(condition, self, other):
+    return _entry_where_self(condition, self, other)
+
+
+# schema/native_functions.yaml:1384
+def _m1_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c1_where(condition, self, other):
+    return _entry_where_ScalarOther(condition, self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'other'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(where, (condition, self, other), (condition, self, other), {})
+        r = _htf_any(where, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_where_self(condition, self, other)
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196
@@ -1362,7 +1913,17 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:1068
+def __and__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__and__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:361
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1374,7 +1935,17 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:894
+def __floordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__floordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:425
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1384,7 +1955,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1394,7 +1965,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1404,7 +1975,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1414,7 +1985,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:354
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1424,7 +1995,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1434,7 +2005,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1444,7 +2015,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:401
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1454,7 +2025,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1464,7 +2035,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1474,7 +2045,17 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:924
+def __mod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__mod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:263
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1484,7 +2065,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1496,7 +2077,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1506,7 +2087,17 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:1106
+def __or__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__or__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:331
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1526,7 +2117,17 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:894
+def __rfloordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rfloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:662
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1536,7 +2137,17 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:924
+def __rmod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rmod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:263
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1546,7 +2157,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1556,7 +2167,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1566,7 +2177,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1576,7 +2187,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1586,7 +2197,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1596,15 +2207,37 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
+# schema/native_functions.yaml:1144
+def __xor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__xor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
 METHODS = {
     'add': add,
     'add_': add_,
+    'addcdiv': addcdiv,
+    'addcdiv_': addcdiv_,
+    'addcmul': addcmul,
+    'addcmul_': addcmul_,
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
     'amax': amax,
     'argmax': argmax,
     'as_strided': as_strided,
+    'atan2': atan2,
+    'atan2_': atan2_,
+    'bitwise_and': bitwise_and,
+    'bitwise_and_': bitwise_and_,
+    'bitwise_or': bitwise_or,
+    'bitwise_or_': bitwise_or_,
+    'bitwise_xor': bitwise_xor,
+    'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
     'chunk': chunk,
     'clamp': clamp,
@@ -1617,31 +2250,51 @@ METHODS = {
     'div': div,
     'div_': div_,
     'eq': eq,
+    'eq_': eq_,
     'exp': exp,
     'exp_': exp_,
     'expand': expand,
     'expand_as': expand_as,
     'fill_': fill_,
     'flatten': flatten,
+    'floor_divide': floor_divide,
+    'floor_divide_': floor_divide_,
+    'fmod': fmod,
+    'fmod_': fmod_,
     'ge': ge,
+    'ge_': ge_,
     'gt': gt,
+    'gt_': gt_,
     'index': index,
     'index_put': index_put,
     'index_put_': index_put_,
     'le': le,
+    'le_': le_,
+    'lerp': lerp,
+    'lerp_': lerp_,
     'log': log,
     'log_': log_,
+    'logical_and': logical_and,
+    'logical_and_': logical_and_,
+    'logical_or': logical_or,
+    'logical_or_': logical_or_,
+    'logical_xor': logical_xor,
+    'logical_xor_': logical_xor_,
     'lt': lt,
+    'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'matmul': matmul,
+    'maximum': maximum,
     'mean': mean,
+    'minimum': minimum,
     'mm': mm,
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
     'narrow': narrow,
     'ne': ne,
+    'ne_': ne_,
     'neg': neg,
     'neg_': neg_,
     'new_empty': new_empty,
@@ -1654,6 +2307,8 @@ METHODS = {
     'pow_': pow_,
     'relu': relu,
     'relu_': relu_,
+    'remainder': remainder,
+    'remainder_': remainder_,
     'reshape': reshape,
     'reshape_as': reshape_as,
     'select': select,
@@ -1678,7 +2333,9 @@ METHODS = {
     'where': where,
     'zero_': zero_,
     '__add__': __add__,
+    '__and__': __and__,
     '__eq__': __eq__,
+    '__floordiv__': __floordiv__,
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
@@ -1689,18 +2346,23 @@ METHODS = {
     '__le__': __le__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
+    '__mod__': __mod__,
     '__mul__': __mul__,
     '__ne__': __ne__,
     '__neg__': __neg__,
+    '__or__': __or__,
     '__pow__': __pow__,
     '__radd__': __radd__,
+    '__rfloordiv__': __rfloordiv__,
     '__rmatmul__': __rmatmul__,
+    '__rmod__': __rmod__,
     '__rmul__': __rmul__,
     '__rpow__': __rpow__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
     '__sub__': __sub__,
     '__truediv__': __truediv__,
+    '__xor__': __xor__,
 }
 
 

@@ -341,3 +341,21 @@ def _storage_indices(shape, stride, offset, device):
         view[d] = n
         idx = idx + ember.arange(n, dtype=ember.int64, device=device).view(view) * s
     return idx
+
+
+# ---------------------------------------------------------------- binary (issue 4)
+def max_min_backward(grad, self, other, loses):
+    """maximum / minimum: grad where this input wins, half of it on ties (like torch), 0
+    where `loses`."""
+    return ember.where(self == other, grad / 2, grad).masked_fill(loses, 0)
+
+
+def atan2_backward(grad, self, other):
+    """d atan2(self, other) = (other, -self) / (self ** 2 + other ** 2); 0 at the origin
+    (like torch)."""
+    denom = self * self + other * other
+    at_origin = denom == 0
+    recip = zero_where(at_origin, 1 / ember.where(at_origin, denom.new_ones(()), denom))
+    g_self = reduce_to(grad * other * recip, self.shape, self.dtype)
+    g_other = reduce_to((grad * self * recip).neg(), other.shape, other.dtype)
+    return g_self, g_other
