@@ -1975,6 +1975,36 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
+# schema/native_functions.yaml:1092
+def __iand__(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__iand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:910
+def __ifloordiv__(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ifloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:948
+def __imod__(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__imod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
 # schema/native_functions.yaml:279
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
@@ -1983,6 +2013,16 @@ def __imul__(self, other):
         if r is not _NO:
             return r
     return _entry_mul__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1130
+def __ior__(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ior__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
 
 
 # schema/native_functions.yaml:354
@@ -2013,6 +2053,16 @@ def __itruediv__(self, other):
         if r is not _NO:
             return r
     return _entry_div__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1168
+def __ixor__(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ixor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
 
 
 # schema/native_functions.yaml:401
@@ -2117,6 +2167,16 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
+# schema/native_functions.yaml:1068
+def __rand__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
 # schema/native_functions.yaml:894
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
@@ -2157,6 +2217,16 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
+# schema/native_functions.yaml:1106
+def __ror__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__ror__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
 # schema/native_functions.yaml:331
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
@@ -2185,6 +2255,16 @@ def __rtruediv__(self, other):
         if r is not _NO:
             return r
     return _entry_div_Tensor(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:1144
+def __rxor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rxor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
 
 
 # schema/native_functions.yaml:233
@@ -2339,10 +2419,15 @@ METHODS = {
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
+    '__iand__': __iand__,
+    '__ifloordiv__': __ifloordiv__,
+    '__imod__': __imod__,
     '__imul__': __imul__,
+    '__ior__': __ior__,
     '__ipow__': __ipow__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,
+    '__ixor__': __ixor__,
     '__le__': __le__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
@@ -2353,13 +2438,16 @@ METHODS = {
     '__or__': __or__,
     '__pow__': __pow__,
     '__radd__': __radd__,
+    '__rand__': __rand__,
     '__rfloordiv__': __rfloordiv__,
     '__rmatmul__': __rmatmul__,
     '__rmod__': __rmod__,
     '__rmul__': __rmul__,
+    '__ror__': __ror__,
     '__rpow__': __rpow__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
+    '__rxor__': __rxor__,
     '__sub__': __sub__,
     '__truediv__': __truediv__,
     '__xor__': __xor__,
