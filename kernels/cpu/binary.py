@@ -14,7 +14,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
-from ember.core.tensor import Tensor
+from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.cpu import pointwise as PW
 from ember.kernels.meta import binary as MB
 
@@ -34,10 +34,15 @@ def _run(fn, layout, operands, cdt=None):
     """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
     PW._check_devices(*operands)
     cdt = cdt or _compute_dtype(layout._dtype)
-    out = empty_cpu(layout._shape, layout._dtype, layout._stride)
     args = [_operand(x, cdt) for x in operands]
     with np.errstate(all="ignore"):
         r = fn(*args)
+    dt = layout._dtype
+    if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
+            r.dtype == dt.np and r.shape == tuple(layout._shape) and \
+            tuple(layout._stride) == contiguous_strides(r.shape):
+        return from_array(r, dt)  # NumPy's result already has the layout: no copy
+    out = empty_cpu(layout._shape, dt, layout._stride)
     np.copyto(out._np, r, casting="unsafe")
     return out
 
@@ -71,19 +76,12 @@ def floor_divide_(self, other):
     return PW.div_mode_(self, other, "floor")
 
 
-def _torch_remainder(a, b):
-    """Python's modulo (the divisor's sign); floats as torch: fmod, then + b when the signs
-    differ."""
-    if np.result_type(a, b).kind in "iub":
-        return np.remainder(a, b)
-    m = np.fmod(a, b)
-    return np.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
-
-
 def remainder(self, other):
+    """Python's modulo (the divisor's sign): NumPy's remainder is torch's (fmod, then + other
+    where the signs differ); only a zero result's sign may differ (NumPy: the divisor's)."""
     lay = MB.remainder_layout(self, other)
     _check_int_divisor(lay, other)
-    return _run(_torch_remainder, lay, (self, other))
+    return _run(np.remainder, lay, (self, other))
 
 
 def remainder_scalar_tensor(self, other):
