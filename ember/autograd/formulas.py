@@ -414,3 +414,19 @@ def log_softmax_double_backward_grad_output(grad, dim, output):
 def log_softmax_double_backward_output(grad, grad_output, dim, output):
     """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
     return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()
+# ---------------------------------------------------------------- binary (issue 4)
+def max_min_backward(grad, self, other, loses):
+    """maximum / minimum: grad where this input wins, half of it on ties (like torch), 0
+    where `loses`."""
+    return ember.where(self == other, grad / 2, grad).masked_fill(loses, 0)
+
+
+def atan2_backward(grad, self, other):
+    """d atan2(self, other) = (other, -self) / (self ** 2 + other ** 2); 0 at the origin
+    (like torch)."""
+    denom = self * self + other * other
+    at_origin = denom == 0
+    recip = zero_where(at_origin, 1 / ember.where(at_origin, denom.new_ones(()), denom))
+    g_self = reduce_to(grad * other * recip, self.shape, self.dtype)
+    g_other = reduce_to((grad * self * recip).neg(), other.shape, other.dtype)
+    return g_self, g_other
