@@ -175,6 +175,49 @@ _c__softmax = _o._softmax._cache
 _c__log_softmax = _o._log_softmax._cache
 _c__softmax_backward_data = _o._softmax_backward_data._cache
 _c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
+_c_rsub_Tensor = _o.rsub_Tensor._cache
+_c_rsub_Scalar = _o.rsub_Scalar._cache
+_c_floor_divide = _o.floor_divide._cache
+_c_floor_divide_Scalar = _o.floor_divide_Scalar._cache
+_c_floor_divide__Tensor = _o.floor_divide__Tensor._cache
+_c_floor_divide__Scalar = _o.floor_divide__Scalar._cache
+_c_remainder_Tensor = _o.remainder_Tensor._cache
+_c_remainder_Scalar = _o.remainder_Scalar._cache
+_c_remainder_Scalar_Tensor = _o.remainder_Scalar_Tensor._cache
+_c_remainder__Tensor = _o.remainder__Tensor._cache
+_c_remainder__Scalar = _o.remainder__Scalar._cache
+_c_fmod_Tensor = _o.fmod_Tensor._cache
+_c_fmod_Scalar = _o.fmod_Scalar._cache
+_c_fmod__Tensor = _o.fmod__Tensor._cache
+_c_fmod__Scalar = _o.fmod__Scalar._cache
+_c_maximum = _o.maximum._cache
+_c_minimum = _o.minimum._cache
+_c_atan2 = _o.atan2._cache
+_c_atan2_ = _o.atan2_._cache
+_c_lerp_Scalar = _o.lerp_Scalar._cache
+_c_lerp_Tensor = _o.lerp_Tensor._cache
+_c_lerp__Scalar = _o.lerp__Scalar._cache
+_c_lerp__Tensor = _o.lerp__Tensor._cache
+_c_addcmul = _o.addcmul._cache
+_c_addcmul_ = _o.addcmul_._cache
+_c_addcdiv = _o.addcdiv._cache
+_c_addcdiv_ = _o.addcdiv_._cache
+_c_eq__Tensor = _o.eq__Tensor._cache
+_c_eq__Scalar = _o.eq__Scalar._cache
+_c_ne__Tensor = _o.ne__Tensor._cache
+_c_ne__Scalar = _o.ne__Scalar._cache
+_c_lt__Tensor = _o.lt__Tensor._cache
+_c_lt__Scalar = _o.lt__Scalar._cache
+_c_le__Tensor = _o.le__Tensor._cache
+_c_le__Scalar = _o.le__Scalar._cache
+_c_gt__Tensor = _o.gt__Tensor._cache
+_c_gt__Scalar = _o.gt__Scalar._cache
+_c_ge__Tensor = _o.ge__Tensor._cache
+_c_ge__Scalar = _o.ge__Scalar._cache
+_c_div_Scalar_mode = _o.div_Scalar_mode._cache
+_c_div__Scalar = _o.div__Scalar._cache
+_c_div__Scalar_mode = _o.div__Scalar_mode._cache
+_c_pow__Scalar = _o.pow__Scalar._cache
 
 
 # schema/derivatives.yaml:58
@@ -615,7 +658,7 @@ class DivBackward1(_Node):
 # schema/derivatives.yaml:109
 class DivBackward2(_Node):
     """Backward of div.Scalar (schema/derivatives.yaml:109)."""
-    __slots__ = ('_s_other', '_s_self_dtype')
+    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self',)
@@ -627,7 +670,8 @@ class DivBackward2(_Node):
         if _n[0]:
             other = _node._s_other
             self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(_H.scale(grad, 1 / other), self_dtype)
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
         return (_r_self,)
 
     @property
@@ -637,6 +681,10 @@ class DivBackward2(_Node):
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/derivatives.yaml:112
@@ -3219,6 +3267,1104 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
+# schema/derivatives.yaml:494
+class RsubBackward0(_Node):
+    """Backward of rsub.Tensor (schema/derivatives.yaml:494)."""
+    __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.reduce_to(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:498
+class RsubBackward1(_Node):
+    """Backward of rsub.Scalar (schema/derivatives.yaml:498)."""
+    __slots__ = ('_s_alpha', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), alpha), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:502
+class FloorDivideBackward0(_Node):
+    """Backward of floor_divide (schema/derivatives.yaml:502)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('floor_divide')
+        return (_r_self, _r_other)
+
+
+# schema/derivatives.yaml:505
+class FloorDivideBackward1(_Node):
+    """Backward of floor_divide.Scalar (schema/derivatives.yaml:505)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('floor_divide')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:508
+class RemainderBackward0(_Node):
+    """Backward of remainder.Tensor (schema/derivatives.yaml:508)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='floor'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:512
+class RemainderBackward1(_Node):
+    """Backward of remainder.Scalar (schema/derivatives.yaml:512)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:515
+class RemainderBackward2(_Node):
+    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:515)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('remainder')
+        return (_r_other,)
+
+
+# schema/derivatives.yaml:518
+class FmodBackward0(_Node):
+    """Backward of fmod.Tensor (schema/derivatives.yaml:518)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='trunc'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:522
+class FmodBackward1(_Node):
+    """Backward of fmod.Scalar (schema/derivatives.yaml:522)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:526
+class MaximumBackward0(_Node):
+    """Backward of maximum (schema/derivatives.yaml:526)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:530
+class MinimumBackward0(_Node):
+    """Backward of minimum (schema/derivatives.yaml:530)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:534
+class Atan2Backward0(_Node):
+    """Backward of atan2 (schema/derivatives.yaml:534)."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.atan2_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:537
+class LerpBackward0(_Node):
+    """Backward of lerp.Scalar (schema/derivatives.yaml:537)."""
+    __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'end')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _node._s_weight
+            _r_self = _H.reduce_to(_H.scale(grad, 1 - _H.scalar_value(weight)), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _node._s_weight
+            _r_end = _H.reduce_to(_H.scale(grad, weight), end_shape, end_dtype)
+        return (_r_self, _r_end)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return self._s_weight
+
+
+# schema/derivatives.yaml:541
+class LerpBackward1(_Node):
+    """Backward of lerp.Tensor (schema/derivatives.yaml:541)."""
+    __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
+    _saved_slots = ('_s_end', '_s_self', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'end', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        _r_weight = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.reduce_to(grad * (1 - weight), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_end = _H.reduce_to(grad * weight, end_shape, end_dtype)
+        if _n[2]:
+            end = _unpack(_node._s_end, _node)
+            self = _unpack(_node._s_self, _node)
+            weight_dtype = _node._s_weight_dtype
+            weight_shape = _node._s_weight_shape
+            _r_weight = _H.reduce_to(grad * (end - self), weight_shape, weight_dtype)
+        return (_r_self, _r_end, _r_weight)
+
+    @property
+    def _saved_end(self):
+        return _unpack(self._s_end, self)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+    @property
+    def _saved_weight_dtype(self):
+        return self._s_weight_dtype
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:546
+class AddcmulBackward0(_Node):
+    """Backward of addcmul (schema/derivatives.yaml:546)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:551
+class AddcdivBackward0(_Node):
+    """Backward of addcdiv (schema/derivatives.yaml:551)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (value / tensor2), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:556
+class DivBackward3(_Node):
+    """Backward of div.Scalar_mode (schema/derivatives.yaml:556)."""
+    __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            rounding_mode = _node._s_rounding_mode
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_rounding_mode(self):
+        return self._s_rounding_mode
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:618
+class EqBackward0(_Node):
+    """Backward of eq_.Tensor (schema/derivatives.yaml:618)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:622
+class EqBackward1(_Node):
+    """Backward of eq_.Scalar (schema/derivatives.yaml:622)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:625
+class NeBackward0(_Node):
+    """Backward of ne_.Tensor (schema/derivatives.yaml:625)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:629
+class NeBackward1(_Node):
+    """Backward of ne_.Scalar (schema/derivatives.yaml:629)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:632
+class LtBackward0(_Node):
+    """Backward of lt_.Tensor (schema/derivatives.yaml:632)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:636
+class LtBackward1(_Node):
+    """Backward of lt_.Scalar (schema/derivatives.yaml:636)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:639
+class LeBackward0(_Node):
+    """Backward of le_.Tensor (schema/derivatives.yaml:639)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:643
+class LeBackward1(_Node):
+    """Backward of le_.Scalar (schema/derivatives.yaml:643)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:646
+class GtBackward0(_Node):
+    """Backward of gt_.Tensor (schema/derivatives.yaml:646)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:650
+class GtBackward1(_Node):
+    """Backward of gt_.Scalar (schema/derivatives.yaml:650)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:653
+class GeBackward0(_Node):
+    """Backward of ge_.Tensor (schema/derivatives.yaml:653)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:657
+class GeBackward1(_Node):
+    """Backward of ge_.Scalar (schema/derivatives.yaml:657)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3377,7 +4523,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:218 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:219 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3403,7 +4549,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:225 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:226 (derivative: schema/derivatives.yaml:84)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3422,7 +4568,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:232 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:233 (derivative: schema/derivatives.yaml:87)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -3447,7 +4593,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:240 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:241 (derivative: schema/derivatives.yaml:91)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -3465,7 +4611,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:247 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:249 (derivative: schema/derivatives.yaml:87)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3491,7 +4637,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:254 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:256 (derivative: schema/derivatives.yaml:91)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3510,7 +4656,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:261 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:263 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -3537,7 +4683,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:269 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:271 (derivative: schema/derivatives.yaml:98)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -3556,7 +4702,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:276 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:279 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3584,7 +4730,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:283 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:286 (derivative: schema/derivatives.yaml:98)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3604,7 +4750,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:290 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:293 (derivative: schema/derivatives.yaml:101)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -3629,7 +4775,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:298 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:301 (derivative: schema/derivatives.yaml:105)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -3655,7 +4801,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:306 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:309 (derivative: schema/derivatives.yaml:109)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -3670,11 +4816,12 @@ def _ag_div_Scalar(ks, self, other):
     _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:313 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:317 (derivative: schema/derivatives.yaml:101)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3700,7 +4847,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:324 (derivative: schema/derivatives.yaml:105)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -3727,7 +4874,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:331 (derivative: schema/derivatives.yaml:112)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -3751,7 +4898,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:335 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:339 (derivative: schema/derivatives.yaml:116)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -3770,7 +4917,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml:347 (derivative: schema/derivatives.yaml:119)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -3791,7 +4938,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:348 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:354 (derivative: schema/derivatives.yaml:112)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -3816,7 +4963,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:424 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml:433 (derivative: schema/derivatives.yaml:122)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -3842,7 +4989,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:441 (derivative: schema/derivatives.yaml:127)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -3862,7 +5009,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:449 (derivative: schema/derivatives.yaml:130)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -3885,7 +5032,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:447 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:456 (derivative: schema/derivatives.yaml:127)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -3906,7 +5053,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:454 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:463 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -3926,7 +5073,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:461 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:471 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -3951,7 +5098,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:468 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:479 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3972,7 +5119,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:486 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3998,7 +5145,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:494 (derivative: schema/derivatives.yaml:186)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -4015,7 +5162,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:491 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:502 (derivative: schema/derivatives.yaml:186)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4033,7 +5180,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:509 (derivative: schema/derivatives.yaml:189)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -4052,7 +5199,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:517 (derivative: schema/derivatives.yaml:189)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4072,7 +5219,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:524 (derivative: schema/derivatives.yaml:192)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -4090,7 +5237,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:532 (derivative: schema/derivatives.yaml:192)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4109,7 +5256,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:539 (derivative: schema/derivatives.yaml:195)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -4128,7 +5275,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:546 (derivative: schema/derivatives.yaml:195)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4148,7 +5295,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:542 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:553 (derivative: schema/derivatives.yaml:199)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -4175,7 +5322,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:549 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:560 (derivative: schema/derivatives.yaml:203)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -4194,7 +5341,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:557 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:568 (derivative: schema/derivatives.yaml:203)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4214,7 +5361,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:564 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:575 (derivative: schema/derivatives.yaml:206)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -4233,7 +5380,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:572 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:583 (derivative: schema/derivatives.yaml:206)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4253,7 +5400,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:591 (derivative: schema/derivatives.yaml:210)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -4272,7 +5419,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:587 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:598 (derivative: schema/derivatives.yaml:213)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -4293,7 +5440,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:595 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:606 (derivative: schema/derivatives.yaml:216)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -4312,7 +5459,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:602 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:613 (derivative: schema/derivatives.yaml:219)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -4333,7 +5480,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:610 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:621 (derivative: schema/derivatives.yaml:222)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -4355,7 +5502,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:627 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:638 (derivative: schema/derivatives.yaml:230)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -4377,7 +5524,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:635 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:646 (derivative: schema/derivatives.yaml:234)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -4399,7 +5546,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:654 (derivative: schema/derivatives.yaml:238)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -4429,7 +5576,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:672 (derivative: schema/derivatives.yaml:244)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -4447,7 +5594,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:699 (derivative: schema/derivatives.yaml:252)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -4470,7 +5617,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:705 (derivative: schema/derivatives.yaml:255)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -4488,7 +5635,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:711 (derivative: schema/derivatives.yaml:258)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -4507,7 +5654,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:261)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -4524,7 +5671,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:728 (derivative: schema/derivatives.yaml:264)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -4542,7 +5689,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:734 (derivative: schema/derivatives.yaml:267)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -4560,7 +5707,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:740 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -4578,7 +5725,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:746 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -4596,7 +5743,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:276)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -4614,7 +5761,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:763 (derivative: schema/derivatives.yaml:279)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -4636,7 +5783,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:282)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -4656,7 +5803,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:780 (derivative: schema/derivatives.yaml:285)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -4677,7 +5824,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:289)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -4695,7 +5842,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:292)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -4713,7 +5860,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:808 (derivative: schema/derivatives.yaml:295)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -4731,7 +5878,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:840 (derivative: schema/derivatives.yaml:302)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -4748,7 +5895,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:306)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -4770,7 +5917,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:858 (derivative: schema/derivatives.yaml:309)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -4789,7 +5936,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:866 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -4815,7 +5962,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:872 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4840,7 +5987,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:878 (derivative: schema/derivatives.yaml:328)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -4859,7 +6006,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:875 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:886 (derivative: schema/derivatives.yaml:328)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4879,7 +6026,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:893 (derivative: schema/derivatives.yaml:331)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -4898,7 +6045,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:901 (derivative: schema/derivatives.yaml:331)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4918,7 +6065,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:908 (derivative: schema/derivatives.yaml:334)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -4936,7 +6083,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:916 (derivative: schema/derivatives.yaml:334)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4955,7 +6102,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:923 (derivative: schema/derivatives.yaml:337)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -4973,7 +6120,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:931 (derivative: schema/derivatives.yaml:337)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4992,7 +6139,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:927 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:938 (derivative: schema/derivatives.yaml:340)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -5010,7 +6157,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:935 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:946 (derivative: schema/derivatives.yaml:340)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5029,7 +6176,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:953 (derivative: schema/derivatives.yaml:343)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -5048,7 +6195,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:950 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:961 (derivative: schema/derivatives.yaml:343)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5068,7 +6215,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:968 (derivative: schema/derivatives.yaml:346)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -5087,7 +6234,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:346)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5107,7 +6254,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:349)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -5126,7 +6273,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:991 (derivative: schema/derivatives.yaml:349)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5146,7 +6293,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:987 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:352)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -5164,7 +6311,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:995 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:1006 (derivative: schema/derivatives.yaml:352)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5183,7 +6330,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1002 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1013 (derivative: schema/derivatives.yaml:355)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -5201,7 +6348,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1021 (derivative: schema/derivatives.yaml:355)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5220,7 +6367,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1028 (derivative: schema/derivatives.yaml:358)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -5239,7 +6386,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1036 (derivative: schema/derivatives.yaml:358)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5259,7 +6406,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1043 (derivative: schema/derivatives.yaml:361)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -5277,7 +6424,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1051 (derivative: schema/derivatives.yaml:361)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5296,7 +6443,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1058 (derivative: schema/derivatives.yaml:364)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -5314,7 +6461,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1066 (derivative: schema/derivatives.yaml:364)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5333,7 +6480,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1062 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1073 (derivative: schema/derivatives.yaml:367)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -5351,7 +6498,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1081 (derivative: schema/derivatives.yaml:367)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5370,7 +6517,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1088 (derivative: schema/derivatives.yaml:370)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -5388,7 +6535,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1096 (derivative: schema/derivatives.yaml:370)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5407,7 +6554,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1103 (derivative: schema/derivatives.yaml:373)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -5425,7 +6572,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:373)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5444,7 +6591,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1118 (derivative: schema/derivatives.yaml:377)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -5462,7 +6609,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1115 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:377)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5481,7 +6628,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:322)
+# schema/native_functions.yaml:1133 (derivative: schema/derivatives.yaml:322)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -5499,7 +6646,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:322)
+# schema/native_functions.yaml:1141 (derivative: schema/derivatives.yaml:322)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5518,7 +6665,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:380)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -5535,7 +6682,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1156 (derivative: schema/derivatives.yaml:380)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5553,7 +6700,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1152 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1163 (derivative: schema/derivatives.yaml:383)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -5570,7 +6717,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1171 (derivative: schema/derivatives.yaml:383)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5588,7 +6735,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1178 (derivative: schema/derivatives.yaml:386)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -5605,7 +6752,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1186 (derivative: schema/derivatives.yaml:389)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -5622,7 +6769,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1183 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1194 (derivative: schema/derivatives.yaml:386)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5640,7 +6787,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1201 (derivative: schema/derivatives.yaml:389)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -5658,7 +6805,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1197 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1208 (derivative: schema/derivatives.yaml:392)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -5675,7 +6822,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1216 (derivative: schema/derivatives.yaml:392)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5693,7 +6840,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1223 (derivative: schema/derivatives.yaml:395)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -5710,7 +6857,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1220 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1231 (derivative: schema/derivatives.yaml:395)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5728,7 +6875,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1227 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1238 (derivative: schema/derivatives.yaml:325)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -5745,7 +6892,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1235 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1246 (derivative: schema/derivatives.yaml:325)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5763,7 +6910,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1303 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1314 (derivative: schema/derivatives.yaml:398)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -5781,7 +6928,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1311 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1322 (derivative: schema/derivatives.yaml:398)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -5800,7 +6947,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1318 (derivative: schema/derivatives.yaml:425)
+# schema/native_functions.yaml:1329 (derivative: schema/derivatives.yaml:425)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -5829,7 +6976,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1325 (derivative: schema/derivatives.yaml:430)
+# schema/native_functions.yaml:1336 (derivative: schema/derivatives.yaml:430)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -5858,7 +7005,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1347 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1358 (derivative: schema/derivatives.yaml:433)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -5884,7 +7031,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1353 (derivative: schema/derivatives.yaml:437)
+# schema/native_functions.yaml:1364 (derivative: schema/derivatives.yaml:437)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -5906,7 +7053,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1362 (derivative: schema/derivatives.yaml:442)
+# schema/native_functions.yaml:1373 (derivative: schema/derivatives.yaml:442)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -5930,7 +7077,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1369 (derivative: schema/derivatives.yaml:445)
+# schema/native_functions.yaml:1380 (derivative: schema/derivatives.yaml:445)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -5958,7 +7105,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1374 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1385 (derivative: schema/derivatives.yaml:449)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -5976,7 +7123,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1381 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1392 (derivative: schema/derivatives.yaml:452)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -5998,7 +7145,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1391 (derivative: schema/derivatives.yaml:456)
+# schema/native_functions.yaml:1402 (derivative: schema/derivatives.yaml:456)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -6016,7 +7163,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:459)
+# schema/native_functions.yaml:1412 (derivative: schema/derivatives.yaml:459)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -6037,7 +7184,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:1408 (derivative: schema/derivatives.yaml:463)
+# schema/native_functions.yaml:1419 (derivative: schema/derivatives.yaml:463)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -6057,7 +7204,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:1419 (derivative: schema/derivatives.yaml:467)
+# schema/native_functions.yaml:1430 (derivative: schema/derivatives.yaml:467)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -6079,7 +7226,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:1426 (derivative: schema/derivatives.yaml:471)
+# schema/native_functions.yaml:1437 (derivative: schema/derivatives.yaml:471)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -6101,7 +7248,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:1442 (derivative: schema/derivatives.yaml:475)
+# schema/native_functions.yaml:1453 (derivative: schema/derivatives.yaml:475)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -6130,7 +7277,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1449 (derivative: schema/derivatives.yaml:475)
+# schema/native_functions.yaml:1460 (derivative: schema/derivatives.yaml:475)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -6160,7 +7307,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1459 (derivative: schema/derivatives.yaml:480)
+# schema/native_functions.yaml:1470 (derivative: schema/derivatives.yaml:480)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -6181,7 +7328,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1466 (derivative: schema/derivatives.yaml:483)
+# schema/native_functions.yaml:1477 (derivative: schema/derivatives.yaml:483)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -6202,7 +7349,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1485 (derivative: schema/derivatives.yaml:486)
+# schema/native_functions.yaml:1496 (derivative: schema/derivatives.yaml:486)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -6228,7 +7375,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1494 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:1505 (derivative: schema/derivatives.yaml:490)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -6252,6 +7399,1031 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
+# schema/native_functions.yaml:1511 (derivative: schema/derivatives.yaml:494)
+def _ag_rsub_Tensor(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RsubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_alpha = alpha
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1519 (derivative: schema/derivatives.yaml:498)
+def _ag_rsub_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1527 (derivative: schema/derivatives.yaml:502)
+def _ag_floor_divide(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1535 (derivative: schema/derivatives.yaml:505)
+def _ag_floor_divide_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1543 (derivative: schema/derivatives.yaml:502)
+def _ag_floor_divide__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1550 (derivative: schema/derivatives.yaml:505)
+def _ag_floor_divide__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1557 (derivative: schema/derivatives.yaml:508)
+def _ag_remainder_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1565 (derivative: schema/derivatives.yaml:512)
+def _ag_remainder_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1573 (derivative: schema/derivatives.yaml:515)
+def _ag_remainder_Scalar_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if not (_e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1581 (derivative: schema/derivatives.yaml:508)
+def _ag_remainder__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_remainder__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1588 (derivative: schema/derivatives.yaml:512)
+def _ag_remainder__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_remainder__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1595 (derivative: schema/derivatives.yaml:518)
+def _ag_fmod_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1603 (derivative: schema/derivatives.yaml:522)
+def _ag_fmod_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1611 (derivative: schema/derivatives.yaml:518)
+def _ag_fmod__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_fmod__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1618 (derivative: schema/derivatives.yaml:522)
+def _ag_fmod__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_fmod__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1625 (derivative: schema/derivatives.yaml:526)
+def _ag_maximum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_maximum.get(_ks)
+    if _k is None:
+        _k = _o.maximum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaximumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1633 (derivative: schema/derivatives.yaml:530)
+def _ag_minimum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_minimum.get(_ks)
+    if _k is None:
+        _k = _o.minimum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinimumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1641 (derivative: schema/derivatives.yaml:534)
+def _ag_atan2(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_atan2.get(_ks)
+    if _k is None:
+        _k = _o.atan2._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1649 (derivative: schema/derivatives.yaml:534)
+def _ag_atan2_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan2_.get(_ks)
+    if _k is None:
+        _k = _o.atan2_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1815 (derivative: schema/derivatives.yaml:537)
+def _ag_lerp_Scalar(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    if not (_e_self is not None or _e_end is not None):
+        return _out
+    _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = weight
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1823 (derivative: schema/derivatives.yaml:541)
+def _ag_lerp_Tensor(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    _e_weight = _edge(weight)
+    if not (_e_self is not None or _e_end is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+    if _e_weight is not None:
+        _node._s_end = _save(end)
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_weight is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = _save(weight)
+    if _e_weight is not None:
+        _node._s_weight_dtype = weight._dtype
+        _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1831 (derivative: schema/derivatives.yaml:537)
+def _ag_lerp__Scalar(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        if _e_self is not None or _e_end is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = weight
+    _ks = ks & _BELOW
+    _k = _c_lerp__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1838 (derivative: schema/derivatives.yaml:541)
+def _ag_lerp__Tensor(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        _e_weight = _edge(weight)
+        if _e_self is not None or _e_end is not None or _e_weight is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+            if _e_weight is not None:
+                _node._s_end = _save(end)
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_weight is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = _save(weight)
+            if _e_weight is not None:
+                _node._s_weight_dtype = weight._dtype
+                _node._s_weight_shape = weight._shape
+    _ks = ks & _BELOW
+    _k = _c_lerp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1845 (derivative: schema/derivatives.yaml:546)
+def _ag_addcmul(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcmul.get(_ks)
+    if _k is None:
+        _k = _o.addcmul._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1853 (derivative: schema/derivatives.yaml:546)
+def _ag_addcmul_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcmul_.get(_ks)
+    if _k is None:
+        _k = _o.addcmul_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1860 (derivative: schema/derivatives.yaml:551)
+def _ag_addcdiv(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcdiv.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1868 (derivative: schema/derivatives.yaml:551)
+def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcdiv_.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1899 (derivative: schema/derivatives.yaml:618)
+def _ag_eq__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.eq__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1906 (derivative: schema/derivatives.yaml:622)
+def _ag_eq__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.eq__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1913 (derivative: schema/derivatives.yaml:625)
+def _ag_ne__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ne__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1920 (derivative: schema/derivatives.yaml:629)
+def _ag_ne__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ne__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1927 (derivative: schema/derivatives.yaml:632)
+def _ag_lt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1934 (derivative: schema/derivatives.yaml:636)
+def _ag_lt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1941 (derivative: schema/derivatives.yaml:639)
+def _ag_le__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.le__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1948 (derivative: schema/derivatives.yaml:643)
+def _ag_le__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.le__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1955 (derivative: schema/derivatives.yaml:646)
+def _ag_gt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.gt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1962 (derivative: schema/derivatives.yaml:650)
+def _ag_gt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.gt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1969 (derivative: schema/derivatives.yaml:653)
+def _ag_ge__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ge__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1976 (derivative: schema/derivatives.yaml:657)
+def _ag_ge__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ge__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1983 (derivative: schema/derivatives.yaml:556)
+def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
+    _ks = ks & _BELOW
+    _k = _c_div_Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div_Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_rounding_mode = rounding_mode
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1991 (derivative: schema/derivatives.yaml:109)
+def _ag_div__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1998 (derivative: schema/derivatives.yaml:556)
+def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_rounding_mode = rounding_mode
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:116)
+def _ag_pow__Scalar(ks, self, exponent):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_exponent = exponent
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_pow__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow__Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -6263,16 +8435,19 @@ _o.zero_.register("Autograd", _ag_zero_, with_keyset=True)
 _o.add_Tensor.register("Autograd", _ag_add_Tensor, with_keyset=True)
 _o.add_out.register("Autograd", _autograd_out(_o.add_out), with_keyset=True)
 _o.add_Scalar.register("Autograd", _ag_add_Scalar, with_keyset=True)
+_o.add_Scalar_out.register("Autograd", _autograd_out(_o.add_Scalar_out), with_keyset=True)
 _o.add__Tensor.register("Autograd", _ag_add__Tensor, with_keyset=True)
 _o.add__Scalar.register("Autograd", _ag_add__Scalar, with_keyset=True)
 _o.sub_Tensor.register("Autograd", _ag_sub_Tensor, with_keyset=True)
 _o.sub_out.register("Autograd", _autograd_out(_o.sub_out), with_keyset=True)
 _o.sub_Scalar.register("Autograd", _ag_sub_Scalar, with_keyset=True)
+_o.sub_Scalar_out.register("Autograd", _autograd_out(_o.sub_Scalar_out), with_keyset=True)
 _o.sub__Tensor.register("Autograd", _ag_sub__Tensor, with_keyset=True)
 _o.sub__Scalar.register("Autograd", _ag_sub__Scalar, with_keyset=True)
 _o.mul_Tensor.register("Autograd", _ag_mul_Tensor, with_keyset=True)
 _o.mul_out.register("Autograd", _autograd_out(_o.mul_out), with_keyset=True)
 _o.mul_Scalar.register("Autograd", _ag_mul_Scalar, with_keyset=True)
+_o.mul_Scalar_out.register("Autograd", _autograd_out(_o.mul_Scalar_out), with_keyset=True)
 _o.mul__Tensor.register("Autograd", _ag_mul__Tensor, with_keyset=True)
 _o.mul__Scalar.register("Autograd", _ag_mul__Scalar, with_keyset=True)
 _o.div_Tensor.register("Autograd", _ag_div_Tensor, with_keyset=True)
@@ -6280,18 +8455,24 @@ _o.div_out.register("Autograd", _autograd_out(_o.div_out), with_keyset=True)
 _o.div_Tensor_mode.register("Autograd", _ag_div_Tensor_mode, with_keyset=True)
 _o.div_out_mode.register("Autograd", _autograd_out(_o.div_out_mode), with_keyset=True)
 _o.div_Scalar.register("Autograd", _ag_div_Scalar, with_keyset=True)
+_o.div_Scalar_out.register("Autograd", _autograd_out(_o.div_Scalar_out), with_keyset=True)
 _o.div__Tensor.register("Autograd", _ag_div__Tensor, with_keyset=True)
 _o.div__Tensor_mode.register("Autograd", _ag_div__Tensor_mode, with_keyset=True)
 _o.pow_Tensor_Tensor.register("Autograd", _ag_pow_Tensor_Tensor, with_keyset=True)
 _o.pow_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.pow_Tensor_Tensor_out), with_keyset=True)
 _o.pow_Tensor_Scalar.register("Autograd", _ag_pow_Tensor_Scalar, with_keyset=True)
+_o.pow_Tensor_Scalar_out.register("Autograd", _autograd_out(_o.pow_Tensor_Scalar_out), with_keyset=True)
 _o.pow_Scalar.register("Autograd", _ag_pow_Scalar, with_keyset=True)
+_o.pow_Scalar_out.register("Autograd", _autograd_out(_o.pow_Scalar_out), with_keyset=True)
 _o.pow__Tensor.register("Autograd", _ag_pow__Tensor, with_keyset=True)
 _o.eq_Tensor_out.register("Autograd", _autograd_out(_o.eq_Tensor_out), with_keyset=True)
+_o.eq_Scalar_out.register("Autograd", _autograd_out(_o.eq_Scalar_out), with_keyset=True)
 _o.ne_Tensor_out.register("Autograd", _autograd_out(_o.ne_Tensor_out), with_keyset=True)
 _o.lt_Tensor_out.register("Autograd", _autograd_out(_o.lt_Tensor_out), with_keyset=True)
+_o.lt_Scalar_out.register("Autograd", _autograd_out(_o.lt_Scalar_out), with_keyset=True)
 _o.le_Tensor_out.register("Autograd", _autograd_out(_o.le_Tensor_out), with_keyset=True)
 _o.gt_Tensor_out.register("Autograd", _autograd_out(_o.gt_Tensor_out), with_keyset=True)
+_o.gt_Scalar_out.register("Autograd", _autograd_out(_o.gt_Scalar_out), with_keyset=True)
 _o.ge_Tensor_out.register("Autograd", _autograd_out(_o.ge_Tensor_out), with_keyset=True)
 _o.where_self.register("Autograd", _ag_where_self, with_keyset=True)
 _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_keyset=True)
@@ -6300,7 +8481,9 @@ _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
 _o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
 _o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
 _o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
+_o.masked_fill_Scalar_out.register("Autograd", _autograd_out(_o.masked_fill_Scalar_out), with_keyset=True)
 _o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=True)
+_o.masked_fill_Tensor_out.register("Autograd", _autograd_out(_o.masked_fill_Tensor_out), with_keyset=True)
 _o.masked_fill__Scalar.register("Autograd", _ag_masked_fill__Scalar, with_keyset=True)
 _o.masked_fill__Tensor.register("Autograd", _ag_masked_fill__Tensor, with_keyset=True)
 _o.neg.register("Autograd", _ag_neg, with_keyset=True)
@@ -6477,3 +8660,78 @@ _o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_
 _o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
 _o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
 _o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)
+_o.rsub_Tensor.register("Autograd", _ag_rsub_Tensor, with_keyset=True)
+_o.rsub_Tensor_out.register("Autograd", _autograd_out(_o.rsub_Tensor_out), with_keyset=True)
+_o.rsub_Scalar.register("Autograd", _ag_rsub_Scalar, with_keyset=True)
+_o.rsub_Scalar_out.register("Autograd", _autograd_out(_o.rsub_Scalar_out), with_keyset=True)
+_o.floor_divide.register("Autograd", _ag_floor_divide, with_keyset=True)
+_o.floor_divide_out.register("Autograd", _autograd_out(_o.floor_divide_out), with_keyset=True)
+_o.floor_divide_Scalar.register("Autograd", _ag_floor_divide_Scalar, with_keyset=True)
+_o.floor_divide_Scalar_out.register("Autograd", _autograd_out(_o.floor_divide_Scalar_out), with_keyset=True)
+_o.floor_divide__Tensor.register("Autograd", _ag_floor_divide__Tensor, with_keyset=True)
+_o.floor_divide__Scalar.register("Autograd", _ag_floor_divide__Scalar, with_keyset=True)
+_o.remainder_Tensor.register("Autograd", _ag_remainder_Tensor, with_keyset=True)
+_o.remainder_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Tensor_out), with_keyset=True)
+_o.remainder_Scalar.register("Autograd", _ag_remainder_Scalar, with_keyset=True)
+_o.remainder_Scalar_out.register("Autograd", _autograd_out(_o.remainder_Scalar_out), with_keyset=True)
+_o.remainder_Scalar_Tensor.register("Autograd", _ag_remainder_Scalar_Tensor, with_keyset=True)
+_o.remainder_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Scalar_Tensor_out), with_keyset=True)
+_o.remainder__Tensor.register("Autograd", _ag_remainder__Tensor, with_keyset=True)
+_o.remainder__Scalar.register("Autograd", _ag_remainder__Scalar, with_keyset=True)
+_o.fmod_Tensor.register("Autograd", _ag_fmod_Tensor, with_keyset=True)
+_o.fmod_Tensor_out.register("Autograd", _autograd_out(_o.fmod_Tensor_out), with_keyset=True)
+_o.fmod_Scalar.register("Autograd", _ag_fmod_Scalar, with_keyset=True)
+_o.fmod_Scalar_out.register("Autograd", _autograd_out(_o.fmod_Scalar_out), with_keyset=True)
+_o.fmod__Tensor.register("Autograd", _ag_fmod__Tensor, with_keyset=True)
+_o.fmod__Scalar.register("Autograd", _ag_fmod__Scalar, with_keyset=True)
+_o.maximum.register("Autograd", _ag_maximum, with_keyset=True)
+_o.maximum_out.register("Autograd", _autograd_out(_o.maximum_out), with_keyset=True)
+_o.minimum.register("Autograd", _ag_minimum, with_keyset=True)
+_o.minimum_out.register("Autograd", _autograd_out(_o.minimum_out), with_keyset=True)
+_o.atan2.register("Autograd", _ag_atan2, with_keyset=True)
+_o.atan2_out.register("Autograd", _autograd_out(_o.atan2_out), with_keyset=True)
+_o.atan2_.register("Autograd", _ag_atan2_, with_keyset=True)
+_o.logical_and_out.register("Autograd", _autograd_out(_o.logical_and_out), with_keyset=True)
+_o.logical_or_out.register("Autograd", _autograd_out(_o.logical_or_out), with_keyset=True)
+_o.logical_xor_out.register("Autograd", _autograd_out(_o.logical_xor_out), with_keyset=True)
+_o.bitwise_and_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Tensor_out), with_keyset=True)
+_o.bitwise_and_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_out), with_keyset=True)
+_o.bitwise_and_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_or_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Tensor_out), with_keyset=True)
+_o.bitwise_or_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_out), with_keyset=True)
+_o.bitwise_or_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_out), with_keyset=True)
+_o.bitwise_xor_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_Tensor_out), with_keyset=True)
+_o.lerp_Scalar.register("Autograd", _ag_lerp_Scalar, with_keyset=True)
+_o.lerp_Scalar_out.register("Autograd", _autograd_out(_o.lerp_Scalar_out), with_keyset=True)
+_o.lerp_Tensor.register("Autograd", _ag_lerp_Tensor, with_keyset=True)
+_o.lerp_Tensor_out.register("Autograd", _autograd_out(_o.lerp_Tensor_out), with_keyset=True)
+_o.lerp__Scalar.register("Autograd", _ag_lerp__Scalar, with_keyset=True)
+_o.lerp__Tensor.register("Autograd", _ag_lerp__Tensor, with_keyset=True)
+_o.addcmul.register("Autograd", _ag_addcmul, with_keyset=True)
+_o.addcmul_out.register("Autograd", _autograd_out(_o.addcmul_out), with_keyset=True)
+_o.addcmul_.register("Autograd", _ag_addcmul_, with_keyset=True)
+_o.addcdiv.register("Autograd", _ag_addcdiv, with_keyset=True)
+_o.addcdiv_out.register("Autograd", _autograd_out(_o.addcdiv_out), with_keyset=True)
+_o.addcdiv_.register("Autograd", _ag_addcdiv_, with_keyset=True)
+_o.ne_Scalar_out.register("Autograd", _autograd_out(_o.ne_Scalar_out), with_keyset=True)
+_o.le_Scalar_out.register("Autograd", _autograd_out(_o.le_Scalar_out), with_keyset=True)
+_o.ge_Scalar_out.register("Autograd", _autograd_out(_o.ge_Scalar_out), with_keyset=True)
+_o.eq__Tensor.register("Autograd", _ag_eq__Tensor, with_keyset=True)
+_o.eq__Scalar.register("Autograd", _ag_eq__Scalar, with_keyset=True)
+_o.ne__Tensor.register("Autograd", _ag_ne__Tensor, with_keyset=True)
+_o.ne__Scalar.register("Autograd", _ag_ne__Scalar, with_keyset=True)
+_o.lt__Tensor.register("Autograd", _ag_lt__Tensor, with_keyset=True)
+_o.lt__Scalar.register("Autograd", _ag_lt__Scalar, with_keyset=True)
+_o.le__Tensor.register("Autograd", _ag_le__Tensor, with_keyset=True)
+_o.le__Scalar.register("Autograd", _ag_le__Scalar, with_keyset=True)
+_o.gt__Tensor.register("Autograd", _ag_gt__Tensor, with_keyset=True)
+_o.gt__Scalar.register("Autograd", _ag_gt__Scalar, with_keyset=True)
+_o.ge__Tensor.register("Autograd", _ag_ge__Tensor, with_keyset=True)
+_o.ge__Scalar.register("Autograd", _ag_ge__Scalar, with_keyset=True)
+_o.div_Scalar_mode.register("Autograd", _ag_div_Scalar_mode, with_keyset=True)
+_o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out), with_keyset=True)
+_o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
+_o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
+_o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)

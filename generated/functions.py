@@ -32,10 +32,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -52,6 +59,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin_,
     _entry_asin_out,
     _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
     _entry_avg_pool2d,
@@ -60,9 +70,33 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -97,8 +131,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
@@ -114,8 +153,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
@@ -135,17 +177,36 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flatten_using_ints,
     _entry_floor,
     _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
@@ -155,8 +216,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
     _entry_log10,
@@ -172,28 +243,47 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
     _entry_logical_not,
     _entry_logical_not_,
     _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
@@ -204,8 +294,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -222,9 +316,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_rand,
     _entry_rand_like,
@@ -235,6 +332,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_reshape,
     _entry_reshape_as,
     _entry_round,
@@ -246,6 +351,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
@@ -276,6 +385,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -305,6 +415,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -326,6 +439,8 @@ __all__ = [
     'acos_',
     'adaptive_avg_pool2d',
     'add',
+    'addcdiv',
+    'addcmul',
     'addmm',
     'adjoint',
     'alias',
@@ -336,11 +451,15 @@ __all__ = [
     'asin',
     'asin_',
     'atan',
+    'atan2',
     'atan_',
     'avg_pool2d',
     'avg_pool2d_backward',
     'baddbmm',
+    'bitwise_and',
     'bitwise_not',
+    'bitwise_or',
+    'bitwise_xor',
     'bmm',
     'cat',
     'ceil',
@@ -382,6 +501,8 @@ __all__ = [
     'flatten',
     'floor',
     'floor_',
+    'floor_divide',
+    'fmod',
     'frac',
     'frac_',
     'full',
@@ -395,6 +516,7 @@ __all__ = [
     'isinf',
     'isnan',
     'le',
+    'lerp',
     'linear',
     'log',
     'log10',
@@ -405,14 +527,19 @@ __all__ = [
     'log2_',
     'log_',
     'log_softmax',
+    'logical_and',
     'logical_not',
+    'logical_or',
+    'logical_xor',
     'lt',
     'masked_fill',
     'matmul',
     'max_pool2d',
     'max_pool2d_with_indices',
     'max_pool2d_with_indices_backward',
+    'maximum',
     'mean',
+    'minimum',
     'mm',
     'movedim',
     'mul',
@@ -438,11 +565,13 @@ __all__ = [
     'reciprocal_',
     'relu',
     'relu_',
+    'remainder',
     'reshape',
     'round',
     'round_',
     'rsqrt',
     'rsqrt_',
+    'rsub',
     'scalar_tensor',
     'select',
     'sigmoid',
@@ -482,7 +611,7 @@ __all__ = [
 ]
 
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml:1385
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -494,7 +623,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1392
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -506,7 +635,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1466
+# schema/native_functions.yaml:1477
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -518,7 +647,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1505
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -530,7 +659,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:1459
+# schema/native_functions.yaml:1470
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -542,7 +671,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:1496
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -565,7 +694,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -577,7 +706,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1141
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -587,7 +716,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1058
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -599,7 +728,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1066
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -609,7 +738,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1398
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -631,7 +760,31 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:1860
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcdiv(input, tensor1, tensor2, value)
+    return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:1845
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcmul(input, tensor1, tensor2, value)
+    return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:654
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -643,7 +796,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -653,7 +806,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -663,7 +816,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -737,7 +890,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -749,7 +902,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -759,7 +912,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1043
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -771,7 +924,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1051
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -781,7 +934,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1073
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -793,7 +946,19 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1641
+def atan2(input, other, *, out=None):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan2(input, other)
+    return _entry_atan2_out(input, other, out)
+
+
+# schema/native_functions.yaml:1081
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -803,7 +968,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1362
+# schema/native_functions.yaml:1373
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -815,7 +980,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1380
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -825,7 +990,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1453
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -837,7 +1002,56 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1701
+def _m0_bitwise_and(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Tensor(input, other)
+    return _entry_bitwise_and_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1717
+def _m1_bitwise_and(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Scalar_Tensor(input, other)
+    return _entry_bitwise_and_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and = (
+    (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_and = (
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_and(*args, **kwargs):
+    """Overloads:
+    bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_and, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+
+
+# schema/native_functions.yaml:1268
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -849,7 +1063,105 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1739
+def _m0_bitwise_or(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Tensor(input, other)
+    return _entry_bitwise_or_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1755
+def _m1_bitwise_or(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Scalar_Tensor(input, other)
+    return _entry_bitwise_or_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or = (
+    (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_or = (
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_or(*args, **kwargs):
+    """Overloads:
+    bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_or, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+
+
+# schema/native_functions.yaml:1777
+def _m0_bitwise_xor(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Tensor(input, other)
+    return _entry_bitwise_xor_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1793
+def _m1_bitwise_xor(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Scalar_Tensor(input, other)
+    return _entry_bitwise_xor_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor = (
+    (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_xor = (
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_xor(*args, **kwargs):
+    """Overloads:
+    bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_xor, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:646
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -861,7 +1173,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -873,7 +1185,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:1163
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -885,7 +1197,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1171
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -895,7 +1207,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -905,7 +1217,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -916,7 +1228,7 @@ def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -952,7 +1264,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -974,7 +1286,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1402
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -986,7 +1298,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1342
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -997,7 +1309,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1350
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1031,7 +1343,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1346
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1042,7 +1354,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1354
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1076,7 +1388,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1329
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -1088,7 +1400,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1325
+# schema/native_functions.yaml:1336
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1108,7 +1420,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1013
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1120,7 +1432,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1021
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1130,7 +1442,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1103
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1142,7 +1454,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1152,7 +1464,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1162,7 +1474,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1172,7 +1484,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1185,7 +1497,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -1198,14 +1510,29 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
+# schema/native_functions.yaml:1983
+def _m2_div(input, other, *, rounding_mode, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode, out)
+    return None
+
+
+def _c2_div(input, other, rounding_mode, out):
+    if out is None:
+        return _entry_div_Scalar_mode(input, other, rounding_mode)
+    return _entry_div_Scalar_mode_out(input, other, rounding_mode, out)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('input', 'other', 'out'))),
     (_m1_div, _c1_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -1213,6 +1540,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -1221,7 +1549,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1430
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1233,7 +1561,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1466
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -1243,7 +1571,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1412
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -1255,7 +1583,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1419
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -1301,7 +1629,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1313,7 +1641,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1118
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1325,7 +1653,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1126
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1335,7 +1663,7 @@ def erf_(input):
     return _entry_erf_(input)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1347,7 +1675,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:878
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1359,7 +1687,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:886
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1369,7 +1697,7 @@ def exp2_(input):
     return _entry_exp2_(input)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1379,7 +1707,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:893
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1391,7 +1719,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:901
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1446,7 +1774,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1456,7 +1784,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1148
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1468,7 +1796,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1156
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1478,7 +1806,68 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1527
+def _m0_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide(input, other)
+    return _entry_floor_divide_out(input, other, out)
+
+
+# schema/native_functions.yaml:1535
+def _m1_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide_Scalar(input, other)
+    return _entry_floor_divide_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:1595
+def fmod(input, other, *, out=None):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_fmod_Tensor(input, other)
+    return _entry_fmod_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1223
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1490,7 +1879,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1231
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1522,7 +1911,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:425
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1534,7 +1923,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1546,7 +1935,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1558,7 +1947,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1568,7 +1957,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1578,7 +1967,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1299
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1588,7 +1977,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1291
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1600,7 +1989,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1283
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1612,7 +2001,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:401
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1624,7 +2013,19 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:1823
+def lerp(input, end, weight, *, out=None):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_lerp_Tensor(input, end, weight)
+    return _entry_lerp_Tensor_out(input, end, weight, out)
+
+
+# schema/native_functions.yaml:667
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -1634,7 +2035,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1646,7 +2047,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:923
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1658,7 +2059,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:931
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1668,7 +2069,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:938
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1680,7 +2081,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:946
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1690,7 +2091,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:908
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1702,7 +2103,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:916
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1712,7 +2113,7 @@ def log2_(input):
     return _entry_log2_(input)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1722,7 +2123,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1490
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1734,7 +2135,19 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1656
+def logical_and(input, other, *, out=None):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_and(input, other)
+    return _entry_logical_and_out(input, other, out)
+
+
+# schema/native_functions.yaml:1253
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1746,7 +2159,31 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:1671
+def logical_or(input, other, *, out=None):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_or(input, other)
+    return _entry_logical_or_out(input, other, out)
+
+
+# schema/native_functions.yaml:1686
+def logical_xor(input, other, *, out=None):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_xor(input, other)
+    return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:385
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1758,17 +2195,19 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:461
-def masked_fill(input, mask, value):
+# schema/native_functions.yaml:471
+def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {})
+        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
         if r is not _NO:
             return r
-    return _entry_masked_fill_Tensor(input, mask, value)
+    if out is None:
+        return _entry_masked_fill_Tensor(input, mask, value)
+    return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1778,7 +2217,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1369
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -1788,7 +2227,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1358
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -1798,7 +2237,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1364
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -1808,7 +2247,19 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:1625
+def maximum(input, other, *, out=None):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_maximum(input, other)
+    return _entry_maximum_out(input, other, out)
+
+
+# schema/native_functions.yaml:606
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1819,7 +2270,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1855,7 +2306,19 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:1633
+def minimum(input, other, *, out=None):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_minimum(input, other)
+    return _entry_minimum_out(input, other, out)
+
+
+# schema/native_functions.yaml:638
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1867,7 +2330,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1878,7 +2341,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1912,7 +2375,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1924,7 +2387,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1437
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -1936,7 +2399,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1314
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -1948,7 +2411,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1322
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1958,7 +2421,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1968,7 +2431,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1980,7 +2443,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1992,7 +2455,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2002,7 +2465,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1425
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -2035,7 +2498,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml:1444
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2047,7 +2510,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1408
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -2057,7 +2520,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -2067,7 +2530,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -2080,21 +2543,23 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:342
-def _m1_pow(input, exponent):
+# schema/native_functions.yaml:347
+def _m1_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
-        return (input, exponent)
+        return (input, exponent, out)
     return None
 
 
-def _c1_pow(input, exponent):
-    return _entry_pow_Scalar(input, exponent)
+def _c1_pow(input, exponent, out):
+    if out is None:
+        return _entry_pow_Scalar(input, exponent)
+    return _entry_pow_Scalar_out(input, exponent, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_pow = (
     (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
-    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input'))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input', 'out'))),
 )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
@@ -2160,7 +2625,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:983
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2172,7 +2637,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:991
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2182,7 +2647,7 @@ def reciprocal_(input):
     return _entry_reciprocal_(input)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2192,7 +2657,7 @@ def relu(input):
     return _entry_relu(input)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2202,7 +2667,56 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:1557
+def _m0_remainder(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Tensor(input, other)
+    return _entry_remainder_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1573
+def _m1_remainder(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Scalar_Tensor(input, other)
+    return _entry_remainder_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder = (
+    (_m0_remainder, _c0_remainder, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_remainder, _c1_remainder, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_remainder = (
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def remainder(*args, **kwargs):
+    """Overloads:
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(remainder, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+
+
+# schema/native_functions.yaml:684
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -2212,7 +2726,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1178
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -2225,7 +2739,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1186
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -2261,7 +2775,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1183
+# schema/native_functions.yaml:1194
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2272,7 +2786,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1201
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -2306,7 +2820,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:968
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2318,7 +2832,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:976
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2326,6 +2840,18 @@ def rsqrt_(input):
         if r is not _NO:
             return r
     return _entry_rsqrt_(input)
+
+
+# schema/native_functions.yaml:1511
+def rsub(input, other, *, alpha=1, out=None):
+    """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsub_Tensor(input, other, alpha)
+    return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
 # schema/native_functions.yaml:48
@@ -2339,7 +2865,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2349,7 +2875,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2361,7 +2887,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2371,7 +2897,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1238
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2383,7 +2909,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1306
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2395,7 +2921,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:998
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2407,7 +2933,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1006
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2417,7 +2943,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1088
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2429,7 +2955,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1096
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2439,7 +2965,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2449,7 +2975,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1473
+# schema/native_functions.yaml:1484
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2461,7 +2987,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2472,7 +2998,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2506,7 +3032,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2516,7 +3042,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:953
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2528,7 +3054,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:961
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2538,7 +3064,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2549,7 +3075,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -2560,7 +3086,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -2597,7 +3123,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2607,7 +3133,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2619,7 +3145,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -2630,7 +3156,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -2666,7 +3192,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2676,7 +3202,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1028
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2688,7 +3214,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1036
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2698,7 +3224,7 @@ def tan_(input):
     return _entry_tan_(input)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2710,7 +3236,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2720,7 +3246,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 def threshold_backward(grad_output, input, threshold):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -2730,7 +3256,7 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2740,7 +3266,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1208
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2752,7 +3278,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2762,7 +3288,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2772,7 +3298,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2782,7 +3308,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2792,16 +3318,79 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:424
-def where(condition, input, other, *, out=None):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        r = _htf(where, (condition, input, other), (condition, input, other), {'out': out})
-        if r is not _NO:
-            return r
+# schema/native_functions.yaml:433
+def _m0_where(condition, input, other, *, out=None):
+    if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
+        return (condition, input, other, out)
+    return None
+
+
+def _c0_where(condition, input, other, out):
     if out is None:
         return _entry_where_self(condition, input, other)
     return _entry_where_self_out(condition, input, other, out)
+
+
+# schema/native_functions.yaml:2012
+def _m1_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c1_where(condition, input, other):
+    return _entry_where_ScalarSelf(condition, input, other)
+
+
+# schema/native_functions.yaml:2017
+def _m2_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c2_where(condition, input, other):
+    return _entry_where_ScalarOther(condition, input, other)
+
+
+# schema/native_functions.yaml:2022
+def _m3_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c3_where(condition, input, other):
+    return _entry_where_Scalar(condition, input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'input', 'other', 'out'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m2_where, _c2_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m3_where, _c3_where, 3, frozenset(('condition', 'input', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(where, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196

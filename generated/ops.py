@@ -1066,7 +1066,37 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
+    'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_add_Scalar_out = add_Scalar_out._cache
+
+
+def _bind_add_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_add_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_add_Scalar_out.get(ks)
+    if k is None:
+        k = add_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+add_Scalar_out._bind = _bind_add_Scalar_out
+add_Scalar_out._entry = _entry_add_Scalar_out
+_aten._packet('add')._add(add_Scalar_out)
+
+
+# schema/native_functions.yaml:219
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1096,7 +1126,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1126,7 +1156,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1154,7 +1184,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1184,7 +1214,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1212,7 +1242,37 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
+    'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_sub_Scalar_out = sub_Scalar_out._cache
+
+
+def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_sub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_sub_Scalar_out.get(ks)
+    if k is None:
+        k = sub_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+sub_Scalar_out._bind = _bind_sub_Scalar_out
+sub_Scalar_out._entry = _entry_sub_Scalar_out
+_aten._packet('sub')._add(sub_Scalar_out)
+
+
+# schema/native_functions.yaml:249
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1242,7 +1302,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1272,7 +1332,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1300,7 +1360,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1330,7 +1390,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1359,6 +1419,36 @@ _aten._packet('mul')._add(mul_Scalar)
 
 
 # schema/native_functions.yaml:276
+mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
+    'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_mul_Scalar_out = mul_Scalar_out._cache
+
+
+def _bind_mul_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_mul_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mul_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mul_Scalar_out.get(ks)
+    if k is None:
+        k = mul_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+mul_Scalar_out._bind = _bind_mul_Scalar_out
+mul_Scalar_out._entry = _entry_mul_Scalar_out
+_aten._packet('mul')._add(mul_Scalar_out)
+
+
+# schema/native_functions.yaml:279
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1388,7 +1478,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1418,7 +1508,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1446,7 +1536,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1476,7 +1566,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1504,7 +1594,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1534,7 +1624,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1562,7 +1652,37 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
+    'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_out = div_Scalar_out._cache
+
+
+def _bind_div_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_div_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_div_Scalar_out.get(ks)
+    if k is None:
+        k = div_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+div_Scalar_out._bind = _bind_div_Scalar_out
+div_Scalar_out._entry = _entry_div_Scalar_out
+_aten._packet('div')._add(div_Scalar_out)
+
+
+# schema/native_functions.yaml:317
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1592,7 +1712,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1622,7 +1742,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1650,7 +1770,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1680,7 +1800,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1708,7 +1828,37 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
+    'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Tensor_Scalar_out = pow_Tensor_Scalar_out._cache
+
+
+def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Tensor_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_pow_Tensor_Scalar_out.get(ks)
+    if k is None:
+        k = pow_Tensor_Scalar_out._fill(ks)
+    return k(self, exponent, out)
+
+
+pow_Tensor_Scalar_out._bind = _bind_pow_Tensor_Scalar_out
+pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
+_aten._packet('pow')._add(pow_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml:347
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1736,7 +1886,37 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
+    'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Scalar_out = pow_Scalar_out._cache
+
+
+def _bind_pow_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_pow_Scalar_out.get(ks)
+    if k is None:
+        k = pow_Scalar_out._fill(ks)
+    return k(self, exponent, out)
+
+
+pow_Scalar_out._bind = _bind_pow_Scalar_out
+pow_Scalar_out._entry = _entry_pow_Scalar_out
+_aten._packet('pow')._add(pow_Scalar_out)
+
+
+# schema/native_functions.yaml:354
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1766,7 +1946,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1794,7 +1974,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1824,7 +2004,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1852,7 +2032,37 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
+    'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_eq_Scalar_out = eq_Scalar_out._cache
+
+
+def _bind_eq_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_eq_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_eq_Scalar_out.get(ks)
+    if k is None:
+        k = eq_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+eq_Scalar_out._bind = _bind_eq_Scalar_out
+eq_Scalar_out._entry = _entry_eq_Scalar_out
+_aten._packet('eq')._add(eq_Scalar_out)
+
+
+# schema/native_functions.yaml:377
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1880,7 +2090,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1910,7 +2120,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1938,7 +2148,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1968,7 +2178,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1996,7 +2206,37 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
+    'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_lt_Scalar_out = lt_Scalar_out._cache
+
+
+def _bind_lt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lt_Scalar_out.get(ks)
+    if k is None:
+        k = lt_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+lt_Scalar_out._bind = _bind_lt_Scalar_out
+lt_Scalar_out._entry = _entry_lt_Scalar_out
+_aten._packet('lt')._add(lt_Scalar_out)
+
+
+# schema/native_functions.yaml:401
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2024,7 +2264,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2054,7 +2294,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2082,7 +2322,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2112,7 +2352,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2140,7 +2380,37 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
+    'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_gt_Scalar_out = gt_Scalar_out._cache
+
+
+def _bind_gt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_gt_Scalar_out.get(ks)
+    if k is None:
+        k = gt_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+gt_Scalar_out._bind = _bind_gt_Scalar_out
+gt_Scalar_out._entry = _entry_gt_Scalar_out
+_aten._packet('gt')._add(gt_Scalar_out)
+
+
+# schema/native_functions.yaml:425
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2168,7 +2438,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2198,7 +2468,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2226,7 +2496,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2256,7 +2526,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2284,7 +2554,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2314,7 +2584,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2342,7 +2612,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2372,7 +2642,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:463
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2400,7 +2670,37 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:468
+masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
+    'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Scalar_out = masked_fill_Scalar_out._cache
+
+
+def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Scalar_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_masked_fill_Scalar_out.get(ks)
+    if k is None:
+        k = masked_fill_Scalar_out._fill(ks)
+    return k(self, mask, value, out)
+
+
+masked_fill_Scalar_out._bind = _bind_masked_fill_Scalar_out
+masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
+_aten._packet('masked_fill')._add(masked_fill_Scalar_out)
+
+
+# schema/native_functions.yaml:471
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2428,7 +2728,37 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:476
+masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
+    'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Tensor_out = masked_fill_Tensor_out._cache
+
+
+def _bind_masked_fill_Tensor_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Tensor_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_masked_fill_Tensor_out.get(ks)
+    if k is None:
+        k = masked_fill_Tensor_out._fill(ks)
+    return k(self, mask, value, out)
+
+
+masked_fill_Tensor_out._bind = _bind_masked_fill_Tensor_out
+masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
+_aten._packet('masked_fill')._add(masked_fill_Tensor_out)
+
+
+# schema/native_functions.yaml:479
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2458,7 +2788,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2488,7 +2818,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2516,7 +2846,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:499
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2546,7 +2876,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2576,7 +2906,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2604,7 +2934,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:514
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2634,7 +2964,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2664,7 +2994,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2692,7 +3022,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:529
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2722,7 +3052,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2752,7 +3082,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2780,7 +3110,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2810,7 +3140,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2838,7 +3168,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2866,7 +3196,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:565
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2896,7 +3226,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2926,7 +3256,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2954,7 +3284,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:580
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2984,7 +3314,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3014,7 +3344,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3042,7 +3372,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3070,7 +3400,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:603
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3100,7 +3430,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:606
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3128,7 +3458,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3156,7 +3486,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:618
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3186,7 +3516,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3214,7 +3544,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:626
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3244,7 +3574,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3272,7 +3602,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:634
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3302,7 +3632,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:638
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3330,7 +3660,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:643
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3360,7 +3690,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:646
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3388,7 +3718,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:651
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3418,7 +3748,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:654
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3446,7 +3776,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:659
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3476,7 +3806,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3504,7 +3834,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:667
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3862,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3890,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3918,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:684
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +3946,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +3974,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +4002,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +4030,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +4058,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +4086,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +4114,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +4142,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +4170,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +4198,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +4226,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +4254,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +4282,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +4310,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4338,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4366,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4394,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4422,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4450,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4478,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4506,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4534,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4562,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4590,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4618,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4646,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4674,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4702,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4730,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4758,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:851
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4788,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4816,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4844,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:863
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4874,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4904,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4602,7 +4932,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:878
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -4630,7 +4960,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:883
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -4660,7 +4990,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:886
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -4690,7 +5020,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:893
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -4718,7 +5048,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:898
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -4748,7 +5078,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:901
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -4778,7 +5108,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:908
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -4806,7 +5136,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:902
+# schema/native_functions.yaml:913
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -4836,7 +5166,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:916
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -4866,7 +5196,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:923
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -4894,7 +5224,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:917
+# schema/native_functions.yaml:928
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -4924,7 +5254,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:931
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -4954,7 +5284,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:938
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -4982,7 +5312,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:943
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5012,7 +5342,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:946
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5042,7 +5372,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:953
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5070,7 +5400,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:958
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5100,7 +5430,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:961
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5130,7 +5460,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:968
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5158,7 +5488,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:973
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5188,7 +5518,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:976
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5218,7 +5548,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:983
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5246,7 +5576,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:988
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5276,7 +5606,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:991
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5306,7 +5636,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:998
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5334,7 +5664,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1003
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5364,7 +5694,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1006
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5394,7 +5724,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1013
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5422,7 +5752,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1018
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5452,7 +5782,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1021
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5482,7 +5812,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1028
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5510,7 +5840,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1033
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5540,7 +5870,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1036
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5570,7 +5900,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1043
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5598,7 +5928,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1048
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5628,7 +5958,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1051
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5658,7 +5988,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1058
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5686,7 +6016,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1063
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5716,7 +6046,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1066
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5746,7 +6076,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1073
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5774,7 +6104,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1078
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5804,7 +6134,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1081
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5834,7 +6164,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1088
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5862,7 +6192,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1093
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5892,7 +6222,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1096
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5922,7 +6252,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1103
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5950,7 +6280,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1097
+# schema/native_functions.yaml:1108
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5980,7 +6310,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6010,7 +6340,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1118
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6038,7 +6368,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1123
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6068,7 +6398,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1126
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6098,7 +6428,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6126,7 +6456,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1138
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6156,7 +6486,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1141
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6186,7 +6516,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1148
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6214,7 +6544,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1153
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6244,7 +6574,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1156
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6274,7 +6604,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:1163
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6302,7 +6632,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1157
+# schema/native_functions.yaml:1168
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6332,7 +6662,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1171
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6362,7 +6692,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1178
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6390,7 +6720,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml:1183
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6420,7 +6750,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1186
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6448,7 +6778,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1191
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -6478,7 +6808,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1183
+# schema/native_functions.yaml:1194
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6508,7 +6838,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1201
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6538,7 +6868,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1208
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6566,7 +6896,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1213
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6596,7 +6926,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6626,7 +6956,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1223
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -6654,7 +6984,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1217
+# schema/native_functions.yaml:1228
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -6684,7 +7014,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1231
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6714,7 +7044,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1238
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6742,7 +7072,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1243
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6772,7 +7102,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1246
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6802,7 +7132,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1253
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6830,7 +7160,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1258
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6860,7 +7190,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1261
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6890,7 +7220,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1268
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6918,7 +7248,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1273
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6948,7 +7278,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1276
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6978,7 +7308,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1283
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7006,7 +7336,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1277
+# schema/native_functions.yaml:1288
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7036,7 +7366,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1291
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7064,7 +7394,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1296
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7094,7 +7424,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1299
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7122,7 +7452,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1306
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7150,7 +7480,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:1311
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7180,7 +7510,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1314
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7208,7 +7538,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1319
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -7238,7 +7568,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1322
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7268,7 +7598,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1329
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -7296,7 +7626,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1322
+# schema/native_functions.yaml:1333
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -7326,7 +7656,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1325
+# schema/native_functions.yaml:1336
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -7354,7 +7684,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1342
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7382,7 +7712,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1346
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7410,7 +7740,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1350
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7438,7 +7768,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1354
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7466,7 +7796,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1358
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -7494,7 +7824,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1364
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -7522,7 +7852,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1369
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -7550,7 +7880,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1362
+# schema/native_functions.yaml:1373
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -7578,7 +7908,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1377
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -7608,7 +7938,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1380
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -7636,7 +7966,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml:1385
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -7664,7 +7994,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1378
+# schema/native_functions.yaml:1389
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -7694,7 +8024,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1392
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -7722,7 +8052,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml:1396
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -7752,7 +8082,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1398
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -7780,7 +8110,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1402
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -7808,7 +8138,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1406
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -7838,7 +8168,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1408
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -7867,7 +8197,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1412
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -7895,7 +8225,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1416
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -7925,7 +8255,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1419
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -7953,7 +8283,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:1423
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -7983,7 +8313,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1425
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -8011,7 +8341,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1430
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -8039,7 +8369,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1435
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -8069,7 +8399,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1437
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -8097,7 +8427,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1442
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -8127,7 +8457,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml:1444
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -8155,7 +8485,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:1438
+# schema/native_functions.yaml:1449
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -8185,7 +8515,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1453
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8213,7 +8543,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:1447
+# schema/native_functions.yaml:1458
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -8243,7 +8573,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1460
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8273,7 +8603,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1466
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -8301,7 +8631,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:1459
+# schema/native_functions.yaml:1470
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8329,7 +8659,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1474
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8359,7 +8689,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:1466
+# schema/native_functions.yaml:1477
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8387,7 +8717,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:1481
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8417,7 +8747,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:1473
+# schema/native_functions.yaml:1484
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8445,7 +8775,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1488
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8475,7 +8805,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1490
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8503,7 +8833,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1494
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8533,7 +8863,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:1496
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -8561,7 +8891,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1501
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -8591,7 +8921,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1505
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -8619,7 +8949,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:1509
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -8647,3 +8977,2993 @@ def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype,
 _log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
 _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:1511
+rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_rsub_Tensor = rsub_Tensor._cache
+
+
+def _bind_rsub_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
+    k = _c_rsub_Tensor.get(ks)
+    if k is None:
+        k = rsub_Tensor._fill(ks)
+    return k(self, other, alpha)
+
+
+rsub_Tensor._bind = _bind_rsub_Tensor
+rsub_Tensor._entry = _entry_rsub_Tensor
+_aten._packet('rsub')._add(rsub_Tensor)
+
+
+# schema/native_functions.yaml:1516
+rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
+    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_rsub_Tensor_out = rsub_Tensor_out._cache
+
+
+def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Tensor_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rsub_Tensor_out.get(ks)
+    if k is None:
+        k = rsub_Tensor_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+rsub_Tensor_out._bind = _bind_rsub_Tensor_out
+rsub_Tensor_out._entry = _entry_rsub_Tensor_out
+_aten._packet('rsub')._add(rsub_Tensor_out)
+
+
+# schema/native_functions.yaml:1519
+rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_rsub_Scalar = rsub_Scalar._cache
+
+
+def _bind_rsub_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
+    k = _c_rsub_Scalar.get(ks)
+    if k is None:
+        k = rsub_Scalar._fill(ks)
+    return k(self, other, alpha)
+
+
+rsub_Scalar._bind = _bind_rsub_Scalar
+rsub_Scalar._entry = _entry_rsub_Scalar
+_aten._packet('rsub')._add(rsub_Scalar)
+
+
+# schema/native_functions.yaml:1524
+rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
+    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
+_c_rsub_Scalar_out = rsub_Scalar_out._cache
+
+
+def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rsub_Scalar_out.get(ks)
+    if k is None:
+        k = rsub_Scalar_out._fill(ks)
+    return k(self, other, alpha, out)
+
+
+rsub_Scalar_out._bind = _bind_rsub_Scalar_out
+rsub_Scalar_out._entry = _entry_rsub_Scalar_out
+_aten._packet('rsub')._add(rsub_Scalar_out)
+
+
+# schema/native_functions.yaml:1527
+floor_divide = _Op("aten", 'floor_divide', 'default',
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide = floor_divide._cache
+
+
+def _bind_floor_divide(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide, (self, other)) from None
+    k = _c_floor_divide.get(ks)
+    if k is None:
+        k = floor_divide._fill(ks)
+    return k(self, other)
+
+
+floor_divide._bind = _bind_floor_divide
+floor_divide._entry = _entry_floor_divide
+_aten._packet('floor_divide')._add(floor_divide)
+
+
+# schema/native_functions.yaml:1532
+floor_divide_out = _Op("aten", 'floor_divide', 'out',
+    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_out = floor_divide_out._cache
+
+
+def _bind_floor_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_floor_divide_out.get(ks)
+    if k is None:
+        k = floor_divide_out._fill(ks)
+    return k(self, other, out)
+
+
+floor_divide_out._bind = _bind_floor_divide_out
+floor_divide_out._entry = _entry_floor_divide_out
+_aten._packet('floor_divide')._add(floor_divide_out)
+
+
+# schema/native_functions.yaml:1535
+floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar = floor_divide_Scalar._cache
+
+
+def _bind_floor_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar, (self, other)) from None
+    k = _c_floor_divide_Scalar.get(ks)
+    if k is None:
+        k = floor_divide_Scalar._fill(ks)
+    return k(self, other)
+
+
+floor_divide_Scalar._bind = _bind_floor_divide_Scalar
+floor_divide_Scalar._entry = _entry_floor_divide_Scalar
+_aten._packet('floor_divide')._add(floor_divide_Scalar)
+
+
+# schema/native_functions.yaml:1540
+floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
+    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
+
+
+def _bind_floor_divide_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_floor_divide_Scalar_out.get(ks)
+    if k is None:
+        k = floor_divide_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
+floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
+_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
+
+
+# schema/native_functions.yaml:1543
+floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
+    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Tensor = floor_divide__Tensor._cache
+
+
+def _bind_floor_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_floor_divide__Tensor.get(ks)
+    if k is None:
+        k = floor_divide__Tensor._fill(ks)
+    return k(self, other)
+
+
+floor_divide__Tensor._bind = _bind_floor_divide__Tensor
+floor_divide__Tensor._entry = _entry_floor_divide__Tensor
+_aten._packet('floor_divide_')._add(floor_divide__Tensor)
+
+
+# schema/native_functions.yaml:1550
+floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
+    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Scalar = floor_divide__Scalar._cache
+
+
+def _bind_floor_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_floor_divide__Scalar.get(ks)
+    if k is None:
+        k = floor_divide__Scalar._fill(ks)
+    return k(self, other)
+
+
+floor_divide__Scalar._bind = _bind_floor_divide__Scalar
+floor_divide__Scalar._entry = _entry_floor_divide__Scalar
+_aten._packet('floor_divide_')._add(floor_divide__Scalar)
+
+
+# schema/native_functions.yaml:1557
+remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Tensor = remainder_Tensor._cache
+
+
+def _bind_remainder_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor, (self, other)) from None
+    k = _c_remainder_Tensor.get(ks)
+    if k is None:
+        k = remainder_Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder_Tensor._bind = _bind_remainder_Tensor
+remainder_Tensor._entry = _entry_remainder_Tensor
+_aten._packet('remainder')._add(remainder_Tensor)
+
+
+# schema/native_functions.yaml:1562
+remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
+    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Tensor_out = remainder_Tensor_out._cache
+
+
+def _bind_remainder_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Tensor_out.get(ks)
+    if k is None:
+        k = remainder_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Tensor_out._bind = _bind_remainder_Tensor_out
+remainder_Tensor_out._entry = _entry_remainder_Tensor_out
+_aten._packet('remainder')._add(remainder_Tensor_out)
+
+
+# schema/native_functions.yaml:1565
+remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar = remainder_Scalar._cache
+
+
+def _bind_remainder_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar, (self, other)) from None
+    k = _c_remainder_Scalar.get(ks)
+    if k is None:
+        k = remainder_Scalar._fill(ks)
+    return k(self, other)
+
+
+remainder_Scalar._bind = _bind_remainder_Scalar
+remainder_Scalar._entry = _entry_remainder_Scalar
+_aten._packet('remainder')._add(remainder_Scalar)
+
+
+# schema/native_functions.yaml:1570
+remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
+    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_out = remainder_Scalar_out._cache
+
+
+def _bind_remainder_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Scalar_out.get(ks)
+    if k is None:
+        k = remainder_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Scalar_out._bind = _bind_remainder_Scalar_out
+remainder_Scalar_out._entry = _entry_remainder_Scalar_out
+_aten._packet('remainder')._add(remainder_Scalar_out)
+
+
+# schema/native_functions.yaml:1573
+remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
+
+
+def _bind_remainder_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
+    k = _c_remainder_Scalar_Tensor.get(ks)
+    if k is None:
+        k = remainder_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
+remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
+_aten._packet('remainder')._add(remainder_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1578
+remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
+    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
+
+
+def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = remainder_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
+remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
+_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1581
+remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Tensor = remainder__Tensor._cache
+
+
+def _bind_remainder__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_remainder__Tensor.get(ks)
+    if k is None:
+        k = remainder__Tensor._fill(ks)
+    return k(self, other)
+
+
+remainder__Tensor._bind = _bind_remainder__Tensor
+remainder__Tensor._entry = _entry_remainder__Tensor
+_aten._packet('remainder_')._add(remainder__Tensor)
+
+
+# schema/native_functions.yaml:1588
+remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Scalar = remainder__Scalar._cache
+
+
+def _bind_remainder__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_remainder__Scalar.get(ks)
+    if k is None:
+        k = remainder__Scalar._fill(ks)
+    return k(self, other)
+
+
+remainder__Scalar._bind = _bind_remainder__Scalar
+remainder__Scalar._entry = _entry_remainder__Scalar
+_aten._packet('remainder_')._add(remainder__Scalar)
+
+
+# schema/native_functions.yaml:1595
+fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Tensor = fmod_Tensor._cache
+
+
+def _bind_fmod_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor, (self, other)) from None
+    k = _c_fmod_Tensor.get(ks)
+    if k is None:
+        k = fmod_Tensor._fill(ks)
+    return k(self, other)
+
+
+fmod_Tensor._bind = _bind_fmod_Tensor
+fmod_Tensor._entry = _entry_fmod_Tensor
+_aten._packet('fmod')._add(fmod_Tensor)
+
+
+# schema/native_functions.yaml:1600
+fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
+    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Tensor_out = fmod_Tensor_out._cache
+
+
+def _bind_fmod_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fmod_Tensor_out.get(ks)
+    if k is None:
+        k = fmod_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+fmod_Tensor_out._bind = _bind_fmod_Tensor_out
+fmod_Tensor_out._entry = _entry_fmod_Tensor_out
+_aten._packet('fmod')._add(fmod_Tensor_out)
+
+
+# schema/native_functions.yaml:1603
+fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Scalar = fmod_Scalar._cache
+
+
+def _bind_fmod_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar, (self, other)) from None
+    k = _c_fmod_Scalar.get(ks)
+    if k is None:
+        k = fmod_Scalar._fill(ks)
+    return k(self, other)
+
+
+fmod_Scalar._bind = _bind_fmod_Scalar
+fmod_Scalar._entry = _entry_fmod_Scalar
+_aten._packet('fmod')._add(fmod_Scalar)
+
+
+# schema/native_functions.yaml:1608
+fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
+    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Scalar_out = fmod_Scalar_out._cache
+
+
+def _bind_fmod_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fmod_Scalar_out.get(ks)
+    if k is None:
+        k = fmod_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+fmod_Scalar_out._bind = _bind_fmod_Scalar_out
+fmod_Scalar_out._entry = _entry_fmod_Scalar_out
+_aten._packet('fmod')._add(fmod_Scalar_out)
+
+
+# schema/native_functions.yaml:1611
+fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Tensor = fmod__Tensor._cache
+
+
+def _bind_fmod__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_fmod__Tensor.get(ks)
+    if k is None:
+        k = fmod__Tensor._fill(ks)
+    return k(self, other)
+
+
+fmod__Tensor._bind = _bind_fmod__Tensor
+fmod__Tensor._entry = _entry_fmod__Tensor
+_aten._packet('fmod_')._add(fmod__Tensor)
+
+
+# schema/native_functions.yaml:1618
+fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Scalar = fmod__Scalar._cache
+
+
+def _bind_fmod__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_fmod__Scalar.get(ks)
+    if k is None:
+        k = fmod__Scalar._fill(ks)
+    return k(self, other)
+
+
+fmod__Scalar._bind = _bind_fmod__Scalar
+fmod__Scalar._entry = _entry_fmod__Scalar
+_aten._packet('fmod_')._add(fmod__Scalar)
+
+
+# schema/native_functions.yaml:1625
+maximum = _Op("aten", 'maximum', 'default',
+    'maximum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_maximum = maximum._cache
+
+
+def _bind_maximum(self, other):
+    return (self, other)
+
+
+def _entry_maximum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum, (self, other)) from None
+    k = _c_maximum.get(ks)
+    if k is None:
+        k = maximum._fill(ks)
+    return k(self, other)
+
+
+maximum._bind = _bind_maximum
+maximum._entry = _entry_maximum
+_aten._packet('maximum')._add(maximum)
+
+
+# schema/native_functions.yaml:1630
+maximum_out = _Op("aten", 'maximum', 'out',
+    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_maximum_out = maximum_out._cache
+
+
+def _bind_maximum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_maximum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_maximum_out.get(ks)
+    if k is None:
+        k = maximum_out._fill(ks)
+    return k(self, other, out)
+
+
+maximum_out._bind = _bind_maximum_out
+maximum_out._entry = _entry_maximum_out
+_aten._packet('maximum')._add(maximum_out)
+
+
+# schema/native_functions.yaml:1633
+minimum = _Op("aten", 'minimum', 'default',
+    'minimum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_minimum = minimum._cache
+
+
+def _bind_minimum(self, other):
+    return (self, other)
+
+
+def _entry_minimum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum, (self, other)) from None
+    k = _c_minimum.get(ks)
+    if k is None:
+        k = minimum._fill(ks)
+    return k(self, other)
+
+
+minimum._bind = _bind_minimum
+minimum._entry = _entry_minimum
+_aten._packet('minimum')._add(minimum)
+
+
+# schema/native_functions.yaml:1638
+minimum_out = _Op("aten", 'minimum', 'out',
+    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_minimum_out = minimum_out._cache
+
+
+def _bind_minimum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_minimum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_minimum_out.get(ks)
+    if k is None:
+        k = minimum_out._fill(ks)
+    return k(self, other, out)
+
+
+minimum_out._bind = _bind_minimum_out
+minimum_out._entry = _entry_minimum_out
+_aten._packet('minimum')._add(minimum_out)
+
+
+# schema/native_functions.yaml:1641
+atan2 = _Op("aten", 'atan2', 'default',
+    'atan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2 = atan2._cache
+
+
+def _bind_atan2(self, other):
+    return (self, other)
+
+
+def _entry_atan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2, (self, other)) from None
+    k = _c_atan2.get(ks)
+    if k is None:
+        k = atan2._fill(ks)
+    return k(self, other)
+
+
+atan2._bind = _bind_atan2
+atan2._entry = _entry_atan2
+_aten._packet('atan2')._add(atan2)
+
+
+# schema/native_functions.yaml:1646
+atan2_out = _Op("aten", 'atan2', 'out',
+    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_atan2_out = atan2_out._cache
+
+
+def _bind_atan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_atan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_atan2_out.get(ks)
+    if k is None:
+        k = atan2_out._fill(ks)
+    return k(self, other, out)
+
+
+atan2_out._bind = _bind_atan2_out
+atan2_out._entry = _entry_atan2_out
+_aten._packet('atan2')._add(atan2_out)
+
+
+# schema/native_functions.yaml:1649
+atan2_ = _Op("aten", 'atan2_', 'default',
+    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2_ = atan2_._cache
+
+
+def _bind_atan2_(self, other):
+    return (self, other)
+
+
+def _entry_atan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_atan2_.get(ks)
+    if k is None:
+        k = atan2_._fill(ks)
+    return k(self, other)
+
+
+atan2_._bind = _bind_atan2_
+atan2_._entry = _entry_atan2_
+_aten._packet('atan2_')._add(atan2_)
+
+
+# schema/native_functions.yaml:1656
+logical_and = _Op("aten", 'logical_and', 'default',
+    'logical_and(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and = logical_and._cache
+
+
+def _bind_logical_and(self, other):
+    return (self, other)
+
+
+def _entry_logical_and(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and, (self, other)) from None
+    k = _c_logical_and.get(ks)
+    if k is None:
+        k = logical_and._fill(ks)
+    return k(self, other)
+
+
+logical_and._bind = _bind_logical_and
+logical_and._entry = _entry_logical_and
+_aten._packet('logical_and')._add(logical_and)
+
+
+# schema/native_functions.yaml:1661
+logical_and_out = _Op("aten", 'logical_and', 'out',
+    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_and_out = logical_and_out._cache
+
+
+def _bind_logical_and_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_and_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_and_out.get(ks)
+    if k is None:
+        k = logical_and_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_and_out._bind = _bind_logical_and_out
+logical_and_out._entry = _entry_logical_and_out
+_aten._packet('logical_and')._add(logical_and_out)
+
+
+# schema/native_functions.yaml:1664
+logical_and_ = _Op("aten", 'logical_and_', 'default',
+    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and_ = logical_and_._cache
+
+
+def _bind_logical_and_(self, other):
+    return (self, other)
+
+
+def _entry_logical_and_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_and_.get(ks)
+    if k is None:
+        k = logical_and_._fill(ks)
+    return k(self, other)
+
+
+logical_and_._bind = _bind_logical_and_
+logical_and_._entry = _entry_logical_and_
+_aten._packet('logical_and_')._add(logical_and_)
+
+
+# schema/native_functions.yaml:1671
+logical_or = _Op("aten", 'logical_or', 'default',
+    'logical_or(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or = logical_or._cache
+
+
+def _bind_logical_or(self, other):
+    return (self, other)
+
+
+def _entry_logical_or(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or, (self, other)) from None
+    k = _c_logical_or.get(ks)
+    if k is None:
+        k = logical_or._fill(ks)
+    return k(self, other)
+
+
+logical_or._bind = _bind_logical_or
+logical_or._entry = _entry_logical_or
+_aten._packet('logical_or')._add(logical_or)
+
+
+# schema/native_functions.yaml:1676
+logical_or_out = _Op("aten", 'logical_or', 'out',
+    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_or_out = logical_or_out._cache
+
+
+def _bind_logical_or_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_or_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_or_out.get(ks)
+    if k is None:
+        k = logical_or_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_or_out._bind = _bind_logical_or_out
+logical_or_out._entry = _entry_logical_or_out
+_aten._packet('logical_or')._add(logical_or_out)
+
+
+# schema/native_functions.yaml:1679
+logical_or_ = _Op("aten", 'logical_or_', 'default',
+    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or_ = logical_or_._cache
+
+
+def _bind_logical_or_(self, other):
+    return (self, other)
+
+
+def _entry_logical_or_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_or_.get(ks)
+    if k is None:
+        k = logical_or_._fill(ks)
+    return k(self, other)
+
+
+logical_or_._bind = _bind_logical_or_
+logical_or_._entry = _entry_logical_or_
+_aten._packet('logical_or_')._add(logical_or_)
+
+
+# schema/native_functions.yaml:1686
+logical_xor = _Op("aten", 'logical_xor', 'default',
+    'logical_xor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor = logical_xor._cache
+
+
+def _bind_logical_xor(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor, (self, other)) from None
+    k = _c_logical_xor.get(ks)
+    if k is None:
+        k = logical_xor._fill(ks)
+    return k(self, other)
+
+
+logical_xor._bind = _bind_logical_xor
+logical_xor._entry = _entry_logical_xor
+_aten._packet('logical_xor')._add(logical_xor)
+
+
+# schema/native_functions.yaml:1691
+logical_xor_out = _Op("aten", 'logical_xor', 'out',
+    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_xor_out = logical_xor_out._cache
+
+
+def _bind_logical_xor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_xor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logical_xor_out.get(ks)
+    if k is None:
+        k = logical_xor_out._fill(ks)
+    return k(self, other, out)
+
+
+logical_xor_out._bind = _bind_logical_xor_out
+logical_xor_out._entry = _entry_logical_xor_out
+_aten._packet('logical_xor')._add(logical_xor_out)
+
+
+# schema/native_functions.yaml:1694
+logical_xor_ = _Op("aten", 'logical_xor_', 'default',
+    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor_ = logical_xor_._cache
+
+
+def _bind_logical_xor_(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_logical_xor_.get(ks)
+    if k is None:
+        k = logical_xor_._fill(ks)
+    return k(self, other)
+
+
+logical_xor_._bind = _bind_logical_xor_
+logical_xor_._entry = _entry_logical_xor_
+_aten._packet('logical_xor_')._add(logical_xor_)
+
+
+# schema/native_functions.yaml:1701
+bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
+
+
+def _bind_bitwise_and_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
+    k = _c_bitwise_and_Tensor.get(ks)
+    if k is None:
+        k = bitwise_and_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
+bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
+
+
+# schema/native_functions.yaml:1706
+bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
+    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
+
+
+def _bind_bitwise_and_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_and_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
+bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
+
+
+# schema/native_functions.yaml:1709
+bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
+
+
+def _bind_bitwise_and_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
+    k = _c_bitwise_and_Scalar.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
+bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
+
+
+# schema/native_functions.yaml:1714
+bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
+    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
+
+
+def _bind_bitwise_and_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
+bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
+
+
+# schema/native_functions.yaml:1717
+bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
+bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1722
+bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
+    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
+bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1725
+bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
+
+
+def _bind_bitwise_and__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_and__Tensor.get(ks)
+    if k is None:
+        k = bitwise_and__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
+bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
+_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
+
+
+# schema/native_functions.yaml:1732
+bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
+
+
+def _bind_bitwise_and__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_and__Scalar.get(ks)
+    if k is None:
+        k = bitwise_and__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
+bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
+_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
+
+
+# schema/native_functions.yaml:1739
+bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
+
+
+def _bind_bitwise_or_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
+    k = _c_bitwise_or_Tensor.get(ks)
+    if k is None:
+        k = bitwise_or_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
+bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
+
+
+# schema/native_functions.yaml:1744
+bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
+    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
+
+
+def _bind_bitwise_or_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_or_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
+bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
+
+
+# schema/native_functions.yaml:1747
+bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
+
+
+def _bind_bitwise_or_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
+    k = _c_bitwise_or_Scalar.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
+bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
+
+
+# schema/native_functions.yaml:1752
+bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
+    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
+
+
+def _bind_bitwise_or_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
+bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
+
+
+# schema/native_functions.yaml:1755
+bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
+bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1760
+bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
+    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
+bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1763
+bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
+
+
+def _bind_bitwise_or__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_or__Tensor.get(ks)
+    if k is None:
+        k = bitwise_or__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
+bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
+_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
+
+
+# schema/native_functions.yaml:1770
+bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
+
+
+def _bind_bitwise_or__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_or__Scalar.get(ks)
+    if k is None:
+        k = bitwise_or__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
+bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
+_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
+
+
+# schema/native_functions.yaml:1777
+bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
+
+
+def _bind_bitwise_xor_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
+    k = _c_bitwise_xor_Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
+bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
+
+
+# schema/native_functions.yaml:1782
+bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
+    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
+bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
+
+
+# schema/native_functions.yaml:1785
+bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
+
+
+def _bind_bitwise_xor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
+    k = _c_bitwise_xor_Scalar.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
+bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
+
+
+# schema/native_functions.yaml:1790
+bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
+    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
+
+
+def _bind_bitwise_xor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Scalar_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
+bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
+
+
+# schema/native_functions.yaml:1793
+bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
+    k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
+bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:1798
+bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
+    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if k is None:
+        k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return k(self, other, out)
+
+
+bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
+bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:1801
+bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
+
+
+def _bind_bitwise_xor__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_xor__Tensor.get(ks)
+    if k is None:
+        k = bitwise_xor__Tensor._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
+bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
+
+
+# schema/native_functions.yaml:1808
+bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
+
+
+def _bind_bitwise_xor__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bitwise_xor__Scalar.get(ks)
+    if k is None:
+        k = bitwise_xor__Scalar._fill(ks)
+    return k(self, other)
+
+
+bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
+bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
+
+
+# schema/native_functions.yaml:1815
+lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Scalar = lerp_Scalar._cache
+
+
+def _bind_lerp_Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
+    k = _c_lerp_Scalar.get(ks)
+    if k is None:
+        k = lerp_Scalar._fill(ks)
+    return k(self, end, weight)
+
+
+lerp_Scalar._bind = _bind_lerp_Scalar
+lerp_Scalar._entry = _entry_lerp_Scalar
+_aten._packet('lerp')._add(lerp_Scalar)
+
+
+# schema/native_functions.yaml:1820
+lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
+    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Scalar_out = lerp_Scalar_out._cache
+
+
+def _bind_lerp_Scalar_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Scalar_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lerp_Scalar_out.get(ks)
+    if k is None:
+        k = lerp_Scalar_out._fill(ks)
+    return k(self, end, weight, out)
+
+
+lerp_Scalar_out._bind = _bind_lerp_Scalar_out
+lerp_Scalar_out._entry = _entry_lerp_Scalar_out
+_aten._packet('lerp')._add(lerp_Scalar_out)
+
+
+# schema/native_functions.yaml:1823
+lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Tensor = lerp_Tensor._cache
+
+
+def _bind_lerp_Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
+    k = _c_lerp_Tensor.get(ks)
+    if k is None:
+        k = lerp_Tensor._fill(ks)
+    return k(self, end, weight)
+
+
+lerp_Tensor._bind = _bind_lerp_Tensor
+lerp_Tensor._entry = _entry_lerp_Tensor
+_aten._packet('lerp')._add(lerp_Tensor)
+
+
+# schema/native_functions.yaml:1828
+lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
+    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Tensor_out = lerp_Tensor_out._cache
+
+
+def _bind_lerp_Tensor_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Tensor_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_lerp_Tensor_out.get(ks)
+    if k is None:
+        k = lerp_Tensor_out._fill(ks)
+    return k(self, end, weight, out)
+
+
+lerp_Tensor_out._bind = _bind_lerp_Tensor_out
+lerp_Tensor_out._entry = _entry_lerp_Tensor_out
+_aten._packet('lerp')._add(lerp_Tensor_out)
+
+
+# schema/native_functions.yaml:1831
+lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Scalar = lerp__Scalar._cache
+
+
+def _bind_lerp__Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lerp__Scalar.get(ks)
+    if k is None:
+        k = lerp__Scalar._fill(ks)
+    return k(self, end, weight)
+
+
+lerp__Scalar._bind = _bind_lerp__Scalar
+lerp__Scalar._entry = _entry_lerp__Scalar
+_aten._packet('lerp_')._add(lerp__Scalar)
+
+
+# schema/native_functions.yaml:1838
+lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Tensor = lerp__Tensor._cache
+
+
+def _bind_lerp__Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lerp__Tensor.get(ks)
+    if k is None:
+        k = lerp__Tensor._fill(ks)
+    return k(self, end, weight)
+
+
+lerp__Tensor._bind = _bind_lerp__Tensor
+lerp__Tensor._entry = _entry_lerp__Tensor
+_aten._packet('lerp_')._add(lerp__Tensor)
+
+
+# schema/native_functions.yaml:1845
+addcmul = _Op("aten", 'addcmul', 'default',
+    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul = addcmul._cache
+
+
+def _bind_addcmul(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
+    k = _c_addcmul.get(ks)
+    if k is None:
+        k = addcmul._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcmul._bind = _bind_addcmul
+addcmul._entry = _entry_addcmul
+_aten._packet('addcmul')._add(addcmul)
+
+
+# schema/native_functions.yaml:1850
+addcmul_out = _Op("aten", 'addcmul', 'out',
+    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcmul_out = addcmul_out._cache
+
+
+def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcmul_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_addcmul_out.get(ks)
+    if k is None:
+        k = addcmul_out._fill(ks)
+    return k(self, tensor1, tensor2, value, out)
+
+
+addcmul_out._bind = _bind_addcmul_out
+addcmul_out._entry = _entry_addcmul_out
+_aten._packet('addcmul')._add(addcmul_out)
+
+
+# schema/native_functions.yaml:1853
+addcmul_ = _Op("aten", 'addcmul_', 'default',
+    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul_ = addcmul_._cache
+
+
+def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_addcmul_.get(ks)
+    if k is None:
+        k = addcmul_._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcmul_._bind = _bind_addcmul_
+addcmul_._entry = _entry_addcmul_
+_aten._packet('addcmul_')._add(addcmul_)
+
+
+# schema/native_functions.yaml:1860
+addcdiv = _Op("aten", 'addcdiv', 'default',
+    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv = addcdiv._cache
+
+
+def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
+    k = _c_addcdiv.get(ks)
+    if k is None:
+        k = addcdiv._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcdiv._bind = _bind_addcdiv
+addcdiv._entry = _entry_addcdiv
+_aten._packet('addcdiv')._add(addcdiv)
+
+
+# schema/native_functions.yaml:1865
+addcdiv_out = _Op("aten", 'addcdiv', 'out',
+    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcdiv_out = addcdiv_out._cache
+
+
+def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_addcdiv_out.get(ks)
+    if k is None:
+        k = addcdiv_out._fill(ks)
+    return k(self, tensor1, tensor2, value, out)
+
+
+addcdiv_out._bind = _bind_addcdiv_out
+addcdiv_out._entry = _entry_addcdiv_out
+_aten._packet('addcdiv')._add(addcdiv_out)
+
+
+# schema/native_functions.yaml:1868
+addcdiv_ = _Op("aten", 'addcdiv_', 'default',
+    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv_ = addcdiv_._cache
+
+
+def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_addcdiv_.get(ks)
+    if k is None:
+        k = addcdiv_._fill(ks)
+    return k(self, tensor1, tensor2, value)
+
+
+addcdiv_._bind = _bind_addcdiv_
+addcdiv_._entry = _entry_addcdiv_
+_aten._packet('addcdiv_')._add(addcdiv_)
+
+
+# schema/native_functions.yaml:1875
+ne_Scalar = _Op("aten", 'ne', 'Scalar',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar = ne_Scalar._cache
+
+
+def _bind_ne_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar, (self, other)) from None
+    k = _c_ne_Scalar.get(ks)
+    if k is None:
+        k = ne_Scalar._fill(ks)
+    return k(self, other)
+
+
+ne_Scalar._bind = _bind_ne_Scalar
+ne_Scalar._entry = _entry_ne_Scalar
+_aten._packet('ne')._add(ne_Scalar)
+
+
+# schema/native_functions.yaml:1880
+ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
+    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar_out = ne_Scalar_out._cache
+
+
+def _bind_ne_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ne_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ne_Scalar_out.get(ks)
+    if k is None:
+        k = ne_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+ne_Scalar_out._bind = _bind_ne_Scalar_out
+ne_Scalar_out._entry = _entry_ne_Scalar_out
+_aten._packet('ne')._add(ne_Scalar_out)
+
+
+# schema/native_functions.yaml:1883
+le_Scalar = _Op("aten", 'le', 'Scalar',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar = le_Scalar._cache
+
+
+def _bind_le_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar, (self, other)) from None
+    k = _c_le_Scalar.get(ks)
+    if k is None:
+        k = le_Scalar._fill(ks)
+    return k(self, other)
+
+
+le_Scalar._bind = _bind_le_Scalar
+le_Scalar._entry = _entry_le_Scalar
+_aten._packet('le')._add(le_Scalar)
+
+
+# schema/native_functions.yaml:1888
+le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
+    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar_out = le_Scalar_out._cache
+
+
+def _bind_le_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_le_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_le_Scalar_out.get(ks)
+    if k is None:
+        k = le_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+le_Scalar_out._bind = _bind_le_Scalar_out
+le_Scalar_out._entry = _entry_le_Scalar_out
+_aten._packet('le')._add(le_Scalar_out)
+
+
+# schema/native_functions.yaml:1891
+ge_Scalar = _Op("aten", 'ge', 'Scalar',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar = ge_Scalar._cache
+
+
+def _bind_ge_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar, (self, other)) from None
+    k = _c_ge_Scalar.get(ks)
+    if k is None:
+        k = ge_Scalar._fill(ks)
+    return k(self, other)
+
+
+ge_Scalar._bind = _bind_ge_Scalar
+ge_Scalar._entry = _entry_ge_Scalar
+_aten._packet('ge')._add(ge_Scalar)
+
+
+# schema/native_functions.yaml:1896
+ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
+    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar_out = ge_Scalar_out._cache
+
+
+def _bind_ge_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ge_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ge_Scalar_out.get(ks)
+    if k is None:
+        k = ge_Scalar_out._fill(ks)
+    return k(self, other, out)
+
+
+ge_Scalar_out._bind = _bind_ge_Scalar_out
+ge_Scalar_out._entry = _entry_ge_Scalar_out
+_aten._packet('ge')._add(ge_Scalar_out)
+
+
+# schema/native_functions.yaml:1899
+eq__Tensor = _Op("aten", 'eq_', 'Tensor',
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Tensor = eq__Tensor._cache
+
+
+def _bind_eq__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_eq__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_eq__Tensor.get(ks)
+    if k is None:
+        k = eq__Tensor._fill(ks)
+    return k(self, other)
+
+
+eq__Tensor._bind = _bind_eq__Tensor
+eq__Tensor._entry = _entry_eq__Tensor
+_aten._packet('eq_')._add(eq__Tensor)
+
+
+# schema/native_functions.yaml:1906
+eq__Scalar = _Op("aten", 'eq_', 'Scalar',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Scalar = eq__Scalar._cache
+
+
+def _bind_eq__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_eq__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_eq__Scalar.get(ks)
+    if k is None:
+        k = eq__Scalar._fill(ks)
+    return k(self, other)
+
+
+eq__Scalar._bind = _bind_eq__Scalar
+eq__Scalar._entry = _entry_eq__Scalar
+_aten._packet('eq_')._add(eq__Scalar)
+
+
+# schema/native_functions.yaml:1913
+ne__Tensor = _Op("aten", 'ne_', 'Tensor',
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Tensor = ne__Tensor._cache
+
+
+def _bind_ne__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ne__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ne__Tensor.get(ks)
+    if k is None:
+        k = ne__Tensor._fill(ks)
+    return k(self, other)
+
+
+ne__Tensor._bind = _bind_ne__Tensor
+ne__Tensor._entry = _entry_ne__Tensor
+_aten._packet('ne_')._add(ne__Tensor)
+
+
+# schema/native_functions.yaml:1920
+ne__Scalar = _Op("aten", 'ne_', 'Scalar',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Scalar = ne__Scalar._cache
+
+
+def _bind_ne__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ne__Scalar.get(ks)
+    if k is None:
+        k = ne__Scalar._fill(ks)
+    return k(self, other)
+
+
+ne__Scalar._bind = _bind_ne__Scalar
+ne__Scalar._entry = _entry_ne__Scalar
+_aten._packet('ne_')._add(ne__Scalar)
+
+
+# schema/native_functions.yaml:1927
+lt__Tensor = _Op("aten", 'lt_', 'Tensor',
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Tensor = lt__Tensor._cache
+
+
+def _bind_lt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_lt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lt__Tensor.get(ks)
+    if k is None:
+        k = lt__Tensor._fill(ks)
+    return k(self, other)
+
+
+lt__Tensor._bind = _bind_lt__Tensor
+lt__Tensor._entry = _entry_lt__Tensor
+_aten._packet('lt_')._add(lt__Tensor)
+
+
+# schema/native_functions.yaml:1934
+lt__Scalar = _Op("aten", 'lt_', 'Scalar',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Scalar = lt__Scalar._cache
+
+
+def _bind_lt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_lt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_lt__Scalar.get(ks)
+    if k is None:
+        k = lt__Scalar._fill(ks)
+    return k(self, other)
+
+
+lt__Scalar._bind = _bind_lt__Scalar
+lt__Scalar._entry = _entry_lt__Scalar
+_aten._packet('lt_')._add(lt__Scalar)
+
+
+# schema/native_functions.yaml:1941
+le__Tensor = _Op("aten", 'le_', 'Tensor',
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Tensor = le__Tensor._cache
+
+
+def _bind_le__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_le__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_le__Tensor.get(ks)
+    if k is None:
+        k = le__Tensor._fill(ks)
+    return k(self, other)
+
+
+le__Tensor._bind = _bind_le__Tensor
+le__Tensor._entry = _entry_le__Tensor
+_aten._packet('le_')._add(le__Tensor)
+
+
+# schema/native_functions.yaml:1948
+le__Scalar = _Op("aten", 'le_', 'Scalar',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Scalar = le__Scalar._cache
+
+
+def _bind_le__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_le__Scalar.get(ks)
+    if k is None:
+        k = le__Scalar._fill(ks)
+    return k(self, other)
+
+
+le__Scalar._bind = _bind_le__Scalar
+le__Scalar._entry = _entry_le__Scalar
+_aten._packet('le_')._add(le__Scalar)
+
+
+# schema/native_functions.yaml:1955
+gt__Tensor = _Op("aten", 'gt_', 'Tensor',
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Tensor = gt__Tensor._cache
+
+
+def _bind_gt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_gt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gt__Tensor.get(ks)
+    if k is None:
+        k = gt__Tensor._fill(ks)
+    return k(self, other)
+
+
+gt__Tensor._bind = _bind_gt__Tensor
+gt__Tensor._entry = _entry_gt__Tensor
+_aten._packet('gt_')._add(gt__Tensor)
+
+
+# schema/native_functions.yaml:1962
+gt__Scalar = _Op("aten", 'gt_', 'Scalar',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Scalar = gt__Scalar._cache
+
+
+def _bind_gt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_gt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gt__Scalar.get(ks)
+    if k is None:
+        k = gt__Scalar._fill(ks)
+    return k(self, other)
+
+
+gt__Scalar._bind = _bind_gt__Scalar
+gt__Scalar._entry = _entry_gt__Scalar
+_aten._packet('gt_')._add(gt__Scalar)
+
+
+# schema/native_functions.yaml:1969
+ge__Tensor = _Op("aten", 'ge_', 'Tensor',
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Tensor = ge__Tensor._cache
+
+
+def _bind_ge__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ge__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ge__Tensor.get(ks)
+    if k is None:
+        k = ge__Tensor._fill(ks)
+    return k(self, other)
+
+
+ge__Tensor._bind = _bind_ge__Tensor
+ge__Tensor._entry = _entry_ge__Tensor
+_aten._packet('ge_')._add(ge__Tensor)
+
+
+# schema/native_functions.yaml:1976
+ge__Scalar = _Op("aten", 'ge_', 'Scalar',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Scalar = ge__Scalar._cache
+
+
+def _bind_ge__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_ge__Scalar.get(ks)
+    if k is None:
+        k = ge__Scalar._fill(ks)
+    return k(self, other)
+
+
+ge__Scalar._bind = _bind_ge__Scalar
+ge__Scalar._entry = _entry_ge__Scalar
+_aten._packet('ge_')._add(ge__Scalar)
+
+
+# schema/native_functions.yaml:1983
+div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode = div_Scalar_mode._cache
+
+
+def _bind_div_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
+    k = _c_div_Scalar_mode.get(ks)
+    if k is None:
+        k = div_Scalar_mode._fill(ks)
+    return k(self, other, rounding_mode)
+
+
+div_Scalar_mode._bind = _bind_div_Scalar_mode
+div_Scalar_mode._entry = _entry_div_Scalar_mode
+_aten._packet('div')._add(div_Scalar_mode)
+
+
+# schema/native_functions.yaml:1988
+div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
+    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
+
+
+def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_div_Scalar_mode_out.get(ks)
+    if k is None:
+        k = div_Scalar_mode_out._fill(ks)
+    return k(self, other, rounding_mode, out)
+
+
+div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
+div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
+_aten._packet('div')._add(div_Scalar_mode_out)
+
+
+# schema/native_functions.yaml:1991
+div__Scalar = _Op("aten", 'div_', 'Scalar',
+    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_div__Scalar = div__Scalar._cache
+
+
+def _bind_div__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_div__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_div__Scalar.get(ks)
+    if k is None:
+        k = div__Scalar._fill(ks)
+    return k(self, other)
+
+
+div__Scalar._bind = _bind_div__Scalar
+div__Scalar._entry = _entry_div__Scalar
+_aten._packet('div_')._add(div__Scalar)
+
+
+# schema/native_functions.yaml:1998
+div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_div__Scalar_mode = div__Scalar_mode._cache
+
+
+def _bind_div__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_div__Scalar_mode.get(ks)
+    if k is None:
+        k = div__Scalar_mode._fill(ks)
+    return k(self, other, rounding_mode)
+
+
+div__Scalar_mode._bind = _bind_div__Scalar_mode
+div__Scalar_mode._entry = _entry_div__Scalar_mode
+_aten._packet('div_')._add(div__Scalar_mode)
+
+
+# schema/native_functions.yaml:2005
+pow__Scalar = _Op("aten", 'pow_', 'Scalar',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_pow__Scalar = pow__Scalar._cache
+
+
+def _bind_pow__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_pow__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_pow__Scalar.get(ks)
+    if k is None:
+        k = pow__Scalar._fill(ks)
+    return k(self, exponent)
+
+
+pow__Scalar._bind = _bind_pow__Scalar
+pow__Scalar._entry = _entry_pow__Scalar
+_aten._packet('pow_')._add(pow__Scalar)
+
+
+# schema/native_functions.yaml:2012
+where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarSelf = where_ScalarSelf._cache
+
+
+def _bind_where_ScalarSelf(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarSelf(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
+    k = _c_where_ScalarSelf.get(ks)
+    if k is None:
+        k = where_ScalarSelf._fill(ks)
+    return k(condition, self, other)
+
+
+where_ScalarSelf._bind = _bind_where_ScalarSelf
+where_ScalarSelf._entry = _entry_where_ScalarSelf
+_aten._packet('where')._add(where_ScalarSelf)
+
+
+# schema/native_functions.yaml:2017
+where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarOther = where_ScalarOther._cache
+
+
+def _bind_where_ScalarOther(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarOther(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
+    k = _c_where_ScalarOther.get(ks)
+    if k is None:
+        k = where_ScalarOther._fill(ks)
+    return k(condition, self, other)
+
+
+where_ScalarOther._bind = _bind_where_ScalarOther
+where_ScalarOther._entry = _entry_where_ScalarOther
+_aten._packet('where')._add(where_ScalarOther)
+
+
+# schema/native_functions.yaml:2022
+where_Scalar = _Op("aten", 'where', 'Scalar',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_Scalar = where_Scalar._cache
+
+
+def _bind_where_Scalar(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_Scalar(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_Scalar, (condition, self, other)) from None
+    k = _c_where_Scalar.get(ks)
+    if k is None:
+        k = where_Scalar._fill(ks)
+    return k(condition, self, other)
+
+
+where_Scalar._bind = _bind_where_Scalar
+where_Scalar._entry = _entry_where_Scalar
+_aten._packet('where')._add(where_Scalar)

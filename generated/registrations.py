@@ -9,12 +9,14 @@ from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import binary as _composite_binary
 from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import binary as _cpu_binary
 from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
@@ -24,6 +26,7 @@ from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
@@ -185,1051 +188,1535 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+_o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
+_o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:219
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+_o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
+_o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:249
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml:276
+_o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
+_o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:279
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+_o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
+_o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:317
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+_o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
+_o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:347
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+_o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
+_o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:354
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+_o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
+_o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:377
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+_o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
+_o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:401
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+_o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
+_o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:425
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 _o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
 _o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:463
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:468
+_o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
+_o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:471
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:476
+_o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
+_o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:479
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:499
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:514
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:524
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:529
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:553
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:565
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:580
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:603
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:606
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:618
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:626
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:634
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:638
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:643
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:646
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:651
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:654
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:659
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:667
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:684
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:847
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:851
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:854
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:858
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:863
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:878
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:883
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:886
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:893
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:898
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:901
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:908
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:902
+# schema/native_functions.yaml:913
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:916
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:923
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:917
+# schema/native_functions.yaml:928
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:931
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:938
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:943
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:946
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:953
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:958
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:961
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:968
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:973
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:976
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:983
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:988
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:991
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:998
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1003
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1006
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1013
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1018
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1021
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1028
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1033
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1036
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1043
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1048
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1051
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1058
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1063
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1066
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1073
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1078
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1081
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1088
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1093
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1096
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1103
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1097
+# schema/native_functions.yaml:1108
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1118
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1123
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1126
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1138
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1141
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1148
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1153
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1156
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:1163
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:1157
+# schema/native_functions.yaml:1168
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1171
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1178
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml:1183
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1186
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1191
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1183
+# schema/native_functions.yaml:1194
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1201
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1208
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1213
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1223
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:1217
+# schema/native_functions.yaml:1228
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1231
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1238
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1243
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1246
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1253
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1258
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1261
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1268
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1273
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1276
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1283
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1277
+# schema/native_functions.yaml:1288
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1291
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1296
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1299
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1306
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:1311
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1314
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1319
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1322
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1329
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:1322
+# schema/native_functions.yaml:1333
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:1325
+# schema/native_functions.yaml:1336
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1342
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1346
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1350
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1354
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1358
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1364
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1369
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:1362
+# schema/native_functions.yaml:1373
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1377
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1380
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml:1385
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:1378
+# schema/native_functions.yaml:1389
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1392
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml:1396
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1398
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1402
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1406
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1408
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1412
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1416
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1419
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:1423
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1425
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1430
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1435
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1437
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1442
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml:1444
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:1438
+# schema/native_functions.yaml:1449
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1453
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:1447
+# schema/native_functions.yaml:1458
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1460
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1466
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:1459
+# schema/native_functions.yaml:1470
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1474
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1466
+# schema/native_functions.yaml:1477
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:1481
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1473
+# schema/native_functions.yaml:1484
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1488
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1490
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1494
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:1496
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1501
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1505
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:1509
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1511
+_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:1516
+_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
+_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1519
+_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:1524
+_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
+_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1527
+_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:1532
+_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
+_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1535
+_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:1540
+_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
+_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1543
+_o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1550
+_o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1557
+_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:1562
+_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
+_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1565
+_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:1570
+_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
+_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1573
+_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
+_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:1578
+_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
+_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1581
+_o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
+_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1588
+_o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
+_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1595
+_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:1600
+_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
+_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1603
+_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:1608
+_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
+_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1611
+_o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
+_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1618
+_o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
+_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1625
+_o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('Meta', _meta_binary.maximum)
+
+# schema/native_functions.yaml:1630
+_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
+_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1633
+_o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('Meta', _meta_binary.minimum)
+
+# schema/native_functions.yaml:1638
+_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
+_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1641
+_o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('Meta', _meta_binary.atan2)
+
+# schema/native_functions.yaml:1646
+_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
+_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1649
+_o.atan2_.register('CPU', _cpu_binary.atan2_)
+_o.atan2_.register('Meta', _meta_binary.atan2_)
+_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1656
+_o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('Meta', _meta_binary.logical_and)
+
+# schema/native_functions.yaml:1661
+_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
+_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1664
+_o.logical_and_.register('CPU', _cpu_binary.logical_and_)
+_o.logical_and_.register('Meta', _meta_binary.logical_and_)
+_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1671
+_o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('Meta', _meta_binary.logical_or)
+
+# schema/native_functions.yaml:1676
+_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
+_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1679
+_o.logical_or_.register('CPU', _cpu_binary.logical_or_)
+_o.logical_or_.register('Meta', _meta_binary.logical_or_)
+_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1686
+_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('Meta', _meta_binary.logical_xor)
+
+# schema/native_functions.yaml:1691
+_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
+_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1694
+_o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
+_o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
+_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1701
+_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1706
+_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
+_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1709
+_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1714
+_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
+_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1717
+_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:1722
+_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
+_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1725
+_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1732
+_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1739
+_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1744
+_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
+_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1747
+_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1752
+_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
+_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1755
+_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:1760
+_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
+_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1763
+_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1770
+_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1777
+_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1782
+_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
+_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1785
+_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1790
+_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
+_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1793
+_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:1798
+_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
+_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1801
+_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1808
+_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1815
+_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:1820
+_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
+_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1823
+_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:1828
+_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
+_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1831
+_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
+_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1838
+_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
+_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1845
+_o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('Meta', _meta_binary.addcmul)
+
+# schema/native_functions.yaml:1850
+_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
+_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1853
+_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('Meta', _meta_binary.addcmul_)
+_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1860
+_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('Meta', _meta_binary.addcdiv)
+
+# schema/native_functions.yaml:1865
+_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
+_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1868
+_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
+_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1875
+_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+
+# schema/native_functions.yaml:1880
+_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
+_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1883
+_o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('Meta', _meta_pointwise.le)
+
+# schema/native_functions.yaml:1888
+_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
+_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1891
+_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+
+# schema/native_functions.yaml:1896
+_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
+_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1899
+_o.eq__Tensor.register('CPU', _cpu_binary.eq_)
+_o.eq__Tensor.register('Meta', _meta_binary.eq_)
+_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1906
+_o.eq__Scalar.register('CPU', _cpu_binary.eq_)
+_o.eq__Scalar.register('Meta', _meta_binary.eq_)
+_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1913
+_o.ne__Tensor.register('CPU', _cpu_binary.ne_)
+_o.ne__Tensor.register('Meta', _meta_binary.ne_)
+_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1920
+_o.ne__Scalar.register('CPU', _cpu_binary.ne_)
+_o.ne__Scalar.register('Meta', _meta_binary.ne_)
+_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1927
+_o.lt__Tensor.register('CPU', _cpu_binary.lt_)
+_o.lt__Tensor.register('Meta', _meta_binary.lt_)
+_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1934
+_o.lt__Scalar.register('CPU', _cpu_binary.lt_)
+_o.lt__Scalar.register('Meta', _meta_binary.lt_)
+_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1941
+_o.le__Tensor.register('CPU', _cpu_binary.le_)
+_o.le__Tensor.register('Meta', _meta_binary.le_)
+_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1948
+_o.le__Scalar.register('CPU', _cpu_binary.le_)
+_o.le__Scalar.register('Meta', _meta_binary.le_)
+_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1955
+_o.gt__Tensor.register('CPU', _cpu_binary.gt_)
+_o.gt__Tensor.register('Meta', _meta_binary.gt_)
+_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1962
+_o.gt__Scalar.register('CPU', _cpu_binary.gt_)
+_o.gt__Scalar.register('Meta', _meta_binary.gt_)
+_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1969
+_o.ge__Tensor.register('CPU', _cpu_binary.ge_)
+_o.ge__Tensor.register('Meta', _meta_binary.ge_)
+_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1976
+_o.ge__Scalar.register('CPU', _cpu_binary.ge_)
+_o.ge__Scalar.register('Meta', _meta_binary.ge_)
+_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1983
+_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+
+# schema/native_functions.yaml:1988
+_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
+_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1991
+_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1998
+_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2005
+_o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
+_o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
+_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2012
+_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
+
+# schema/native_functions.yaml:2017
+_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
+
+# schema/native_functions.yaml:2022
+_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)

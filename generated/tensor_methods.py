@@ -33,10 +33,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -53,6 +60,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin_,
     _entry_asin_out,
     _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
     _entry_avg_pool2d,
@@ -61,9 +71,33 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -98,8 +132,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
@@ -115,8 +154,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
@@ -136,17 +178,36 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flatten_using_ints,
     _entry_floor,
     _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
@@ -156,8 +217,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
     _entry_log10,
@@ -173,28 +244,47 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
     _entry_logical_not,
     _entry_logical_not_,
     _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
@@ -205,8 +295,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -223,9 +317,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_rand,
     _entry_rand_like,
@@ -236,6 +333,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_reshape,
     _entry_reshape_as,
     _entry_round,
@@ -247,6 +352,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
@@ -277,6 +386,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -306,6 +416,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -314,7 +427,7 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -324,7 +437,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1141
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -334,7 +447,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1058
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -344,7 +457,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1066
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -364,7 +477,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -374,7 +487,47 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:1860
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1868
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1845
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:1853
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:654
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -384,7 +537,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:723
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -394,7 +547,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:840
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -404,7 +557,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:621
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -414,7 +567,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:629
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -424,7 +577,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:699
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -434,7 +587,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1043
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -444,7 +597,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1051
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -454,7 +607,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1073
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -464,7 +617,27 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1641
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2(self, other)
+
+
+# schema/native_functions.yaml:1649
+def atan2_(self, other):
+    """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan2_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2_(self, other)
+
+
+# schema/native_functions.yaml:1081
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -474,7 +647,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1453
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -484,7 +657,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1460
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -494,7 +667,27 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1701
+def bitwise_and(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1725
+def bitwise_and_(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1268
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -504,7 +697,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1276
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -514,7 +707,47 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1739
+def bitwise_or(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1763
+def bitwise_or_(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1777
+def bitwise_xor(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1801
+def bitwise_xor_(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:646
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -524,7 +757,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:1163
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -534,7 +767,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1171
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -544,7 +777,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:803
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -554,7 +787,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -565,7 +798,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -599,7 +832,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:456
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -639,7 +872,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1013
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -649,7 +882,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1021
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -659,7 +892,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1103
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -669,7 +902,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -679,7 +912,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:834
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -689,7 +922,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:780
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -699,7 +932,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -710,7 +943,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -721,14 +954,27 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:1983
+def _m2_div(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div(self, other, rounding_mode):
+    return _entry_div_Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('other',))),
     (_m1_div, _c1_div, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -736,6 +982,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -744,7 +991,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -755,7 +1002,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -766,14 +1013,27 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:1998
+def _m2_div_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div_(self, other, rounding_mode):
+    return _entry_div__Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div_ = (
     (_m0_div_, _c0_div_, 2, frozenset(('other',))),
     (_m1_div_, _c1_div_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div_, _c2_div_, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
 )
 
 
@@ -781,6 +1041,7 @@ def div_(*args, **kwargs):
     """Overloads:
     div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
     div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(div_, args, kwargs)
@@ -789,7 +1050,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1430
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -799,7 +1060,7 @@ def dot(self, tensor):
     return _entry_dot(self, tensor)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -809,7 +1070,17 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1899
+def eq_(self, other):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(eq_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_eq__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1118
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -819,7 +1090,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1126
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -829,7 +1100,7 @@ def erf_(self):
     return _entry_erf_(self)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:509
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -839,7 +1110,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:878
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -849,7 +1120,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:886
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -859,7 +1130,7 @@ def exp2_(self):
     return _entry_exp2_(self)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:517
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -869,7 +1140,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:752
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -880,7 +1151,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:758
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -890,7 +1161,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:893
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -900,7 +1171,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:901
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -955,7 +1226,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:814
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -965,7 +1236,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1148
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -975,7 +1246,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1156
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -985,7 +1256,82 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1527
+def _m0_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
+        return (self, other)
+    return None
+
+
+def _c0_floor_divide(self, other):
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:1535
+def _m1_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_floor_divide(self, other):
+    return _entry_floor_divide_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('other',))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('other',))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:1543
+def floor_divide_(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_divide_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1595
+def fmod(self, other):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1611
+def fmod_(self, other):
+    """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(fmod_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1223
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -995,7 +1341,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1231
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1005,7 +1351,7 @@ def frac_(self):
     return _entry_frac_(self)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:425
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1015,7 +1361,17 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:1969
+def ge_(self, other):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ge_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:409
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1025,7 +1381,17 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:1955
+def gt_(self, other):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:858
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1035,7 +1401,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:872
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1045,7 +1411,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:866
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1055,7 +1421,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1299
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1065,7 +1431,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1291
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1075,7 +1441,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1283
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1085,7 +1451,7 @@ def isnan(self):
     return _entry_isnan(self)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:401
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1095,7 +1461,37 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:1941
+def le_(self, other):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(le_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_le__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1823
+def lerp(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp_Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:1838
+def lerp_(self, end, weight):
+    """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp__Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:524
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1105,7 +1501,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:923
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1115,7 +1511,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:931
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1125,7 +1521,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:938
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1135,7 +1531,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:946
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1145,7 +1541,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:908
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1155,7 +1551,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:916
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1165,7 +1561,7 @@ def log2_(self):
     return _entry_log2_(self)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:532
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1175,7 +1571,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1490
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1185,7 +1581,27 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1656
+def logical_and(self, other):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and(self, other)
+
+
+# schema/native_functions.yaml:1664
+def logical_and_(self, other):
+    """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and_(self, other)
+
+
+# schema/native_functions.yaml:1253
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1195,7 +1611,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1261
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1205,7 +1621,47 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:1671
+def logical_or(self, other):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or(self, other)
+
+
+# schema/native_functions.yaml:1679
+def logical_or_(self, other):
+    """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or_(self, other)
+
+
+# schema/native_functions.yaml:1686
+def logical_xor(self, other):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor(self, other)
+
+
+# schema/native_functions.yaml:1694
+def logical_xor_(self, other):
+    """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:385
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1215,7 +1671,17 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:1927
+def lt_(self, other):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_lt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:471
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -1225,7 +1691,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:486
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -1235,7 +1701,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1245,7 +1711,17 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:1625
+def maximum(self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_maximum(self, other)
+
+
+# schema/native_functions.yaml:606
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1256,7 +1732,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:613
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1290,7 +1766,17 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:1633
+def minimum(self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_minimum(self, other)
+
+
+# schema/native_functions.yaml:638
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1300,7 +1786,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:824
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -1311,7 +1797,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:829
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1345,7 +1831,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1355,7 +1841,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1365,7 +1851,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1437
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -1375,7 +1861,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1314
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -1385,7 +1871,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1322
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1395,7 +1881,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:775
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1405,7 +1891,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1415,7 +1901,17 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:1913
+def ne_(self, other):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ne_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ne__Tensor(self, other)
+
+
+# schema/native_functions.yaml:494
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1425,7 +1921,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:502
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1493,7 +1989,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml:1444
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -1503,7 +1999,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:705
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -1514,7 +2010,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1524,7 +2020,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:354
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1534,7 +2030,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:983
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1544,7 +2040,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:991
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1554,7 +2050,7 @@ def reciprocal_(self):
     return _entry_reciprocal_(self)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:539
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1564,7 +2060,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:546
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1574,7 +2070,27 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:1557
+def remainder(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(remainder, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1581
+def remainder_(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(remainder_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:684
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -1585,7 +2101,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:694
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1595,7 +2111,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1178
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1606,7 +2122,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1186
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -1640,7 +2156,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1183
+# schema/native_functions.yaml:1194
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1651,7 +2167,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1201
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -1685,7 +2201,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:968
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1695,7 +2211,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:976
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1705,7 +2221,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:769
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1715,7 +2231,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:560
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1725,7 +2241,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:568
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1735,7 +2251,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1238
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1745,7 +2261,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1246
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1755,7 +2271,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1306
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1765,7 +2281,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:998
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1775,7 +2291,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1006
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1785,7 +2301,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1088
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1795,7 +2311,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1096
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1805,7 +2321,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:763
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1815,7 +2331,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1473
+# schema/native_functions.yaml:1484
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1825,7 +2341,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:786
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1836,7 +2352,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:792
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1870,7 +2386,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:797
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1880,7 +2396,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:953
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1890,7 +2406,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:961
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1900,7 +2416,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:734
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1911,7 +2427,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:740
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1922,7 +2438,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:746
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1960,7 +2476,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1970,7 +2486,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1980,7 +2496,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:591
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1991,7 +2507,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:598
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -2025,7 +2541,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:717
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2035,7 +2551,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1028
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2045,7 +2561,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1036
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2055,7 +2571,7 @@ def tan_(self):
     return _entry_tan_(self)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:575
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2065,7 +2581,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:583
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2075,7 +2591,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:711
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2085,7 +2601,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1208
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2095,7 +2611,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2105,7 +2621,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:808
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2115,7 +2631,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:819
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2125,7 +2641,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:728
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2135,7 +2651,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:672
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -2147,7 +2663,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:678
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -2181,7 +2697,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:689
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2191,14 +2707,49 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:424
-def where(self, condition, other):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:433
+def _m0_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c0_where(condition, self, other):
+    return _entry_where_self(condition, self, other)
+
+
+# schema/native_functions.yaml:2017
+def _m1_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c1_where(condition, self, other):
+    return _entry_where_ScalarOther(condition, self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'other'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(where, (condition, self, other), (condition, self, other), {})
+        r = _htf_any(where, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_where_self(condition, self, other)
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196
@@ -2211,7 +2762,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2231,7 +2782,17 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:1701
+def __and__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__and__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:361
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -2243,7 +2804,17 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:1527
+def __floordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__floordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:425
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2253,7 +2824,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2263,7 +2834,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2273,7 +2844,37 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:1725
+def __iand__(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__iand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1543
+def __ifloordiv__(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ifloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1581
+def __imod__(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__imod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:279
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2283,7 +2884,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1268
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2293,7 +2894,17 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:1763
+def __ior__(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ior__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:354
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -2303,7 +2914,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2313,7 +2924,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2323,7 +2934,17 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:1801
+def __ixor__(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ixor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:401
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2333,7 +2954,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2343,7 +2964,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:662
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2353,7 +2974,17 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:1557
+def __mod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__mod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:263
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2363,7 +2994,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -2375,7 +3006,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:494
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2385,7 +3016,17 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:1739
+def __or__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__or__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:331
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -2405,7 +3046,27 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:1701
+def __rand__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1527
+def __rfloordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rfloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:662
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2415,7 +3076,17 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:1557
+def __rmod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rmod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:263
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2425,7 +3096,17 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:1739
+def __ror__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__ror__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:331
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -2435,7 +3116,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2445,7 +3126,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2455,7 +3136,17 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:1777
+def __rxor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rxor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:233
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2465,7 +3156,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2475,6 +3166,16 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
+# schema/native_functions.yaml:1777
+def __xor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__xor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
 METHODS = {
     'abs': abs,
     'abs_': abs_,
@@ -2482,6 +3183,10 @@ METHODS = {
     'acos_': acos_,
     'add': add,
     'add_': add_,
+    'addcdiv': addcdiv,
+    'addcdiv_': addcdiv_,
+    'addcmul': addcmul,
+    'addcmul_': addcmul_,
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
@@ -2491,11 +3196,19 @@ METHODS = {
     'asin': asin,
     'asin_': asin_,
     'atan': atan,
+    'atan2': atan2,
+    'atan2_': atan2_,
     'atan_': atan_,
     'baddbmm': baddbmm,
     'baddbmm_': baddbmm_,
+    'bitwise_and': bitwise_and,
+    'bitwise_and_': bitwise_and_,
     'bitwise_not': bitwise_not,
     'bitwise_not_': bitwise_not_,
+    'bitwise_or': bitwise_or,
+    'bitwise_or_': bitwise_or_,
+    'bitwise_xor': bitwise_xor,
+    'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
     'ceil': ceil,
     'ceil_': ceil_,
@@ -2515,6 +3228,7 @@ METHODS = {
     'div_': div_,
     'dot': dot,
     'eq': eq,
+    'eq_': eq_,
     'erf': erf,
     'erf_': erf_,
     'exp': exp,
@@ -2529,10 +3243,16 @@ METHODS = {
     'flatten': flatten,
     'floor': floor,
     'floor_': floor_,
+    'floor_divide': floor_divide,
+    'floor_divide_': floor_divide_,
+    'fmod': fmod,
+    'fmod_': fmod_,
     'frac': frac,
     'frac_': frac_,
     'ge': ge,
+    'ge_': ge_,
     'gt': gt,
+    'gt_': gt_,
     'index': index,
     'index_put': index_put,
     'index_put_': index_put_,
@@ -2540,6 +3260,9 @@ METHODS = {
     'isinf': isinf,
     'isnan': isnan,
     'le': le,
+    'le_': le_,
+    'lerp': lerp,
+    'lerp_': lerp_,
     'log': log,
     'log10': log10,
     'log10_': log10_,
@@ -2549,13 +3272,22 @@ METHODS = {
     'log2_': log2_,
     'log_': log_,
     'log_softmax': log_softmax,
+    'logical_and': logical_and,
+    'logical_and_': logical_and_,
     'logical_not': logical_not,
     'logical_not_': logical_not_,
+    'logical_or': logical_or,
+    'logical_or_': logical_or_,
+    'logical_xor': logical_xor,
+    'logical_xor_': logical_xor_,
     'lt': lt,
+    'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'matmul': matmul,
+    'maximum': maximum,
     'mean': mean,
+    'minimum': minimum,
     'mm': mm,
     'movedim': movedim,
     'mul': mul,
@@ -2565,6 +3297,7 @@ METHODS = {
     'nan_to_num_': nan_to_num_,
     'narrow': narrow,
     'ne': ne,
+    'ne_': ne_,
     'neg': neg,
     'neg_': neg_,
     'new_empty': new_empty,
@@ -2580,6 +3313,8 @@ METHODS = {
     'reciprocal_': reciprocal_,
     'relu': relu,
     'relu_': relu_,
+    'remainder': remainder,
+    'remainder_': remainder_,
     'reshape': reshape,
     'reshape_as': reshape_as,
     'round': round,
@@ -2623,30 +3358,45 @@ METHODS = {
     'zero_': zero_,
     '__abs__': __abs__,
     '__add__': __add__,
+    '__and__': __and__,
     '__eq__': __eq__,
+    '__floordiv__': __floordiv__,
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
+    '__iand__': __iand__,
+    '__ifloordiv__': __ifloordiv__,
+    '__imod__': __imod__,
     '__imul__': __imul__,
     '__invert__': __invert__,
+    '__ior__': __ior__,
     '__ipow__': __ipow__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,
+    '__ixor__': __ixor__,
     '__le__': __le__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
+    '__mod__': __mod__,
     '__mul__': __mul__,
     '__ne__': __ne__,
     '__neg__': __neg__,
+    '__or__': __or__,
     '__pow__': __pow__,
     '__radd__': __radd__,
+    '__rand__': __rand__,
+    '__rfloordiv__': __rfloordiv__,
     '__rmatmul__': __rmatmul__,
+    '__rmod__': __rmod__,
     '__rmul__': __rmul__,
+    '__ror__': __ror__,
     '__rpow__': __rpow__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
+    '__rxor__': __rxor__,
     '__sub__': __sub__,
     '__truediv__': __truediv__,
+    '__xor__': __xor__,
 }
 
 
