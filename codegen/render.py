@@ -30,13 +30,17 @@ def environment(templates: Path) -> jinja2.Environment:
 
 def op_context(fn: NativeFunction) -> dict:
     s = fn.schema
-    args = api.call_args(s)
+    # an argument named like the op (`threshold(Tensor self, Scalar threshold, ...)`) would
+    # shadow the op object inside its _entry function
+    names = api.call_args(s)
+    args = [a + "_" if a == fn.ident else a for a in names]
     return {
         "ident": fn.ident, "loc": str(fn.loc), "name": fn.op_name, "overload": fn.overload,
         "schema": str(s), "arg_names": tuple(a.name for a in s.arguments.flat()),
         "n_positional": len(s.arguments.positional), "tags": tuple(fn.tags),
         "bind_params": api.schema_params(s), "args": ", ".join(args),
         "args_tuple": "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")",
+        "bind_tuple": "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")",
         "ks_expr": api.ks_expr(fn),
         # written tensors: an inference tensor may only be written inside inference_mode
         "written": [a.name for a in s.arguments.flat()
