@@ -104,6 +104,36 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_gelu = _o.gelu._cache
+_c_gelu_ = _o.gelu_._cache
+_c_gelu_backward = _o.gelu_backward._cache
+_c_silu = _o.silu._cache
+_c_silu_ = _o.silu_._cache
+_c_silu_backward = _o.silu_backward._cache
+_c_softplus = _o.softplus._cache
+_c_softplus_backward = _o.softplus_backward._cache
+_c_leaky_relu = _o.leaky_relu._cache
+_c_leaky_relu_ = _o.leaky_relu_._cache
+_c_leaky_relu_backward = _o.leaky_relu_backward._cache
+_c_elu = _o.elu._cache
+_c_elu_ = _o.elu_._cache
+_c_elu_backward = _o.elu_backward._cache
+_c_hardtanh = _o.hardtanh._cache
+_c_hardtanh_ = _o.hardtanh_._cache
+_c_hardtanh_backward = _o.hardtanh_backward._cache
+_c_threshold = _o.threshold._cache
+_c_threshold_ = _o.threshold_._cache
+_c_sigmoid_backward = _o.sigmoid_backward._cache
+_c_tanh_backward = _o.tanh_backward._cache
+_c_clamp_min = _o.clamp_min._cache
+_c_clamp_min_Tensor = _o.clamp_min_Tensor._cache
+_c_clamp_min_ = _o.clamp_min_._cache
+_c_clamp_min__Tensor = _o.clamp_min__Tensor._cache
+_c_clamp_max = _o.clamp_max._cache
+_c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
+_c_clamp_max_ = _o.clamp_max_._cache
+_c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
+_c_clamp__Tensor = _o.clamp__Tensor._cache
 
 
 # schema/derivatives.yaml:58
@@ -994,9 +1024,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:203
+# schema/derivatives.yaml:205
 class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:203)."""
+    """Backward of sigmoid (schema/derivatives.yaml:205)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1009,7 +1039,7 @@ class SigmoidBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.sigmoid_backward(grad, result)
+            _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     @property
@@ -1017,9 +1047,9 @@ class SigmoidBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:206
+# schema/derivatives.yaml:208
 class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:206)."""
+    """Backward of tanh (schema/derivatives.yaml:208)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1032,7 +1062,7 @@ class TanhBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.tanh_backward(grad, result)
+            _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
 
     @property
@@ -1040,9 +1070,9 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:210
+# schema/derivatives.yaml:212
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:210)."""
+    """Backward of sum (schema/derivatives.yaml:212)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1067,9 +1097,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:213
+# schema/derivatives.yaml:215
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:213)."""
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:215)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1104,9 +1134,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:216
+# schema/derivatives.yaml:218
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:216)."""
+    """Backward of mean (schema/derivatives.yaml:218)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1131,9 +1161,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:219
+# schema/derivatives.yaml:221
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:219)."""
+    """Backward of mean.dim (schema/derivatives.yaml:221)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1168,9 +1198,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:222
+# schema/derivatives.yaml:224
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:222)."""
+    """Backward of amax (schema/derivatives.yaml:224)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1206,9 +1236,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:230
+# schema/derivatives.yaml:232
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:230)."""
+    """Backward of mm (schema/derivatives.yaml:232)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1237,9 +1267,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:234
+# schema/derivatives.yaml:236
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:234)."""
+    """Backward of bmm (schema/derivatives.yaml:236)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1268,9 +1298,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:238
+# schema/derivatives.yaml:240
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:238)."""
+    """Backward of addmm (schema/derivatives.yaml:240)."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1323,9 +1353,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:244
+# schema/derivatives.yaml:246
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:244)."""
+    """Backward of view (schema/derivatives.yaml:246)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1345,9 +1375,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:252
+# schema/derivatives.yaml:254
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:252)."""
+    """Backward of as_strided (schema/derivatives.yaml:254)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1392,9 +1422,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:255
+# schema/derivatives.yaml:257
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:255)."""
+    """Backward of permute (schema/derivatives.yaml:257)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1414,9 +1444,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:258
+# schema/derivatives.yaml:260
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:258)."""
+    """Backward of transpose.int (schema/derivatives.yaml:260)."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1441,9 +1471,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:261
+# schema/derivatives.yaml:263
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:261)."""
+    """Backward of t (schema/derivatives.yaml:263)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1458,9 +1488,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:264
+# schema/derivatives.yaml:266
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:264)."""
+    """Backward of unsqueeze (schema/derivatives.yaml:266)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1480,9 +1510,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:267
+# schema/derivatives.yaml:269
 class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:267)."""
+    """Backward of squeeze (schema/derivatives.yaml:269)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1502,9 +1532,9 @@ class SqueezeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:270
+# schema/derivatives.yaml:272
 class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:270)."""
+    """Backward of squeeze.dim (schema/derivatives.yaml:272)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1524,9 +1554,9 @@ class SqueezeBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:273
+# schema/derivatives.yaml:275
 class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:273)."""
+    """Backward of squeeze.dims (schema/derivatives.yaml:275)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1546,9 +1576,9 @@ class SqueezeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:276
+# schema/derivatives.yaml:278
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:276)."""
+    """Backward of expand (schema/derivatives.yaml:278)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1568,9 +1598,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:279
+# schema/derivatives.yaml:281
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:279)."""
+    """Backward of slice.Tensor (schema/derivatives.yaml:281)."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1610,9 +1640,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:282
+# schema/derivatives.yaml:284
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:282)."""
+    """Backward of select.int (schema/derivatives.yaml:284)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1642,9 +1672,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:285
+# schema/derivatives.yaml:287
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:285)."""
+    """Backward of diagonal (schema/derivatives.yaml:287)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1679,9 +1709,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:289
+# schema/derivatives.yaml:291
 class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:289)."""
+    """Backward of split.Tensor (schema/derivatives.yaml:291)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1700,9 +1730,9 @@ class SplitBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:292
+# schema/derivatives.yaml:294
 class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:292)."""
+    """Backward of split_with_sizes (schema/derivatives.yaml:294)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1721,9 +1751,9 @@ class SplitWithSizesBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:295
+# schema/derivatives.yaml:297
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:295)."""
+    """Backward of unbind.int (schema/derivatives.yaml:297)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1742,9 +1772,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:302
+# schema/derivatives.yaml:304
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:302)."""
+    """Backward of alias (schema/derivatives.yaml:304)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1759,9 +1789,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:306
+# schema/derivatives.yaml:308
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:306)."""
+    """Backward of cat (schema/derivatives.yaml:308)."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1792,9 +1822,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:309
+# schema/derivatives.yaml:311
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:309)."""
+    """Backward of index.Tensor (schema/derivatives.yaml:311)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1820,9 +1850,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:315
+# schema/derivatives.yaml:317
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:315)."""
+    """Backward of index_put (schema/derivatives.yaml:317)."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1860,6 +1890,939 @@ class IndexPutBackward0(_Node):
     @property
     def _saved_values_shape(self):
         return self._s_values_shape
+
+
+# schema/derivatives.yaml:325
+class GeluBackward0(_Node):
+    """Backward of gelu (schema/derivatives.yaml:325)."""
+    __slots__ = ('_s_approximate', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.gelu_backward(grad, self, approximate=approximate)
+        return (_r_self,)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:328
+class GeluBackwardBackward0(_Node):
+    """Backward of gelu_backward (schema/derivatives.yaml:328)."""
+    __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            approximate = _node._s_approximate
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:332
+class SiluBackward0(_Node):
+    """Backward of silu (schema/derivatives.yaml:332)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.silu_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:335
+class SiluBackwardBackward0(_Node):
+    """Backward of silu_backward (schema/derivatives.yaml:335)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:339
+class SoftplusBackward0(_Node):
+    """Backward of softplus (schema/derivatives.yaml:339)."""
+    __slots__ = ('_s_beta', '_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.softplus_backward(grad, self, beta, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:342
+class SoftplusBackwardBackward0(_Node):
+    """Backward of softplus_backward (schema/derivatives.yaml:342)."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            threshold = _node._s_threshold
+            _r_self = _H.reduce_to(_H.softplus_double_backward(grad * grad_output, self, beta, threshold), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:348
+class LeakyReluBackward0(_Node):
+    """Backward of leaky_relu (schema/derivatives.yaml:348)."""
+    __slots__ = ('_s_negative_slope', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:351
+class LeakyReluBackward1(_Node):
+    """Backward of leaky_relu_ (schema/derivatives.yaml:351)."""
+    __slots__ = ('_s_negative_slope', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:354
+class LeakyReluBackwardBackward0(_Node):
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:354)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:358
+class EluBackward0(_Node):
+    """Backward of elu (schema/derivatives.yaml:358)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            scale = _node._s_scale
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:361
+class EluBackward1(_Node):
+    """Backward of elu_ (schema/derivatives.yaml:361)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            result = _unpack(_node._s_result, _node)
+            scale = _node._s_scale
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
+# schema/derivatives.yaml:364
+class EluBackwardBackward0(_Node):
+    """Backward of elu_backward (schema/derivatives.yaml:364)."""
+    __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
+    _saved_slots = ('_s_grad_output', '_s_self_or_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self_or_result')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self_or_result = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            grad_output = _unpack(_node._s_grad_output, _node)
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            self_or_result_dtype = _node._s_self_or_result_dtype
+            self_or_result_shape = _node._s_self_or_result_shape
+            _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
+        return (_r_grad_output, _r_self_or_result)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_is_result(self):
+        return self._s_is_result
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self_or_result(self):
+        return _unpack(self._s_self_or_result, self)
+
+    @property
+    def _saved_self_or_result_dtype(self):
+        return self._s_self_or_result_dtype
+
+    @property
+    def _saved_self_or_result_shape(self):
+        return self._s_self_or_result_shape
+
+
+# schema/derivatives.yaml:368
+class HardtanhBackward0(_Node):
+    """Backward of hardtanh (schema/derivatives.yaml:368)."""
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
+        return (_r_self,)
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:371
+class HardtanhBackward1(_Node):
+    """Backward of hardtanh_ (schema/derivatives.yaml:371)."""
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.hardtanh_backward(grad, result, min_val, max_val)
+        return (_r_self,)
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:374
+class HardtanhBackwardBackward0(_Node):
+    """Backward of hardtanh_backward (schema/derivatives.yaml:374)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:378
+class ThresholdBackward0(_Node):
+    """Backward of threshold (schema/derivatives.yaml:378)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:381
+class SigmoidBackwardBackward0(_Node):
+    """Backward of sigmoid_backward (schema/derivatives.yaml:381)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(grad * grad_output * (-2 * output + 1), output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:385
+class TanhBackwardBackward0(_Node):
+    """Backward of tanh_backward (schema/derivatives.yaml:385)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(-2 * output * grad_output * grad, output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:389
+class ClampMinBackward0(_Node):
+    """Backward of clamp_min (schema/derivatives.yaml:389)."""
+    __slots__ = ('_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self >= min, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:392
+class ClampMinBackward1(_Node):
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:392)."""
+    __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'min')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_min = None
+        if _n[0]:
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
+        if _n[1]:
+            min = _unpack(_node._s_min, _node)
+            min_dtype = _node._s_min_dtype
+            min_shape = _node._s_min_shape
+            self = _unpack(_node._s_self, _node)
+            _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
+        return (_r_self, _r_min)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_min_dtype(self):
+        return self._s_min_dtype
+
+    @property
+    def _saved_min_shape(self):
+        return self._s_min_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:396
+class ClampMaxBackward0(_Node):
+    """Backward of clamp_max (schema/derivatives.yaml:396)."""
+    __slots__ = ('_s_max', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self <= max, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:399
+class ClampMaxBackward1(_Node):
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:399)."""
+    __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_max', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'max')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_max = None
+        if _n[0]:
+            max = _unpack(_node._s_max, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
+        if _n[1]:
+            max = _unpack(_node._s_max, _node)
+            max_dtype = _node._s_max_dtype
+            max_shape = _node._s_max_shape
+            self = _unpack(_node._s_self, _node)
+            _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
+        return (_r_self, _r_max)
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_max_dtype(self):
+        return self._s_max_dtype
+
+    @property
+    def _saved_max_shape(self):
+        return self._s_max_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
@@ -2528,7 +3491,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:447 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:448 (derivative: schema/derivatives.yaml:127)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -2549,7 +3512,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:454 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:455 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -2569,7 +3532,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:461 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:462 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -2594,7 +3557,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:468 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:469 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -2615,7 +3578,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:476 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -2641,7 +3604,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:484 (derivative: schema/derivatives.yaml:186)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -2658,7 +3621,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:491 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:492 (derivative: schema/derivatives.yaml:186)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2676,7 +3639,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:499 (derivative: schema/derivatives.yaml:189)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -2695,7 +3658,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:507 (derivative: schema/derivatives.yaml:189)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2715,7 +3678,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:514 (derivative: schema/derivatives.yaml:192)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -2733,7 +3696,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:522 (derivative: schema/derivatives.yaml:192)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2752,7 +3715,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:529 (derivative: schema/derivatives.yaml:195)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -2771,7 +3734,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:537 (derivative: schema/derivatives.yaml:195)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2791,7 +3754,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:542 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:544 (derivative: schema/derivatives.yaml:199)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -2818,7 +3781,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:549 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:205)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -2837,7 +3800,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:557 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:559 (derivative: schema/derivatives.yaml:205)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2857,7 +3820,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:564 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:566 (derivative: schema/derivatives.yaml:208)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -2876,7 +3839,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:572 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:574 (derivative: schema/derivatives.yaml:208)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2896,7 +3859,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:582 (derivative: schema/derivatives.yaml:212)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -2915,7 +3878,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:587 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:589 (derivative: schema/derivatives.yaml:215)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -2936,7 +3899,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:595 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:597 (derivative: schema/derivatives.yaml:218)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -2955,7 +3918,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:602 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:604 (derivative: schema/derivatives.yaml:221)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -2976,7 +3939,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:610 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:612 (derivative: schema/derivatives.yaml:224)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -2998,7 +3961,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:627 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:629 (derivative: schema/derivatives.yaml:232)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -3020,7 +3983,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:635 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:637 (derivative: schema/derivatives.yaml:236)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -3042,7 +4005,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:645 (derivative: schema/derivatives.yaml:240)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -3072,7 +4035,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:663 (derivative: schema/derivatives.yaml:246)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -3090,7 +4053,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:690 (derivative: schema/derivatives.yaml:254)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -3113,7 +4076,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:696 (derivative: schema/derivatives.yaml:257)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -3131,7 +4094,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:702 (derivative: schema/derivatives.yaml:260)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -3150,7 +4113,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:708 (derivative: schema/derivatives.yaml:263)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -3167,7 +4130,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:266)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -3185,7 +4148,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:725 (derivative: schema/derivatives.yaml:269)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -3203,7 +4166,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:731 (derivative: schema/derivatives.yaml:272)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -3221,7 +4184,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:737 (derivative: schema/derivatives.yaml:275)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -3239,7 +4202,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:743 (derivative: schema/derivatives.yaml:278)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -3257,7 +4220,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:281)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -3279,7 +4242,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:760 (derivative: schema/derivatives.yaml:284)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -3299,7 +4262,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:287)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -3320,7 +4283,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:777 (derivative: schema/derivatives.yaml:291)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -3338,7 +4301,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:294)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -3356,7 +4319,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:297)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -3374,7 +4337,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:831 (derivative: schema/derivatives.yaml:304)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -3391,7 +4354,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:838 (derivative: schema/derivatives.yaml:308)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -3413,7 +4376,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:311)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -3432,7 +4395,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:857 (derivative: schema/derivatives.yaml:317)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -3458,7 +4421,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:863 (derivative: schema/derivatives.yaml:317)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -3480,6 +4443,715 @@ def _ag_index_put(ks, self, indices, values, accumulate):
         _node._s_values_dtype = values._dtype
         _node._s_values_shape = values._shape
     _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:869 (derivative: schema/derivatives.yaml:325)
+def _ag_gelu(ks, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu.get(_ks)
+    if _k is None:
+        _k = _o.gelu._fill(_ks)
+    _out = _k(self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_approximate = approximate
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:877 (derivative: schema/derivatives.yaml:325)
+def _ag_gelu_(ks, self, approximate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_approximate = approximate
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_gelu_.get(_ks)
+    if _k is None:
+        _k = _o.gelu_._fill(_ks)
+    _out = _k(self, approximate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:883 (derivative: schema/derivatives.yaml:328)
+def _ag_gelu_backward(ks, grad_output, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu_backward.get(_ks)
+    if _k is None:
+        _k = _o.gelu_backward._fill(_ks)
+    _out = _k(grad_output, self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(GeluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_approximate = approximate
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:332)
+def _ag_silu(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_silu.get(_ks)
+    if _k is None:
+        _k = _o.silu._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:898 (derivative: schema/derivatives.yaml:332)
+def _ag_silu_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_silu_.get(_ks)
+    if _k is None:
+        _k = _o.silu_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:335)
+def _ag_silu_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_silu_backward.get(_ks)
+    if _k is None:
+        _k = _o.silu_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SiluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:339)
+def _ag_softplus(ks, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus.get(_ks)
+    if _k is None:
+        _k = _o.softplus._fill(_ks)
+    _out = _k(self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_beta = beta
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:342)
+def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus_backward.get(_ks)
+    if _k is None:
+        _k = _o.softplus_backward._fill(_ks)
+    _out = _k(grad_output, self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_beta = beta
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:348)
+def _ag_leaky_relu(ks, self, negative_slope):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu._fill(_ks)
+    _out = _k(self, negative_slope)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_negative_slope = negative_slope
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:351)
+def _ag_leaky_relu_(ks, self, negative_slope):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_negative_slope = negative_slope
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_._fill(_ks)
+    _out = _k(self, negative_slope)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:354)
+def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_backward.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_backward._fill(_ks)
+    _out = _k(grad_output, self, negative_slope, self_is_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_negative_slope = negative_slope
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:947 (derivative: schema/derivatives.yaml:358)
+def _ag_elu(ks, self, alpha, scale, input_scale):
+    _ks = ks & _BELOW
+    _k = _c_elu.get(_ks)
+    if _k is None:
+        _k = _o.elu._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_input_scale = input_scale
+    _node._s_scale = scale
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:361)
+def _ag_elu_(ks, self, alpha, scale, input_scale):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_alpha = alpha
+            _node._s_input_scale = input_scale
+            _node._s_scale = scale
+    _ks = ks & _BELOW
+    _k = _c_elu_.get(_ks)
+    if _k is None:
+        _k = _o.elu_._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:364)
+def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    _ks = ks & _BELOW
+    _k = _c_elu_backward.get(_ks)
+    if _k is None:
+        _k = _o.elu_backward._fill(_ks)
+    _out = _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self_or_result = _edge(self_or_result)
+    if not (_e_grad_output is not None or _e_self_or_result is not None):
+        return _out
+    _node = _new_node(EluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self_or_result or _NO_EDGE), (_e_grad_output is not None, _e_self_or_result is not None))
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_alpha = alpha
+    if _e_self_or_result is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_input_scale = input_scale
+        _node._s_is_result = is_result
+        _node._s_scale = scale
+        _node._s_self_or_result = _save(self_or_result)
+    if _e_self_or_result is not None:
+        _node._s_self_or_result_dtype = self_or_result._dtype
+        _node._s_self_or_result_shape = self_or_result._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:968 (derivative: schema/derivatives.yaml:368)
+def _ag_hardtanh(ks, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max_val = max_val
+    _node._s_min_val = min_val
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:371)
+def _ag_hardtanh_(ks, self, min_val, max_val):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max_val = max_val
+            _node._s_min_val = min_val
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:374)
+def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_backward._fill(_ks)
+    _out = _k(grad_output, self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_max_val = max_val
+        _node._s_min_val = min_val
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:989 (derivative: schema/derivatives.yaml:378)
+def _ag_threshold(ks, self, threshold, value):
+    _ks = ks & _BELOW
+    _k = _c_threshold.get(_ks)
+    if _k is None:
+        _k = _o.threshold._fill(_ks)
+    _out = _k(self, threshold, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:378)
+def _ag_threshold_(ks, self, threshold, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+            _node._s_threshold = threshold
+    _ks = ks & _BELOW
+    _k = _c_threshold_.get(_ks)
+    if _k is None:
+        _k = _o.threshold_._fill(_ks)
+    _out = _k(self, threshold, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:381)
+def _ag_sigmoid_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_sigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:385)
+def _ag_tanh_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_tanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.tanh_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(TanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:389)
+def _ag_clamp_min(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_min = min
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:392)
+def _ag_clamp_min_Tensor(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_Tensor._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_min = _edge(min)
+    if not (_e_self is not None or _e_min is not None):
+        return _out
+    _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+    if _e_self is not None or _e_min is not None:
+        _node._s_min = _save(min)
+    if _e_min is not None:
+        _node._s_min_dtype = min._dtype
+        _node._s_min_shape = min._shape
+    if _e_self is not None or _e_min is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1033 (derivative: schema/derivatives.yaml:389)
+def _ag_clamp_min_(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_min = min
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:392)
+def _ag_clamp_min__Tensor(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = _edge(min)
+        if _e_self is not None or _e_min is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+            if _e_self is not None or _e_min is not None:
+                _node._s_min = _save(min)
+            if _e_min is not None:
+                _node._s_min_dtype = min._dtype
+                _node._s_min_shape = min._shape
+            if _e_self is not None or _e_min is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_min__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min__Tensor._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:396)
+def _ag_clamp_max(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max = max
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:399)
+def _ag_clamp_max_Tensor(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_Tensor._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_max = _edge(max)
+    if not (_e_self is not None or _e_max is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+    if _e_self is not None or _e_max is not None:
+        _node._s_max = _save(max)
+    if _e_max is not None:
+        _node._s_max_dtype = max._dtype
+        _node._s_max_shape = max._shape
+    if _e_self is not None or _e_max is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1063 (derivative: schema/derivatives.yaml:396)
+def _ag_clamp_max_(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max = max
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:399)
+def _ag_clamp_max__Tensor(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_max = _edge(max)
+        if _e_self is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+            if _e_self is not None or _e_max is not None:
+                _node._s_max = _save(max)
+            if _e_max is not None:
+                _node._s_max_dtype = max._dtype
+                _node._s_max_shape = max._shape
+            if _e_self is not None or _e_max is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_max__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max__Tensor._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:130)
+def _ag_clamp__Tensor(ks, self, min, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = None if min is None else _edge(min)
+        _e_max = None if max is None else _edge(max)
+        if _e_self is not None or _e_min is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+            if _e_self is not None or _e_min is not None or _e_max is not None:
+                _node._s_max = _save(max)
+                _node._s_min = _save(min)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp__Tensor._fill(_ks)
+    _out = _k(self, min, max)
+    if _node is not None:
+        _rebase_history(self, _node)
     return _out
 
 
@@ -3529,6 +5201,7 @@ _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_ke
 _o.clamp.register("Autograd", _ag_clamp, with_keyset=True)
 _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
 _o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
+_o.clamp_Tensor_out.register("Autograd", _autograd_out(_o.clamp_Tensor_out), with_keyset=True)
 _o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
 _o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
 _o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=True)
@@ -3544,6 +5217,7 @@ _o.log.register("Autograd", _ag_log, with_keyset=True)
 _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
 _o.log_.register("Autograd", _ag_log_, with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
+_o.relu_out.register("Autograd", _autograd_out(_o.relu_out), with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
 _o.threshold_backward.register("Autograd", _ag_threshold_backward, with_keyset=True)
 _o.sigmoid.register("Autograd", _ag_sigmoid, with_keyset=True)
@@ -3590,3 +5264,44 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.gelu.register("Autograd", _ag_gelu, with_keyset=True)
+_o.gelu_out.register("Autograd", _autograd_out(_o.gelu_out), with_keyset=True)
+_o.gelu_.register("Autograd", _ag_gelu_, with_keyset=True)
+_o.gelu_backward.register("Autograd", _ag_gelu_backward, with_keyset=True)
+_o.silu.register("Autograd", _ag_silu, with_keyset=True)
+_o.silu_out.register("Autograd", _autograd_out(_o.silu_out), with_keyset=True)
+_o.silu_.register("Autograd", _ag_silu_, with_keyset=True)
+_o.silu_backward.register("Autograd", _ag_silu_backward, with_keyset=True)
+_o.softplus.register("Autograd", _ag_softplus, with_keyset=True)
+_o.softplus_out.register("Autograd", _autograd_out(_o.softplus_out), with_keyset=True)
+_o.softplus_backward.register("Autograd", _ag_softplus_backward, with_keyset=True)
+_o.leaky_relu.register("Autograd", _ag_leaky_relu, with_keyset=True)
+_o.leaky_relu_out.register("Autograd", _autograd_out(_o.leaky_relu_out), with_keyset=True)
+_o.leaky_relu_.register("Autograd", _ag_leaky_relu_, with_keyset=True)
+_o.leaky_relu_backward.register("Autograd", _ag_leaky_relu_backward, with_keyset=True)
+_o.elu.register("Autograd", _ag_elu, with_keyset=True)
+_o.elu_out.register("Autograd", _autograd_out(_o.elu_out), with_keyset=True)
+_o.elu_.register("Autograd", _ag_elu_, with_keyset=True)
+_o.elu_backward.register("Autograd", _ag_elu_backward, with_keyset=True)
+_o.hardtanh.register("Autograd", _ag_hardtanh, with_keyset=True)
+_o.hardtanh_out.register("Autograd", _autograd_out(_o.hardtanh_out), with_keyset=True)
+_o.hardtanh_.register("Autograd", _ag_hardtanh_, with_keyset=True)
+_o.hardtanh_backward.register("Autograd", _ag_hardtanh_backward, with_keyset=True)
+_o.threshold.register("Autograd", _ag_threshold, with_keyset=True)
+_o.threshold_out.register("Autograd", _autograd_out(_o.threshold_out), with_keyset=True)
+_o.threshold_.register("Autograd", _ag_threshold_, with_keyset=True)
+_o.sigmoid_backward.register("Autograd", _ag_sigmoid_backward, with_keyset=True)
+_o.tanh_backward.register("Autograd", _ag_tanh_backward, with_keyset=True)
+_o.clamp_min.register("Autograd", _ag_clamp_min, with_keyset=True)
+_o.clamp_min_out.register("Autograd", _autograd_out(_o.clamp_min_out), with_keyset=True)
+_o.clamp_min_Tensor.register("Autograd", _ag_clamp_min_Tensor, with_keyset=True)
+_o.clamp_min_Tensor_out.register("Autograd", _autograd_out(_o.clamp_min_Tensor_out), with_keyset=True)
+_o.clamp_min_.register("Autograd", _ag_clamp_min_, with_keyset=True)
+_o.clamp_min__Tensor.register("Autograd", _ag_clamp_min__Tensor, with_keyset=True)
+_o.clamp_max.register("Autograd", _ag_clamp_max, with_keyset=True)
+_o.clamp_max_out.register("Autograd", _autograd_out(_o.clamp_max_out), with_keyset=True)
+_o.clamp_max_Tensor.register("Autograd", _ag_clamp_max_Tensor, with_keyset=True)
+_o.clamp_max_Tensor_out.register("Autograd", _autograd_out(_o.clamp_max_Tensor_out), with_keyset=True)
+_o.clamp_max_.register("Autograd", _ag_clamp_max_, with_keyset=True)
+_o.clamp_max__Tensor.register("Autograd", _ag_clamp_max__Tensor, with_keyset=True)
+_o.clamp__Tensor.register("Autograd", _ag_clamp__Tensor, with_keyset=True)

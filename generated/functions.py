@@ -37,6 +37,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
@@ -51,6 +65,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -69,15 +87,27 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_like,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_out,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_out,
     _entry_linear,
     _entry_log,
     _entry_log_,
@@ -127,14 +157,23 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
     _entry_reshape,
     _entry_reshape_as,
     _entry_scalar_tensor,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
     _entry_sigmoid_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_out,
     _entry_slice_Tensor,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -153,8 +192,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_t,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
     _entry_tanh_out,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_out,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
@@ -188,11 +231,18 @@ __all__ = [
     'chunk',
     'clamp',
     'clamp_',
+    'clamp_max',
+    'clamp_max_',
+    'clamp_min',
+    'clamp_min_',
     'clone',
     'copy_',
     'detach',
     'diagonal',
     'div',
+    'elu',
+    'elu_',
+    'elu_backward',
     'empty',
     'empty_like',
     'empty_strided',
@@ -204,11 +254,20 @@ __all__ = [
     'full',
     'full_like',
     'ge',
+    'gelu',
+    'gelu_',
+    'gelu_backward',
     'gt',
+    'hardtanh',
+    'hardtanh_',
+    'hardtanh_backward',
     'index',
     'index_put',
     'index_put_',
     'le',
+    'leaky_relu',
+    'leaky_relu_',
+    'leaky_relu_backward',
     'linear',
     'log',
     'log_',
@@ -238,7 +297,13 @@ __all__ = [
     'select',
     'sigmoid',
     'sigmoid_',
+    'sigmoid_backward',
+    'silu',
+    'silu_',
+    'silu_backward',
     'slice',
+    'softplus',
+    'softplus_backward',
     'split',
     'split_with_sizes',
     'squeeze',
@@ -248,6 +313,9 @@ __all__ = [
     't',
     'tanh',
     'tanh_',
+    'tanh_backward',
+    'threshold',
+    'threshold_',
     'threshold_backward',
     'transpose',
     'unbind',
@@ -283,7 +351,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:645
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -295,7 +363,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -305,7 +373,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -315,7 +383,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:612
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -389,7 +457,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:620
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -401,7 +469,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -411,7 +479,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:637
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -423,7 +491,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -435,7 +503,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -446,14 +514,16 @@ def chunk(input, chunks, dim=0):
 
 
 # schema/native_functions.yaml:440
-def _m0_clamp(input, min=None, max=None):
+def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
-        return (input, min, max)
+        return (input, min, max, out)
     return None
 
 
-def _c0_clamp(input, min, max):
-    return _entry_clamp_Tensor(input, min, max)
+def _c0_clamp(input, min, max, out):
+    if out is None:
+        return _entry_clamp_Tensor(input, min, max)
+    return _entry_clamp_Tensor_out(input, min, max, out)
 
 
 # schema/native_functions.yaml:432
@@ -471,7 +541,7 @@ def _c1_clamp(input, min, max, out):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_clamp = (
-    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min'))),
+    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
     (_m1_clamp, _c1_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
 )
 _sigs_clamp = (
@@ -492,14 +562,237 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
-def clamp_(input, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:1077
+def _m0_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c0_clamp_(input, min, max):
+    return _entry_clamp__Tensor(input, min, max)
+
+
+# schema/native_functions.yaml:448
+def _m1_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c1_clamp_(input, min, max):
+    return _entry_clamp_(input, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('input', 'max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (input,), (input, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(input, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:1055
+def _m0_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max, out)
+    return None
+
+
+def _c0_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max_Tensor(input, max)
+    return _entry_clamp_max_Tensor_out(input, max, out)
+
+
+# schema/native_functions.yaml:1047
+def _m1_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max, out)
+    return None
+
+
+def _c1_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max(input, max)
+    return _entry_clamp_max_out(input, max, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:1070
+def _m0_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max)
+    return None
+
+
+def _c0_clamp_max_(input, max):
+    return _entry_clamp_max__Tensor(input, max)
+
+
+# schema/native_functions.yaml:1063
+def _m1_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max)
+    return None
+
+
+def _c1_clamp_max_(input, max):
+    return _entry_clamp_max_(input, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('input', 'max'))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('input', 'max'))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:1025
+def _m0_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min, out)
+    return None
+
+
+def _c0_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min_Tensor(input, min)
+    return _entry_clamp_min_Tensor_out(input, min, out)
+
+
+# schema/native_functions.yaml:1017
+def _m1_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min, out)
+    return None
+
+
+def _c1_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min(input, min)
+    return _entry_clamp_min_out(input, min, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:1040
+def _m0_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min)
+    return None
+
+
+def _c0_clamp_min_(input, min):
+    return _entry_clamp_min__Tensor(input, min)
+
+
+# schema/native_functions.yaml:1033
+def _m1_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min)
+    return None
+
+
+def _c1_clamp_min_(input, min):
+    return _entry_clamp_min_(input, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('input', 'min'))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('input', 'min'))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -524,7 +817,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -534,7 +827,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -593,6 +886,38 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
+# schema/native_functions.yaml:947
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu(input, alpha, scale, input_scale)
+    return _entry_elu_out(input, alpha, scale, input_scale, out)
+
+
+# schema/native_functions.yaml:955
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if r is not _NO:
+            return r
+    return _entry_elu_(input, alpha, scale, input_scale)
+
+
+# schema/native_functions.yaml:962
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {})
+        if r is not _NO:
+            return r
+    return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
 # schema/native_functions.yaml:18
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -639,7 +964,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:499
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -651,7 +976,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:507
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -706,7 +1031,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -750,6 +1075,38 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:869
+def gelu(input, *, approximate='none', out=None):
+    """gelu(Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu(input, approximate)
+    return _entry_gelu_out(input, approximate, out)
+
+
+# schema/native_functions.yaml:877
+def gelu_(input, *, approximate='none'):
+    """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if r is not _NO:
+            return r
+    return _entry_gelu_(input, approximate)
+
+
+# schema/native_functions.yaml:883
+def gelu_backward(grad_output, input, *, approximate='none'):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate})
+        if r is not _NO:
+            return r
+    return _entry_gelu_backward(grad_output, input, approximate)
+
+
 # schema/native_functions.yaml:401
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -762,7 +1119,39 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:968
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh(input, min_val, max_val)
+    return _entry_hardtanh_out(input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:976
+def hardtanh_(input, min_val=-1, max_val=1):
+    """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if r is not _NO:
+            return r
+    return _entry_hardtanh_(input, min_val, max_val)
+
+
+# schema/native_functions.yaml:983
+def hardtanh_backward(grad_output, input, min_val, max_val):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {})
+        if r is not _NO:
+            return r
+    return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+
+
+# schema/native_functions.yaml:849
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -774,7 +1163,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -784,7 +1173,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -806,7 +1195,39 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:926
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu(input, negative_slope)
+    return _entry_leaky_relu_out(input, negative_slope, out)
+
+
+# schema/native_functions.yaml:934
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if r is not _NO:
+            return r
+    return _entry_leaky_relu_(input, negative_slope)
+
+
+# schema/native_functions.yaml:941
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {})
+        if r is not _NO:
+            return r
+    return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+
+
+# schema/native_functions.yaml:658
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -816,7 +1237,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:514
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -828,7 +1249,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:522
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -850,7 +1271,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:462
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -860,7 +1281,7 @@ def masked_fill(input, mask, value):
     return _entry_masked_fill_Tensor(input, mask, value)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:653
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -870,7 +1291,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:597
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -881,7 +1302,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:604
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -917,7 +1338,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:629
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -929,7 +1350,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -940,7 +1361,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -986,7 +1407,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1008,7 +1429,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:484
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1020,7 +1441,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:492
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1053,7 +1474,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1156,17 +1577,19 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:528
-def relu(input):
+# schema/native_functions.yaml:529
+def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {})
+        r = _htf(relu, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
-    return _entry_relu(input)
+    if out is None:
+        return _entry_relu(input)
+    return _entry_relu_out(input, out)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:537
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1176,7 +1599,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -1197,7 +1620,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1207,7 +1630,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:551
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1219,7 +1642,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:559
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1229,7 +1652,49 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:1003
+def sigmoid_backward(grad_output, output):
+    """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {})
+        if r is not _NO:
+            return r
+    return _entry_sigmoid_backward(grad_output, output)
+
+
+# schema/native_functions.yaml:890
+def silu(input, *, out=None):
+    """silu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu(input)
+    return _entry_silu_out(input, out)
+
+
+# schema/native_functions.yaml:898
+def silu_(input):
+    """silu_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(silu_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_silu_(input)
+
+
+# schema/native_functions.yaml:905
+def silu_backward(grad_output, input):
+    """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {})
+        if r is not _NO:
+            return r
+    return _entry_silu_backward(grad_output, input)
+
+
+# schema/native_functions.yaml:754
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1239,7 +1704,29 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:912
+def softplus(input, beta=1, threshold=20, *, out=None):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus(input, beta, threshold)
+    return _entry_softplus_out(input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:920
+def softplus_backward(grad_output, input, beta, threshold):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {})
+        if r is not _NO:
+            return r
+    return _entry_softplus_backward(grad_output, input, beta, threshold)
+
+
+# schema/native_functions.yaml:777
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1250,7 +1737,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1284,7 +1771,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1294,7 +1781,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1305,7 +1792,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -1316,7 +1803,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -1353,7 +1840,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:845
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1375,7 +1862,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:582
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1386,7 +1873,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:589
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1422,7 +1909,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1432,7 +1919,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:566
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1444,7 +1931,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:574
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1454,7 +1941,39 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:1010
+def tanh_backward(grad_output, output):
+    """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {})
+        if r is not _NO:
+            return r
+    return _entry_tanh_backward(grad_output, output)
+
+
+# schema/native_functions.yaml:989
+def threshold(input, threshold, value, *, out=None):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold(input, threshold, value)
+    return _entry_threshold_out(input, threshold, value, out)
+
+
+# schema/native_functions.yaml:997
+def threshold_(input, threshold, value):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if r is not _NO:
+            return r
+    return _entry_threshold_(input, threshold, value)
+
+
+# schema/native_functions.yaml:544
 def threshold_backward(grad_output, input, threshold):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -1464,7 +1983,7 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1474,7 +1993,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1484,7 +2003,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1494,7 +2013,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:

@@ -2342,7 +2342,37 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:445
+clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
+    'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+_c_clamp_Tensor_out = clamp_Tensor_out._cache
+
+
+def _bind_clamp_Tensor_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clamp_Tensor_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_Tensor_out._fill(ks)
+    return k(self, min, max, out)
+
+
+clamp_Tensor_out._bind = _bind_clamp_Tensor_out
+clamp_Tensor_out._entry = _entry_clamp_Tensor_out
+_aten._packet('clamp')._add(clamp_Tensor_out)
+
+
+# schema/native_functions.yaml:448
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2372,7 +2402,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:455
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2400,7 +2430,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:462
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2428,7 +2458,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:469
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2458,7 +2488,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:476
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2488,7 +2518,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:484
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2516,7 +2546,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:489
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2546,7 +2576,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:492
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2576,7 +2606,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:499
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2604,7 +2634,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:504
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2634,7 +2664,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:507
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2664,7 +2694,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:514
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2692,7 +2722,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:519
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2722,7 +2752,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:522
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2752,7 +2782,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:529
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2780,7 +2810,37 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:534
+relu_out = _Op("aten", 'relu', 'out',
+    'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_relu_out = relu_out._cache
+
+
+def _bind_relu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_relu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_relu_out.get(ks)
+    if k is None:
+        k = relu_out._fill(ks)
+    return k(self, out)
+
+
+relu_out._bind = _bind_relu_out
+relu_out._entry = _entry_relu_out
+_aten._packet('relu')._add(relu_out)
+
+
+# schema/native_functions.yaml:537
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2810,7 +2870,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:544
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2838,7 +2898,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:551
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2866,7 +2926,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:556
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2896,7 +2956,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:559
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2926,7 +2986,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:566
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2954,7 +3014,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:571
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2984,7 +3044,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:574
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3014,7 +3074,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:582
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3042,7 +3102,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:589
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3070,7 +3130,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:594
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3100,7 +3160,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:597
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3128,7 +3188,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:604
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3156,7 +3216,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:609
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3186,7 +3246,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:612
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3214,7 +3274,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:617
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3244,7 +3304,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:620
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3272,7 +3332,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:625
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3302,7 +3362,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:629
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3330,7 +3390,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:634
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3360,7 +3420,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:637
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3388,7 +3448,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:642
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3418,7 +3478,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:645
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3446,7 +3506,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:650
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3476,7 +3536,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:653
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3504,7 +3564,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:658
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3592,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:663
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3620,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3648,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +3676,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +3704,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:685
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +3732,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +3760,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +3788,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +3816,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +3844,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +3872,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +3900,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +3928,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +3956,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +3984,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:743
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +4012,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:749
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +4040,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4068,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4096,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4124,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4152,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4180,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4208,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4236,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4264,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4292,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4320,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4348,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4376,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4404,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4432,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4460,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4488,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4518,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:845
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4546,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4574,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:854
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4604,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4634,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4600,3 +4660,1195 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:869
+gelu = _Op("aten", 'gelu', 'default',
+    'gelu(Tensor self, *, str approximate="none") -> Tensor',
+    ('self', 'approximate'), 1, tags=('pointwise', 'core'))
+_c_gelu = gelu._cache
+
+
+def _bind_gelu(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu, (self, approximate)) from None
+    k = _c_gelu.get(ks)
+    if k is None:
+        k = gelu._fill(ks)
+    return k(self, approximate)
+
+
+gelu._bind = _bind_gelu
+gelu._entry = _entry_gelu
+_aten._packet('gelu')._add(gelu)
+
+
+# schema/native_functions.yaml:874
+gelu_out = _Op("aten", 'gelu', 'out',
+    'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
+_c_gelu_out = gelu_out._cache
+
+
+def _bind_gelu_out(self, *, approximate='none', out):
+    return (self, approximate, out)
+
+
+def _entry_gelu_out(self, approximate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_out, (self, approximate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_gelu_out.get(ks)
+    if k is None:
+        k = gelu_out._fill(ks)
+    return k(self, approximate, out)
+
+
+gelu_out._bind = _bind_gelu_out
+gelu_out._entry = _entry_gelu_out
+_aten._packet('gelu')._add(gelu_out)
+
+
+# schema/native_functions.yaml:877
+gelu_ = _Op("aten", 'gelu_', 'default',
+    'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
+    ('self', 'approximate'), 1, tags=())
+_c_gelu_ = gelu_._cache
+
+
+def _bind_gelu_(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu_(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_, (self, approximate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gelu_.get(ks)
+    if k is None:
+        k = gelu_._fill(ks)
+    return k(self, approximate)
+
+
+gelu_._bind = _bind_gelu_
+gelu_._entry = _entry_gelu_
+_aten._packet('gelu_')._add(gelu_)
+
+
+# schema/native_functions.yaml:883
+gelu_backward = _Op("aten", 'gelu_backward', 'default',
+    'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+    ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
+_c_gelu_backward = gelu_backward._cache
+
+
+def _bind_gelu_backward(grad_output, self, *, approximate='none'):
+    return (grad_output, self, approximate)
+
+
+def _entry_gelu_backward(grad_output, self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
+    k = _c_gelu_backward.get(ks)
+    if k is None:
+        k = gelu_backward._fill(ks)
+    return k(grad_output, self, approximate)
+
+
+gelu_backward._bind = _bind_gelu_backward
+gelu_backward._entry = _entry_gelu_backward
+_aten._packet('gelu_backward')._add(gelu_backward)
+
+
+# schema/native_functions.yaml:890
+silu = _Op("aten", 'silu', 'default',
+    'silu(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_silu = silu._cache
+
+
+def _bind_silu(self):
+    return (self,)
+
+
+def _entry_silu(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu, (self,)) from None
+    k = _c_silu.get(ks)
+    if k is None:
+        k = silu._fill(ks)
+    return k(self)
+
+
+silu._bind = _bind_silu
+silu._entry = _entry_silu
+_aten._packet('silu')._add(silu)
+
+
+# schema/native_functions.yaml:895
+silu_out = _Op("aten", 'silu', 'out',
+    'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_silu_out = silu_out._cache
+
+
+def _bind_silu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_silu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_silu_out.get(ks)
+    if k is None:
+        k = silu_out._fill(ks)
+    return k(self, out)
+
+
+silu_out._bind = _bind_silu_out
+silu_out._entry = _entry_silu_out
+_aten._packet('silu')._add(silu_out)
+
+
+# schema/native_functions.yaml:898
+silu_ = _Op("aten", 'silu_', 'default',
+    'silu_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_silu_ = silu_._cache
+
+
+def _bind_silu_(self):
+    return (self,)
+
+
+def _entry_silu_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_silu_.get(ks)
+    if k is None:
+        k = silu_._fill(ks)
+    return k(self)
+
+
+silu_._bind = _bind_silu_
+silu_._entry = _entry_silu_
+_aten._packet('silu_')._add(silu_)
+
+
+# schema/native_functions.yaml:905
+silu_backward = _Op("aten", 'silu_backward', 'default',
+    'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=('pointwise',))
+_c_silu_backward = silu_backward._cache
+
+
+def _bind_silu_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_silu_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward, (grad_output, self)) from None
+    k = _c_silu_backward.get(ks)
+    if k is None:
+        k = silu_backward._fill(ks)
+    return k(grad_output, self)
+
+
+silu_backward._bind = _bind_silu_backward
+silu_backward._entry = _entry_silu_backward
+_aten._packet('silu_backward')._add(silu_backward)
+
+
+# schema/native_functions.yaml:912
+softplus = _Op("aten", 'softplus', 'default',
+    'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
+    ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
+_c_softplus = softplus._cache
+
+
+def _bind_softplus(self, beta=1, threshold=20):
+    return (self, beta, threshold)
+
+
+def _entry_softplus(self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus, (self, beta, threshold)) from None
+    k = _c_softplus.get(ks)
+    if k is None:
+        k = softplus._fill(ks)
+    return k(self, beta, threshold)
+
+
+softplus._bind = _bind_softplus
+softplus._entry = _entry_softplus
+_aten._packet('softplus')._add(softplus)
+
+
+# schema/native_functions.yaml:917
+softplus_out = _Op("aten", 'softplus', 'out',
+    'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
+_c_softplus_out = softplus_out._cache
+
+
+def _bind_softplus_out(self, beta=1, threshold=20, *, out):
+    return (self, beta, threshold, out)
+
+
+def _entry_softplus_out(self, beta, threshold, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_softplus_out.get(ks)
+    if k is None:
+        k = softplus_out._fill(ks)
+    return k(self, beta, threshold, out)
+
+
+softplus_out._bind = _bind_softplus_out
+softplus_out._entry = _entry_softplus_out
+_aten._packet('softplus')._add(softplus_out)
+
+
+# schema/native_functions.yaml:920
+softplus_backward = _Op("aten", 'softplus_backward', 'default',
+    'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
+    ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
+_c_softplus_backward = softplus_backward._cache
+
+
+def _bind_softplus_backward(grad_output, self, beta, threshold):
+    return (grad_output, self, beta, threshold)
+
+
+def _entry_softplus_backward(grad_output, self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
+    k = _c_softplus_backward.get(ks)
+    if k is None:
+        k = softplus_backward._fill(ks)
+    return k(grad_output, self, beta, threshold)
+
+
+softplus_backward._bind = _bind_softplus_backward
+softplus_backward._entry = _entry_softplus_backward
+_aten._packet('softplus_backward')._add(softplus_backward)
+
+
+# schema/native_functions.yaml:926
+leaky_relu = _Op("aten", 'leaky_relu', 'default',
+    'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
+    ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu = leaky_relu._cache
+
+
+def _bind_leaky_relu(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu, (self, negative_slope)) from None
+    k = _c_leaky_relu.get(ks)
+    if k is None:
+        k = leaky_relu._fill(ks)
+    return k(self, negative_slope)
+
+
+leaky_relu._bind = _bind_leaky_relu
+leaky_relu._entry = _entry_leaky_relu
+_aten._packet('leaky_relu')._add(leaky_relu)
+
+
+# schema/native_functions.yaml:931
+leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
+    'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu_out = leaky_relu_out._cache
+
+
+def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
+    return (self, negative_slope, out)
+
+
+def _entry_leaky_relu_out(self, negative_slope, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_leaky_relu_out.get(ks)
+    if k is None:
+        k = leaky_relu_out._fill(ks)
+    return k(self, negative_slope, out)
+
+
+leaky_relu_out._bind = _bind_leaky_relu_out
+leaky_relu_out._entry = _entry_leaky_relu_out
+_aten._packet('leaky_relu')._add(leaky_relu_out)
+
+
+# schema/native_functions.yaml:934
+leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
+    'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
+    ('self', 'negative_slope'), 2, tags=('pointwise',))
+_c_leaky_relu_ = leaky_relu_._cache
+
+
+def _bind_leaky_relu_(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu_(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_, (self, negative_slope)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_leaky_relu_.get(ks)
+    if k is None:
+        k = leaky_relu_._fill(ks)
+    return k(self, negative_slope)
+
+
+leaky_relu_._bind = _bind_leaky_relu_
+leaky_relu_._entry = _entry_leaky_relu_
+_aten._packet('leaky_relu_')._add(leaky_relu_)
+
+
+# schema/native_functions.yaml:941
+leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
+    'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
+_c_leaky_relu_backward = leaky_relu_backward._cache
+
+
+def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    return (grad_output, self, negative_slope, self_is_result)
+
+
+def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
+    k = _c_leaky_relu_backward.get(ks)
+    if k is None:
+        k = leaky_relu_backward._fill(ks)
+    return k(grad_output, self, negative_slope, self_is_result)
+
+
+leaky_relu_backward._bind = _bind_leaky_relu_backward
+leaky_relu_backward._entry = _entry_leaky_relu_backward
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
+
+
+# schema/native_functions.yaml:947
+elu = _Op("aten", 'elu', 'default',
+    'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
+_c_elu = elu._cache
+
+
+def _bind_elu(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
+    k = _c_elu.get(ks)
+    if k is None:
+        k = elu._fill(ks)
+    return k(self, alpha, scale, input_scale)
+
+
+elu._bind = _bind_elu
+elu._entry = _entry_elu
+_aten._packet('elu')._add(elu)
+
+
+# schema/native_functions.yaml:952
+elu_out = _Op("aten", 'elu', 'out',
+    'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
+_c_elu_out = elu_out._cache
+
+
+def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
+    return (self, alpha, scale, input_scale, out)
+
+
+def _entry_elu_out(self, alpha, scale, input_scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_elu_out.get(ks)
+    if k is None:
+        k = elu_out._fill(ks)
+    return k(self, alpha, scale, input_scale, out)
+
+
+elu_out._bind = _bind_elu_out
+elu_out._entry = _entry_elu_out
+_aten._packet('elu')._add(elu_out)
+
+
+# schema/native_functions.yaml:955
+elu_ = _Op("aten", 'elu_', 'default',
+    'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
+_c_elu_ = elu_._cache
+
+
+def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu_(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_elu_.get(ks)
+    if k is None:
+        k = elu_._fill(ks)
+    return k(self, alpha, scale, input_scale)
+
+
+elu_._bind = _bind_elu_
+elu_._entry = _entry_elu_
+_aten._packet('elu_')._add(elu_)
+
+
+# schema/native_functions.yaml:962
+elu_backward = _Op("aten", 'elu_backward', 'default',
+    'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
+_c_elu_backward = elu_backward._cache
+
+
+def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
+    k = _c_elu_backward.get(ks)
+    if k is None:
+        k = elu_backward._fill(ks)
+    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+elu_backward._bind = _bind_elu_backward
+elu_backward._entry = _entry_elu_backward
+_aten._packet('elu_backward')._add(elu_backward)
+
+
+# schema/native_functions.yaml:968
+hardtanh = _Op("aten", 'hardtanh', 'default',
+    'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
+_c_hardtanh = hardtanh._cache
+
+
+def _bind_hardtanh(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh, (self, min_val, max_val)) from None
+    k = _c_hardtanh.get(ks)
+    if k is None:
+        k = hardtanh._fill(ks)
+    return k(self, min_val, max_val)
+
+
+hardtanh._bind = _bind_hardtanh
+hardtanh._entry = _entry_hardtanh
+_aten._packet('hardtanh')._add(hardtanh)
+
+
+# schema/native_functions.yaml:973
+hardtanh_out = _Op("aten", 'hardtanh', 'out',
+    'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
+_c_hardtanh_out = hardtanh_out._cache
+
+
+def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
+    return (self, min_val, max_val, out)
+
+
+def _entry_hardtanh_out(self, min_val, max_val, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hardtanh_out.get(ks)
+    if k is None:
+        k = hardtanh_out._fill(ks)
+    return k(self, min_val, max_val, out)
+
+
+hardtanh_out._bind = _bind_hardtanh_out
+hardtanh_out._entry = _entry_hardtanh_out
+_aten._packet('hardtanh')._add(hardtanh_out)
+
+
+# schema/native_functions.yaml:976
+hardtanh_ = _Op("aten", 'hardtanh_', 'default',
+    'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
+_c_hardtanh_ = hardtanh_._cache
+
+
+def _bind_hardtanh_(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh_(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_hardtanh_.get(ks)
+    if k is None:
+        k = hardtanh_._fill(ks)
+    return k(self, min_val, max_val)
+
+
+hardtanh_._bind = _bind_hardtanh_
+hardtanh_._entry = _entry_hardtanh_
+_aten._packet('hardtanh_')._add(hardtanh_)
+
+
+# schema/native_functions.yaml:983
+hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
+    'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
+    ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
+_c_hardtanh_backward = hardtanh_backward._cache
+
+
+def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
+    return (grad_output, self, min_val, max_val)
+
+
+def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
+    k = _c_hardtanh_backward.get(ks)
+    if k is None:
+        k = hardtanh_backward._fill(ks)
+    return k(grad_output, self, min_val, max_val)
+
+
+hardtanh_backward._bind = _bind_hardtanh_backward
+hardtanh_backward._entry = _entry_hardtanh_backward
+_aten._packet('hardtanh_backward')._add(hardtanh_backward)
+
+
+# schema/native_functions.yaml:989
+threshold = _Op("aten", 'threshold', 'default',
+    'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
+    ('self', 'threshold', 'value'), 3, tags=('pointwise',))
+_c_threshold = threshold._cache
+
+
+def _bind_threshold(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold(self, threshold_, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold, (self, threshold_, value)) from None
+    k = _c_threshold.get(ks)
+    if k is None:
+        k = threshold._fill(ks)
+    return k(self, threshold_, value)
+
+
+threshold._bind = _bind_threshold
+threshold._entry = _entry_threshold
+_aten._packet('threshold')._add(threshold)
+
+
+# schema/native_functions.yaml:994
+threshold_out = _Op("aten", 'threshold', 'out',
+    'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
+_c_threshold_out = threshold_out._cache
+
+
+def _bind_threshold_out(self, threshold, value, *, out):
+    return (self, threshold, value, out)
+
+
+def _entry_threshold_out(self, threshold, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_out, (self, threshold, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_threshold_out.get(ks)
+    if k is None:
+        k = threshold_out._fill(ks)
+    return k(self, threshold, value, out)
+
+
+threshold_out._bind = _bind_threshold_out
+threshold_out._entry = _entry_threshold_out
+_aten._packet('threshold')._add(threshold_out)
+
+
+# schema/native_functions.yaml:997
+threshold_ = _Op("aten", 'threshold_', 'default',
+    'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
+    ('self', 'threshold', 'value'), 3, tags=())
+_c_threshold_ = threshold_._cache
+
+
+def _bind_threshold_(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold_(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_, (self, threshold, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_threshold_.get(ks)
+    if k is None:
+        k = threshold_._fill(ks)
+    return k(self, threshold, value)
+
+
+threshold_._bind = _bind_threshold_
+threshold_._entry = _entry_threshold_
+_aten._packet('threshold_')._add(threshold_)
+
+
+# schema/native_functions.yaml:1003
+sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
+    'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_sigmoid_backward = sigmoid_backward._cache
+
+
+def _bind_sigmoid_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_sigmoid_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward, (grad_output, output)) from None
+    k = _c_sigmoid_backward.get(ks)
+    if k is None:
+        k = sigmoid_backward._fill(ks)
+    return k(grad_output, output)
+
+
+sigmoid_backward._bind = _bind_sigmoid_backward
+sigmoid_backward._entry = _entry_sigmoid_backward
+_aten._packet('sigmoid_backward')._add(sigmoid_backward)
+
+
+# schema/native_functions.yaml:1010
+tanh_backward = _Op("aten", 'tanh_backward', 'default',
+    'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_tanh_backward = tanh_backward._cache
+
+
+def _bind_tanh_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_tanh_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward, (grad_output, output)) from None
+    k = _c_tanh_backward.get(ks)
+    if k is None:
+        k = tanh_backward._fill(ks)
+    return k(grad_output, output)
+
+
+tanh_backward._bind = _bind_tanh_backward
+tanh_backward._entry = _entry_tanh_backward
+_aten._packet('tanh_backward')._add(tanh_backward)
+
+
+# schema/native_functions.yaml:1017
+clamp_min = _Op("aten", 'clamp_min', 'default',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min = clamp_min._cache
+
+
+def _bind_clamp_min(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min, (self, min)) from None
+    k = _c_clamp_min.get(ks)
+    if k is None:
+        k = clamp_min._fill(ks)
+    return k(self, min)
+
+
+clamp_min._bind = _bind_clamp_min
+clamp_min._entry = _entry_clamp_min
+_aten._packet('clamp_min')._add(clamp_min)
+
+
+# schema/native_functions.yaml:1022
+clamp_min_out = _Op("aten", 'clamp_min', 'out',
+    'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=('pointwise',))
+_c_clamp_min_out = clamp_min_out._cache
+
+
+def _bind_clamp_min_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_min_out.get(ks)
+    if k is None:
+        k = clamp_min_out._fill(ks)
+    return k(self, min, out)
+
+
+clamp_min_out._bind = _bind_clamp_min_out
+clamp_min_out._entry = _entry_clamp_min_out
+_aten._packet('clamp_min')._add(clamp_min_out)
+
+
+# schema/native_functions.yaml:1025
+clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min_Tensor = clamp_min_Tensor._cache
+
+
+def _bind_clamp_min_Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor, (self, min)) from None
+    k = _c_clamp_min_Tensor.get(ks)
+    if k is None:
+        k = clamp_min_Tensor._fill(ks)
+    return k(self, min)
+
+
+clamp_min_Tensor._bind = _bind_clamp_min_Tensor
+clamp_min_Tensor._entry = _entry_clamp_min_Tensor
+_aten._packet('clamp_min')._add(clamp_min_Tensor)
+
+
+# schema/native_functions.yaml:1030
+clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
+    'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=())
+_c_clamp_min_Tensor_out = clamp_min_Tensor_out._cache
+
+
+def _bind_clamp_min_Tensor_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_Tensor_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_min_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_min_Tensor_out._fill(ks)
+    return k(self, min, out)
+
+
+clamp_min_Tensor_out._bind = _bind_clamp_min_Tensor_out
+clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
+_aten._packet('clamp_min')._add(clamp_min_Tensor_out)
+
+
+# schema/native_functions.yaml:1033
+clamp_min_ = _Op("aten", 'clamp_min_', 'default',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min_ = clamp_min_._cache
+
+
+def _bind_clamp_min_(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_min_.get(ks)
+    if k is None:
+        k = clamp_min_._fill(ks)
+    return k(self, min)
+
+
+clamp_min_._bind = _bind_clamp_min_
+clamp_min_._entry = _entry_clamp_min_
+_aten._packet('clamp_min_')._add(clamp_min_)
+
+
+# schema/native_functions.yaml:1040
+clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min__Tensor = clamp_min__Tensor._cache
+
+
+def _bind_clamp_min__Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min__Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min__Tensor, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_min__Tensor.get(ks)
+    if k is None:
+        k = clamp_min__Tensor._fill(ks)
+    return k(self, min)
+
+
+clamp_min__Tensor._bind = _bind_clamp_min__Tensor
+clamp_min__Tensor._entry = _entry_clamp_min__Tensor
+_aten._packet('clamp_min_')._add(clamp_min__Tensor)
+
+
+# schema/native_functions.yaml:1047
+clamp_max = _Op("aten", 'clamp_max', 'default',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max = clamp_max._cache
+
+
+def _bind_clamp_max(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max, (self, max)) from None
+    k = _c_clamp_max.get(ks)
+    if k is None:
+        k = clamp_max._fill(ks)
+    return k(self, max)
+
+
+clamp_max._bind = _bind_clamp_max
+clamp_max._entry = _entry_clamp_max
+_aten._packet('clamp_max')._add(clamp_max)
+
+
+# schema/native_functions.yaml:1052
+clamp_max_out = _Op("aten", 'clamp_max', 'out',
+    'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=('pointwise',))
+_c_clamp_max_out = clamp_max_out._cache
+
+
+def _bind_clamp_max_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_max_out.get(ks)
+    if k is None:
+        k = clamp_max_out._fill(ks)
+    return k(self, max, out)
+
+
+clamp_max_out._bind = _bind_clamp_max_out
+clamp_max_out._entry = _entry_clamp_max_out
+_aten._packet('clamp_max')._add(clamp_max_out)
+
+
+# schema/native_functions.yaml:1055
+clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max_Tensor = clamp_max_Tensor._cache
+
+
+def _bind_clamp_max_Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor, (self, max)) from None
+    k = _c_clamp_max_Tensor.get(ks)
+    if k is None:
+        k = clamp_max_Tensor._fill(ks)
+    return k(self, max)
+
+
+clamp_max_Tensor._bind = _bind_clamp_max_Tensor
+clamp_max_Tensor._entry = _entry_clamp_max_Tensor
+_aten._packet('clamp_max')._add(clamp_max_Tensor)
+
+
+# schema/native_functions.yaml:1060
+clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
+    'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=())
+_c_clamp_max_Tensor_out = clamp_max_Tensor_out._cache
+
+
+def _bind_clamp_max_Tensor_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_Tensor_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_max_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_max_Tensor_out._fill(ks)
+    return k(self, max, out)
+
+
+clamp_max_Tensor_out._bind = _bind_clamp_max_Tensor_out
+clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
+_aten._packet('clamp_max')._add(clamp_max_Tensor_out)
+
+
+# schema/native_functions.yaml:1063
+clamp_max_ = _Op("aten", 'clamp_max_', 'default',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max_ = clamp_max_._cache
+
+
+def _bind_clamp_max_(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_max_.get(ks)
+    if k is None:
+        k = clamp_max_._fill(ks)
+    return k(self, max)
+
+
+clamp_max_._bind = _bind_clamp_max_
+clamp_max_._entry = _entry_clamp_max_
+_aten._packet('clamp_max_')._add(clamp_max_)
+
+
+# schema/native_functions.yaml:1070
+clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max__Tensor = clamp_max__Tensor._cache
+
+
+def _bind_clamp_max__Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max__Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max__Tensor, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_max__Tensor.get(ks)
+    if k is None:
+        k = clamp_max__Tensor._fill(ks)
+    return k(self, max)
+
+
+clamp_max__Tensor._bind = _bind_clamp_max__Tensor
+clamp_max__Tensor._entry = _entry_clamp_max__Tensor
+_aten._packet('clamp_max_')._add(clamp_max__Tensor)
+
+
+# schema/native_functions.yaml:1077
+clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clamp__Tensor = clamp__Tensor._cache
+
+
+def _bind_clamp__Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clamp__Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp__Tensor, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp__Tensor.get(ks)
+    if k is None:
+        k = clamp__Tensor._fill(ks)
+    return k(self, min, max)
+
+
+clamp__Tensor._bind = _bind_clamp__Tensor
+clamp__Tensor._entry = _entry_clamp__Tensor
+_aten._packet('clamp_')._add(clamp__Tensor)
