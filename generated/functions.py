@@ -68,6 +68,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_elu,
     _entry_elu_,
     _entry_elu_backward,
+    _entry_elu_backward_grad_input,
     _entry_elu_out,
     _entry_empty_like,
     _entry_empty_memory_format,
@@ -90,6 +91,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu,
     _entry_gelu_,
     _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
     _entry_gelu_out,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
@@ -97,6 +99,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh,
     _entry_hardtanh_,
     _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
@@ -107,6 +110,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_leaky_relu,
     _entry_leaky_relu_,
     _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
     _entry_leaky_relu_out,
     _entry_linear,
     _entry_log,
@@ -165,14 +169,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
     _entry_silu,
     _entry_silu_,
     _entry_silu_backward,
+    _entry_silu_backward_grad_input,
     _entry_silu_out,
     _entry_slice_Tensor,
     _entry_softplus,
     _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
     _entry_softplus_out,
     _entry_split_Tensor,
     _entry_split_sizes,
@@ -193,10 +200,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
     _entry_threshold_out,
     _entry_to_device,
     _entry_to_dtype,
@@ -909,13 +918,15 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
 
 
 # schema/native_functions.yaml:962
-def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {})
+        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
         if r is not _NO:
             return r
-    return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if out is None:
+        return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
 # schema/native_functions.yaml:18
@@ -1098,13 +1109,15 @@ def gelu_(input, *, approximate='none'):
 
 
 # schema/native_functions.yaml:883
-def gelu_backward(grad_output, input, *, approximate='none'):
+def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
-        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate})
+        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
         if r is not _NO:
             return r
-    return _entry_gelu_backward(grad_output, input, approximate)
+    if out is None:
+        return _entry_gelu_backward(grad_output, input, approximate)
+    return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
 # schema/native_functions.yaml:401
@@ -1142,13 +1155,15 @@ def hardtanh_(input, min_val=-1, max_val=1):
 
 
 # schema/native_functions.yaml:983
-def hardtanh_backward(grad_output, input, min_val, max_val):
+def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
-        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {})
+        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
         if r is not _NO:
             return r
-    return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+    if out is None:
+        return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+    return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
 
 
 # schema/native_functions.yaml:849
@@ -1218,13 +1233,15 @@ def leaky_relu_(input, negative_slope=0.01):
 
 
 # schema/native_functions.yaml:941
-def leaky_relu_backward(grad_output, input, negative_slope, self_is_result):
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {})
+        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
         if r is not _NO:
             return r
-    return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+    if out is None:
+        return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+    return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
 # schema/native_functions.yaml:658
@@ -1653,13 +1670,15 @@ def sigmoid_(input):
 
 
 # schema/native_functions.yaml:1003
-def sigmoid_backward(grad_output, output):
+def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {})
+        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
         if r is not _NO:
             return r
-    return _entry_sigmoid_backward(grad_output, output)
+    if out is None:
+        return _entry_sigmoid_backward(grad_output, output)
+    return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
 # schema/native_functions.yaml:890
@@ -1685,13 +1704,15 @@ def silu_(input):
 
 
 # schema/native_functions.yaml:905
-def silu_backward(grad_output, input):
+def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {})
+        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
         if r is not _NO:
             return r
-    return _entry_silu_backward(grad_output, input)
+    if out is None:
+        return _entry_silu_backward(grad_output, input)
+    return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
 # schema/native_functions.yaml:754
@@ -1717,13 +1738,15 @@ def softplus(input, beta=1, threshold=20, *, out=None):
 
 
 # schema/native_functions.yaml:920
-def softplus_backward(grad_output, input, beta, threshold):
+def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {})
+        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
         if r is not _NO:
             return r
-    return _entry_softplus_backward(grad_output, input, beta, threshold)
+    if out is None:
+        return _entry_softplus_backward(grad_output, input, beta, threshold)
+    return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
 
 
 # schema/native_functions.yaml:777
@@ -1942,13 +1965,15 @@ def tanh_(input):
 
 
 # schema/native_functions.yaml:1010
-def tanh_backward(grad_output, output):
+def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {})
+        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
         if r is not _NO:
             return r
-    return _entry_tanh_backward(grad_output, output)
+    if out is None:
+        return _entry_tanh_backward(grad_output, output)
+    return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
 # schema/native_functions.yaml:989
@@ -1974,13 +1999,15 @@ def threshold_(input, threshold, value):
 
 
 # schema/native_functions.yaml:544
-def threshold_backward(grad_output, input, threshold):
+def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {})
+        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
         if r is not _NO:
             return r
-    return _entry_threshold_backward(grad_output, input, threshold)
+    if out is None:
+        return _entry_threshold_backward(grad_output, input, threshold)
+    return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
 # schema/native_functions.yaml:702

@@ -5852,3 +5852,273 @@ def _entry_clamp__Tensor(self, min, max):
 clamp__Tensor._bind = _bind_clamp__Tensor
 clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
+
+
+# schema/native_functions.yaml:1084
+gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
+    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
+_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
+
+
+def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
+    return (grad_output, self, approximate, grad_input)
+
+
+def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_gelu_backward_grad_input.get(ks)
+    if k is None:
+        k = gelu_backward_grad_input._fill(ks)
+    return k(grad_output, self, approximate, grad_input)
+
+
+gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
+gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
+_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
+
+
+# schema/native_functions.yaml:1089
+silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
+    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
+_c_silu_backward_grad_input = silu_backward_grad_input._cache
+
+
+def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_silu_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_silu_backward_grad_input.get(ks)
+    if k is None:
+        k = silu_backward_grad_input._fill(ks)
+    return k(grad_output, self, grad_input)
+
+
+silu_backward_grad_input._bind = _bind_silu_backward_grad_input
+silu_backward_grad_input._entry = _entry_silu_backward_grad_input
+_aten._packet('silu_backward')._add(silu_backward_grad_input)
+
+
+# schema/native_functions.yaml:1095
+softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
+    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
+_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
+
+
+def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
+    return (grad_output, self, beta, threshold, grad_input)
+
+
+def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_softplus_backward_grad_input.get(ks)
+    if k is None:
+        k = softplus_backward_grad_input._fill(ks)
+    return k(grad_output, self, beta, threshold, grad_input)
+
+
+softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
+softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
+_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
+
+
+# schema/native_functions.yaml:1100
+leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
+    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
+_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
+
+
+def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
+    return (grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_leaky_relu_backward_grad_input.get(ks)
+    if k is None:
+        k = leaky_relu_backward_grad_input._fill(ks)
+    return k(grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
+leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
+
+
+# schema/native_functions.yaml:1105
+elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
+    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
+_c_elu_backward_grad_input = elu_backward_grad_input._cache
+
+
+def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_elu_backward_grad_input.get(ks)
+    if k is None:
+        k = elu_backward_grad_input._fill(ks)
+    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+elu_backward_grad_input._bind = _bind_elu_backward_grad_input
+elu_backward_grad_input._entry = _entry_elu_backward_grad_input
+_aten._packet('elu_backward')._add(elu_backward_grad_input)
+
+
+# schema/native_functions.yaml:1110
+hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
+    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
+_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
+
+
+def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
+    return (grad_output, self, min_val, max_val, grad_input)
+
+
+def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_hardtanh_backward_grad_input.get(ks)
+    if k is None:
+        k = hardtanh_backward_grad_input._fill(ks)
+    return k(grad_output, self, min_val, max_val, grad_input)
+
+
+hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
+hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
+_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:1115
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
+    return (grad_output, self, threshold, grad_input)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_threshold_backward_grad_input.get(ks)
+    if k is None:
+        k = threshold_backward_grad_input._fill(ks)
+    return k(grad_output, self, threshold, grad_input)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
+# schema/native_functions.yaml:1120
+sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
+    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
+
+
+def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_sigmoid_backward_grad_input.get(ks)
+    if k is None:
+        k = sigmoid_backward_grad_input._fill(ks)
+    return k(grad_output, output, grad_input)
+
+
+sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
+sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
+_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml:1126
+tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
+    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
+
+
+def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_tanh_backward_grad_input.get(ks)
+    if k is None:
+        k = tanh_backward_grad_input._fill(ks)
+    return k(grad_output, output, grad_input)
+
+
+tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
+tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
+_aten._packet('tanh_backward')._add(tanh_backward_grad_input)

@@ -5,6 +5,7 @@ from ember._generated import ops as _o
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
+from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import views as _common_views
@@ -836,3 +837,39 @@ _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1084
+_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
+_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1089
+_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
+_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1095
+_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
+_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1100
+_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
+_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1105
+_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
+_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1110
+_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
+_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1115
+_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
+_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1120
+_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
+_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1126
+_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
+_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)

@@ -94,6 +94,7 @@ class OpInfo:
     tols: dict = field(default_factory=dict)
     ref: Callable | None = None
     functional: str | None = None  # for kind == "out": the overload computing the result
+    out_name: str = "out"          # for kind == "out": the out argument (`grad_input`)
 
     def tolerance(self, dtype_name):
         return self.tols.get(dtype_name, DEFAULT_TOLS.get(dtype_name, (0, 0)))
@@ -247,8 +248,13 @@ def schema_kind(name) -> str:
     """"out" for `Tensor(a!) out` overloads, "inplace" for `Tensor(a!) self`, else "functional"."""
     packet, overload = name.split(".")
     schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
-    return "out" if "Tensor(a!) out" in schema else "inplace" if "Tensor(a!) self" in schema \
+    return "out" if out_name(schema) else "inplace" if "Tensor(a!) self" in schema \
         else "functional"
+
+
+def out_name(schema: str) -> str | None:
+    """The out= argument of a schema: `out`, or torch's `grad_input` of *_backward ops."""
+    return next((n for n in ("out", "grad_input") if f"Tensor(a!) {n}" in schema), None)
 
 
 def register(name, samples, **flags):
@@ -261,8 +267,11 @@ def out_of(name, functional, *, ref=None):
     """The out= variant of `functional`: same samples, `out=` allocated like the result."""
     f = OPS[functional]
     assert schema_kind(name) == "out", name
+    packet, overload = name.split(".")
+    schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
     OPS[name] = OpInfo(name, f.samples, kind="out", values=f.values,
-                       exact_strides=f.exact_strides, tols=f.tols, ref=ref, functional=functional)
+                       exact_strides=f.exact_strides, tols=f.tols, ref=ref, functional=functional,
+                       out_name=out_name(schema))
 
 
 # ---- factories --------------------------------------------------------------------

@@ -304,3 +304,9 @@ _extend("threshold_backward.default", _threshold_backward_extra)
 _extend("clamp.Tensor", lambda: [
     S(make((3, 4), BOOL), make((3, 4), BOOL), None, name="bool"),
     S(make((3, 4), I64), np.array(1.5, F64), None, name="int64_with_0d_float64")])
+
+
+for _op in ("gelu_backward", "silu_backward", "softplus_backward", "leaky_relu_backward",
+            "elu_backward", "hardtanh_backward", "threshold_backward", "sigmoid_backward",
+            "tanh_backward"):
+    out_of(f"{_op}.grad_input", f"{_op}.default")

@@ -183,7 +183,8 @@ def run_torch(info: OpInfo, sample: SampleInput, out_mode=None):
     args, kwargs = sample_args(sample, "torch")
     if info.kind == "out":
         res, exc = call(torch_ref(OPS[info.functional], args), args, kwargs)
-        kwargs["out"] = error_out(args, "torch") if exc else out_like(res, out_mode, "torch")
+        kwargs[info.out_name] = (error_out(args, "torch") if exc
+                                 else out_like(res, out_mode, "torch"))
     res, exc = call(torch_ref(info, args), args, kwargs)
     return args, kwargs, res, exc
 
@@ -288,10 +289,10 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     t_args, t_kwargs, t_res, t_exc = run_torch(info, sample, out_mode)
     e_args, e_kwargs = sample_args(sample, "ember")
     if info.kind == "out":
-        e_kwargs["out"] = (error_out(e_args, "ember") if t_exc
-                           else out_like(t_res, out_mode, "ember"))
+        e_kwargs[info.out_name] = (error_out(e_args, "ember") if t_exc
+                                   else out_like(t_res, out_mode, "ember"))
     read_only = (e_args[1:] if info.kind == "inplace" else e_args,
-                 {k: v for k, v in e_kwargs.items() if k != "out"})
+                 {k: v for k, v in e_kwargs.items() if k != info.out_name})
     snap = snapshot(tensors_in(read_only))
     e_res, e_exc = call(ember_op(info.name), e_args, e_kwargs)
     if t_exc is not None:
@@ -304,7 +305,7 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     if info.kind == "inplace":
         assert e_res is e_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert e_res is e_kwargs["out"], "an out= op must return out"
+        assert e_res is e_kwargs[info.out_name], "an out= op must return out"
     else:
         assert_same_aliasing(e_res, t_res, tensors_in((e_args, e_kwargs)),
                              tensors_in((t_args, t_kwargs)))
@@ -376,8 +377,8 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "out":
         t_args, t_kwargs = sample_args(sample, "torch")
         t_res, t_exc = call(torch_ref(OPS[info.functional], t_args), t_args, t_kwargs)
-        e_kwargs["out"] = (error_out(e_args, "ember") if t_exc
-                           else out_like(t_res, out_mode, "ember"))
+        e_kwargs[info.out_name] = (error_out(e_args, "ember") if t_exc
+                                   else out_like(t_res, out_mode, "ember"))
     m_args, m_kwargs = to_meta(e_args), to_meta(e_kwargs)
     if "factory" in op.tags:
         m_kwargs["device"] = "meta"
@@ -412,7 +413,7 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "inplace":
         assert m_res is m_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert m_res is m_kwargs["out"], "an out= op must return out"
+        assert m_res is m_kwargs[info.out_name], "an out= op must return out"
 
 
 @pytest.mark.parametrize("name,args", [
