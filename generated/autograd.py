@@ -2443,41 +2443,8 @@ class HardtanhBackward0(_Node):
 
 
 # schema/derivatives.yaml:371
-class HardtanhBackward1(_Node):
-    """Backward of hardtanh_ (schema/derivatives.yaml:371)."""
-    __slots__ = ('_s_max_val', '_s_min_val', '_s_result')
-    _saved_slots = ('_s_result',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            max_val = _node._s_max_val
-            min_val = _node._s_min_val
-            result = _unpack(_node._s_result, _node)
-            _r_self = _F.hardtanh_backward(grad, result, min_val, max_val)
-        return (_r_self,)
-
-    @property
-    def _saved_max_val(self):
-        return self._s_max_val
-
-    @property
-    def _saved_min_val(self):
-        return self._s_min_val
-
-    @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
-
-
-# schema/derivatives.yaml:374
 class HardtanhBackwardBackward0(_Node):
-    """Backward of hardtanh_backward (schema/derivatives.yaml:374)."""
+    """Backward of hardtanh_backward (schema/derivatives.yaml:371)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2531,9 +2498,9 @@ class HardtanhBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:378
+# schema/derivatives.yaml:375
 class ThresholdBackward0(_Node):
-    """Backward of threshold (schema/derivatives.yaml:378)."""
+    """Backward of threshold (schema/derivatives.yaml:375)."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2559,9 +2526,37 @@ class ThresholdBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:381
+# schema/derivatives.yaml:379
+class ThresholdBackward1(_Node):
+    """Backward of threshold_ (schema/derivatives.yaml:379)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:382
 class SigmoidBackwardBackward0(_Node):
-    """Backward of sigmoid_backward (schema/derivatives.yaml:381)."""
+    """Backward of sigmoid_backward (schema/derivatives.yaml:382)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -2611,9 +2606,9 @@ class SigmoidBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:385
+# schema/derivatives.yaml:386
 class TanhBackwardBackward0(_Node):
-    """Backward of tanh_backward (schema/derivatives.yaml:385)."""
+    """Backward of tanh_backward (schema/derivatives.yaml:386)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -2663,9 +2658,9 @@ class TanhBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:389
+# schema/derivatives.yaml:390
 class ClampMinBackward0(_Node):
-    """Backward of clamp_min (schema/derivatives.yaml:389)."""
+    """Backward of clamp_min (schema/derivatives.yaml:390)."""
     __slots__ = ('_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2691,9 +2686,9 @@ class ClampMinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:392
+# schema/derivatives.yaml:393
 class ClampMinBackward1(_Node):
-    """Backward of clamp_min.Tensor (schema/derivatives.yaml:392)."""
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:393)."""
     __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_min', '_s_self')
     _saved_list_slots = ()
@@ -2744,9 +2739,9 @@ class ClampMinBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:396
+# schema/derivatives.yaml:397
 class ClampMaxBackward0(_Node):
-    """Backward of clamp_max (schema/derivatives.yaml:396)."""
+    """Backward of clamp_max (schema/derivatives.yaml:397)."""
     __slots__ = ('_s_max', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2772,9 +2767,9 @@ class ClampMaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:399
+# schema/derivatives.yaml:400
 class ClampMaxBackward1(_Node):
-    """Backward of clamp_max.Tensor (schema/derivatives.yaml:399)."""
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:400)."""
     __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_max', '_s_self')
     _saved_list_slots = ()
@@ -4795,16 +4790,17 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:368)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(HardtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_max_val = max_val
             _node._s_min_val = min_val
+            _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_hardtanh_.get(_ks)
     if _k is None:
@@ -4812,12 +4808,10 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     _out = _k(self, min_val, max_val)
     if _node is not None:
         _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
     return _out
 
 
-# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:371)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -4844,7 +4838,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:989 (derivative: schema/derivatives.yaml:378)
+# schema/native_functions.yaml:989 (derivative: schema/derivatives.yaml:375)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -4863,14 +4857,14 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:378)
+# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:379)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self = _save(self.clone())
             _node._s_threshold = threshold
     _ks = ks & _BELOW
@@ -4883,7 +4877,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:381)
+# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:382)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -4911,7 +4905,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:385)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:386)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -4939,7 +4933,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:390)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -4958,7 +4952,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:393)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -4986,7 +4980,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1033 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1033 (derivative: schema/derivatives.yaml:390)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -5006,7 +5000,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:393)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -5035,7 +5029,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:396)
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:397)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -5054,7 +5048,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:400)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -5082,7 +5076,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1063 (derivative: schema/derivatives.yaml:396)
+# schema/native_functions.yaml:1063 (derivative: schema/derivatives.yaml:397)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -5102,7 +5096,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:400)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
