@@ -15,7 +15,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
-from ember.core.tensor import Tensor, from_array
+from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.meta import activation as M
@@ -31,35 +31,28 @@ def _compute_np(dt: D.dtype):
 
 
 def _operand(x, cnp):
+    """A tensor's array (or a wrapped Python number) in the compute dtype."""
     if isinstance(x, Tensor):
         a = x._np
         return a if a.dtype == cnp else a.astype(cnp)
-    return x
+    return np.asarray(x, cnp)
 
 
 def _run(layout, fn, *operands):
-    """fn over the operands (tensors as arrays in the compute dtype, numbers as they are),
-    written into a fresh tensor of the Meta layout."""
+    """fn over the operands (arrays in the compute dtype), written into a fresh tensor of
+    the Meta layout."""
     dt = layout._dtype
     cnp = _compute_np(dt)
     arrays = [_operand(x, cnp) for x in operands]
     with np.errstate(all="ignore"):
         r = np.asarray(fn(*arrays))
     if (r.shape == tuple(layout._shape) and r.dtype == dt.np and r.flags.c_contiguous and
-            layout._stride == _contiguous(layout._shape) and
+            tuple(layout._stride) == contiguous_strides(tuple(layout._shape)) and
             not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in arrays)):
         return from_array(r, dt)
     out = empty_cpu(layout._shape, dt, layout._stride)
     np.copyto(out._np, r, casting="unsafe")
     return out
-
-
-def _contiguous(shape):
-    strides, n = [], 1
-    for s in reversed(shape):
-        strides.append(n)
-        n *= s
-    return tuple(reversed(strides))
 
 
 def _write_back(self, result):
