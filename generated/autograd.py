@@ -744,42 +744,9 @@ class WhereBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:127
+# schema/derivatives.yaml:128
 class ClampBackward0(_Node):
-    """Backward of clamp (schema/derivatives.yaml:127)."""
-    __slots__ = ('_s_max', '_s_min', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            max = _node._s_max
-            min = _node._s_min
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.clamp_backward(grad, self, min, max)
-        return (_r_self,)
-
-    @property
-    def _saved_max(self):
-        return self._s_max
-
-    @property
-    def _saved_min(self):
-        return self._s_min
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml:130
-class ClampBackward1(_Node):
-    """Backward of clamp.Tensor (schema/derivatives.yaml:130)."""
+    """Backward of clamp.Tensor (schema/derivatives.yaml:128)."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
@@ -812,9 +779,42 @@ class ClampBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:133
+# schema/derivatives.yaml:131
+class ClampBackward1(_Node):
+    """Backward of clamp (schema/derivatives.yaml:131)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.clamp_backward(grad, self, min, max)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:134
 class MaskedFillBackward0(_Node):
-    """Backward of masked_fill.Scalar (schema/derivatives.yaml:133)."""
+    """Backward of masked_fill.Scalar (schema/derivatives.yaml:134)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -845,9 +845,9 @@ class MaskedFillBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:137
+# schema/derivatives.yaml:138
 class MaskedFillBackward1(_Node):
-    """Backward of masked_fill.Tensor (schema/derivatives.yaml:137)."""
+    """Backward of masked_fill.Tensor (schema/derivatives.yaml:138)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -887,9 +887,9 @@ class MaskedFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:186
+# schema/derivatives.yaml:187
 class NegBackward0(_Node):
-    """Backward of neg (schema/derivatives.yaml:186)."""
+    """Backward of neg (schema/derivatives.yaml:187)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -904,9 +904,9 @@ class NegBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:189
+# schema/derivatives.yaml:190
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:189)."""
+    """Backward of exp (schema/derivatives.yaml:190)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -927,9 +927,9 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:192
+# schema/derivatives.yaml:193
 class LogBackward0(_Node):
-    """Backward of log (schema/derivatives.yaml:192)."""
+    """Backward of log (schema/derivatives.yaml:193)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -950,9 +950,9 @@ class LogBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:195
+# schema/derivatives.yaml:196
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:195)."""
+    """Backward of relu (schema/derivatives.yaml:196)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -973,9 +973,9 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:199
+# schema/derivatives.yaml:200
 class ThresholdBackwardBackward0(_Node):
-    """Backward of threshold_backward (schema/derivatives.yaml:199)."""
+    """Backward of threshold_backward (schema/derivatives.yaml:200)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1024,9 +1024,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:205
+# schema/derivatives.yaml:206
 class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:205)."""
+    """Backward of sigmoid (schema/derivatives.yaml:206)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1047,9 +1047,9 @@ class SigmoidBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:208
+# schema/derivatives.yaml:209
 class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:208)."""
+    """Backward of tanh (schema/derivatives.yaml:209)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1070,9 +1070,9 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:212
+# schema/derivatives.yaml:213
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:212)."""
+    """Backward of sum (schema/derivatives.yaml:213)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1097,9 +1097,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:215
+# schema/derivatives.yaml:216
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:215)."""
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:216)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1134,9 +1134,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:218
+# schema/derivatives.yaml:219
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:218)."""
+    """Backward of mean (schema/derivatives.yaml:219)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1161,9 +1161,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:221
+# schema/derivatives.yaml:222
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:221)."""
+    """Backward of mean.dim (schema/derivatives.yaml:222)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1198,9 +1198,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:224
+# schema/derivatives.yaml:225
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:224)."""
+    """Backward of amax (schema/derivatives.yaml:225)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1236,9 +1236,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:232
+# schema/derivatives.yaml:233
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:232)."""
+    """Backward of mm (schema/derivatives.yaml:233)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1267,9 +1267,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:236
+# schema/derivatives.yaml:237
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:236)."""
+    """Backward of bmm (schema/derivatives.yaml:237)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1298,9 +1298,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:240
+# schema/derivatives.yaml:241
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:240)."""
+    """Backward of addmm (schema/derivatives.yaml:241)."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1353,9 +1353,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:246
+# schema/derivatives.yaml:247
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:246)."""
+    """Backward of view (schema/derivatives.yaml:247)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1375,9 +1375,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:254
+# schema/derivatives.yaml:255
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:254)."""
+    """Backward of as_strided (schema/derivatives.yaml:255)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1422,9 +1422,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:257
+# schema/derivatives.yaml:258
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:257)."""
+    """Backward of permute (schema/derivatives.yaml:258)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1444,9 +1444,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:260
+# schema/derivatives.yaml:261
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:260)."""
+    """Backward of transpose.int (schema/derivatives.yaml:261)."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1471,9 +1471,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:263
+# schema/derivatives.yaml:264
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:263)."""
+    """Backward of t (schema/derivatives.yaml:264)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1488,9 +1488,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:266
+# schema/derivatives.yaml:267
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:266)."""
+    """Backward of unsqueeze (schema/derivatives.yaml:267)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1510,9 +1510,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:269
+# schema/derivatives.yaml:270
 class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:269)."""
+    """Backward of squeeze (schema/derivatives.yaml:270)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1532,9 +1532,9 @@ class SqueezeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:272
+# schema/derivatives.yaml:273
 class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:272)."""
+    """Backward of squeeze.dim (schema/derivatives.yaml:273)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1554,9 +1554,9 @@ class SqueezeBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:275
+# schema/derivatives.yaml:276
 class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:275)."""
+    """Backward of squeeze.dims (schema/derivatives.yaml:276)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1576,9 +1576,9 @@ class SqueezeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:278
+# schema/derivatives.yaml:279
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:278)."""
+    """Backward of expand (schema/derivatives.yaml:279)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1598,9 +1598,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:281
+# schema/derivatives.yaml:282
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:281)."""
+    """Backward of slice.Tensor (schema/derivatives.yaml:282)."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1640,9 +1640,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:284
+# schema/derivatives.yaml:285
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:284)."""
+    """Backward of select.int (schema/derivatives.yaml:285)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1672,9 +1672,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:287
+# schema/derivatives.yaml:288
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:287)."""
+    """Backward of diagonal (schema/derivatives.yaml:288)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1709,9 +1709,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:291
+# schema/derivatives.yaml:292
 class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:291)."""
+    """Backward of split.Tensor (schema/derivatives.yaml:292)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1730,9 +1730,9 @@ class SplitBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:294
+# schema/derivatives.yaml:295
 class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:294)."""
+    """Backward of split_with_sizes (schema/derivatives.yaml:295)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1751,9 +1751,9 @@ class SplitWithSizesBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:297
+# schema/derivatives.yaml:298
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:297)."""
+    """Backward of unbind.int (schema/derivatives.yaml:298)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1772,9 +1772,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:304
+# schema/derivatives.yaml:305
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:304)."""
+    """Backward of alias (schema/derivatives.yaml:305)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1789,9 +1789,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:308
+# schema/derivatives.yaml:309
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:308)."""
+    """Backward of cat (schema/derivatives.yaml:309)."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1822,9 +1822,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:311
+# schema/derivatives.yaml:312
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:311)."""
+    """Backward of index.Tensor (schema/derivatives.yaml:312)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1850,9 +1850,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:317
+# schema/derivatives.yaml:318
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:317)."""
+    """Backward of index_put (schema/derivatives.yaml:318)."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1892,9 +1892,9 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:325
+# schema/derivatives.yaml:326
 class GeluBackward0(_Node):
-    """Backward of gelu (schema/derivatives.yaml:325)."""
+    """Backward of gelu (schema/derivatives.yaml:326)."""
     __slots__ = ('_s_approximate', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1920,9 +1920,9 @@ class GeluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:328
+# schema/derivatives.yaml:329
 class GeluBackwardBackward0(_Node):
-    """Backward of gelu_backward (schema/derivatives.yaml:328)."""
+    """Backward of gelu_backward (schema/derivatives.yaml:329)."""
     __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -1978,9 +1978,9 @@ class GeluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:332
+# schema/derivatives.yaml:333
 class SiluBackward0(_Node):
-    """Backward of silu (schema/derivatives.yaml:332)."""
+    """Backward of silu (schema/derivatives.yaml:333)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2001,9 +2001,9 @@ class SiluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:335
+# schema/derivatives.yaml:336
 class SiluBackwardBackward0(_Node):
-    """Backward of silu_backward (schema/derivatives.yaml:335)."""
+    """Backward of silu_backward (schema/derivatives.yaml:336)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -2053,9 +2053,9 @@ class SiluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:339
+# schema/derivatives.yaml:340
 class SoftplusBackward0(_Node):
-    """Backward of softplus (schema/derivatives.yaml:339)."""
+    """Backward of softplus (schema/derivatives.yaml:340)."""
     __slots__ = ('_s_beta', '_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2086,9 +2086,9 @@ class SoftplusBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:342
+# schema/derivatives.yaml:343
 class SoftplusBackwardBackward0(_Node):
-    """Backward of softplus_backward (schema/derivatives.yaml:342)."""
+    """Backward of softplus_backward (schema/derivatives.yaml:343)."""
     __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -2150,9 +2150,9 @@ class SoftplusBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:348
+# schema/derivatives.yaml:349
 class LeakyReluBackward0(_Node):
-    """Backward of leaky_relu (schema/derivatives.yaml:348)."""
+    """Backward of leaky_relu (schema/derivatives.yaml:349)."""
     __slots__ = ('_s_negative_slope', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2178,9 +2178,9 @@ class LeakyReluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:351
+# schema/derivatives.yaml:352
 class LeakyReluBackward1(_Node):
-    """Backward of leaky_relu_ (schema/derivatives.yaml:351)."""
+    """Backward of leaky_relu_ (schema/derivatives.yaml:352)."""
     __slots__ = ('_s_negative_slope', '_s_result')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2206,9 +2206,9 @@ class LeakyReluBackward1(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:354
+# schema/derivatives.yaml:355
 class LeakyReluBackwardBackward0(_Node):
-    """Backward of leaky_relu_backward (schema/derivatives.yaml:354)."""
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:355)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2257,9 +2257,9 @@ class LeakyReluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:358
+# schema/derivatives.yaml:359
 class EluBackward0(_Node):
-    """Backward of elu (schema/derivatives.yaml:358)."""
+    """Backward of elu (schema/derivatives.yaml:359)."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2295,9 +2295,9 @@ class EluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:361
+# schema/derivatives.yaml:362
 class EluBackward1(_Node):
-    """Backward of elu_ (schema/derivatives.yaml:361)."""
+    """Backward of elu_ (schema/derivatives.yaml:362)."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2333,9 +2333,9 @@ class EluBackward1(_Node):
         return self._s_scale
 
 
-# schema/derivatives.yaml:364
+# schema/derivatives.yaml:365
 class EluBackwardBackward0(_Node):
-    """Backward of elu_backward (schema/derivatives.yaml:364)."""
+    """Backward of elu_backward (schema/derivatives.yaml:365)."""
     __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
     _saved_slots = ('_s_grad_output', '_s_self_or_result')
     _saved_list_slots = ()
@@ -2409,9 +2409,9 @@ class EluBackwardBackward0(_Node):
         return self._s_self_or_result_shape
 
 
-# schema/derivatives.yaml:368
+# schema/derivatives.yaml:369
 class HardtanhBackward0(_Node):
-    """Backward of hardtanh (schema/derivatives.yaml:368)."""
+    """Backward of hardtanh (schema/derivatives.yaml:369)."""
     __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2442,9 +2442,9 @@ class HardtanhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:371
+# schema/derivatives.yaml:372
 class HardtanhBackwardBackward0(_Node):
-    """Backward of hardtanh_backward (schema/derivatives.yaml:371)."""
+    """Backward of hardtanh_backward (schema/derivatives.yaml:372)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2498,9 +2498,9 @@ class HardtanhBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:375
+# schema/derivatives.yaml:376
 class ThresholdBackward0(_Node):
-    """Backward of threshold (schema/derivatives.yaml:375)."""
+    """Backward of threshold (schema/derivatives.yaml:376)."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2526,9 +2526,9 @@ class ThresholdBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:379
+# schema/derivatives.yaml:380
 class ThresholdBackward1(_Node):
-    """Backward of threshold_ (schema/derivatives.yaml:379)."""
+    """Backward of threshold_ (schema/derivatives.yaml:380)."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2554,9 +2554,9 @@ class ThresholdBackward1(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:382
+# schema/derivatives.yaml:383
 class SigmoidBackwardBackward0(_Node):
-    """Backward of sigmoid_backward (schema/derivatives.yaml:382)."""
+    """Backward of sigmoid_backward (schema/derivatives.yaml:383)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -2606,9 +2606,9 @@ class SigmoidBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:386
+# schema/derivatives.yaml:387
 class TanhBackwardBackward0(_Node):
-    """Backward of tanh_backward (schema/derivatives.yaml:386)."""
+    """Backward of tanh_backward (schema/derivatives.yaml:387)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -2658,9 +2658,9 @@ class TanhBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:390
+# schema/derivatives.yaml:391
 class ClampMinBackward0(_Node):
-    """Backward of clamp_min (schema/derivatives.yaml:390)."""
+    """Backward of clamp_min (schema/derivatives.yaml:391)."""
     __slots__ = ('_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2686,9 +2686,9 @@ class ClampMinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:393
+# schema/derivatives.yaml:394
 class ClampMinBackward1(_Node):
-    """Backward of clamp_min.Tensor (schema/derivatives.yaml:393)."""
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:394)."""
     __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_min', '_s_self')
     _saved_list_slots = ()
@@ -2739,9 +2739,9 @@ class ClampMinBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:397
+# schema/derivatives.yaml:398
 class ClampMaxBackward0(_Node):
-    """Backward of clamp_max (schema/derivatives.yaml:397)."""
+    """Backward of clamp_max (schema/derivatives.yaml:398)."""
     __slots__ = ('_s_max', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2767,9 +2767,9 @@ class ClampMaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:400
+# schema/derivatives.yaml:401
 class ClampMaxBackward1(_Node):
-    """Backward of clamp_max.Tensor (schema/derivatives.yaml:400)."""
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:401)."""
     __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_max', '_s_self')
     _saved_list_slots = ()
@@ -3443,7 +3443,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -3455,7 +3455,7 @@ def _ag_clamp(ks, self, min, max):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -3463,7 +3463,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -3477,7 +3477,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     _e_max = None if max is None else _edge(max)
     if not (_e_self is not None or _e_min is not None or _e_max is not None):
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
     if _e_self is not None or _e_min is not None or _e_max is not None:
         _node._s_max = _save(max)
         _node._s_min = _save(min)
@@ -3486,14 +3486,14 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:448 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:448 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -3507,7 +3507,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:455 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:455 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -3527,7 +3527,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:462 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:462 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -3552,7 +3552,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:469 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:469 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3573,7 +3573,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:476 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:476 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3599,7 +3599,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:484 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:484 (derivative: schema/derivatives.yaml:187)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -3616,7 +3616,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:492 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:492 (derivative: schema/derivatives.yaml:187)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3634,7 +3634,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:499 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:499 (derivative: schema/derivatives.yaml:190)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -3653,7 +3653,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:507 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:507 (derivative: schema/derivatives.yaml:190)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3673,7 +3673,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:514 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:514 (derivative: schema/derivatives.yaml:193)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -3691,7 +3691,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:522 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:522 (derivative: schema/derivatives.yaml:193)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3710,7 +3710,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:529 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:529 (derivative: schema/derivatives.yaml:196)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -3729,7 +3729,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:537 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:537 (derivative: schema/derivatives.yaml:196)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3749,7 +3749,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:544 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:544 (derivative: schema/derivatives.yaml:200)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -3776,7 +3776,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:205)
+# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -3795,7 +3795,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:559 (derivative: schema/derivatives.yaml:205)
+# schema/native_functions.yaml:559 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3815,7 +3815,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:566 (derivative: schema/derivatives.yaml:208)
+# schema/native_functions.yaml:566 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -3834,7 +3834,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:574 (derivative: schema/derivatives.yaml:208)
+# schema/native_functions.yaml:574 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3854,7 +3854,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:582 (derivative: schema/derivatives.yaml:212)
+# schema/native_functions.yaml:582 (derivative: schema/derivatives.yaml:213)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -3873,7 +3873,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:589 (derivative: schema/derivatives.yaml:215)
+# schema/native_functions.yaml:589 (derivative: schema/derivatives.yaml:216)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -3894,7 +3894,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:597 (derivative: schema/derivatives.yaml:218)
+# schema/native_functions.yaml:597 (derivative: schema/derivatives.yaml:219)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -3913,7 +3913,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:604 (derivative: schema/derivatives.yaml:221)
+# schema/native_functions.yaml:604 (derivative: schema/derivatives.yaml:222)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -3934,7 +3934,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:612 (derivative: schema/derivatives.yaml:224)
+# schema/native_functions.yaml:612 (derivative: schema/derivatives.yaml:225)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -3956,7 +3956,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:629 (derivative: schema/derivatives.yaml:232)
+# schema/native_functions.yaml:629 (derivative: schema/derivatives.yaml:233)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -3978,7 +3978,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:637 (derivative: schema/derivatives.yaml:236)
+# schema/native_functions.yaml:637 (derivative: schema/derivatives.yaml:237)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -4000,7 +4000,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:645 (derivative: schema/derivatives.yaml:240)
+# schema/native_functions.yaml:645 (derivative: schema/derivatives.yaml:241)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -4030,7 +4030,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:663 (derivative: schema/derivatives.yaml:246)
+# schema/native_functions.yaml:663 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -4048,7 +4048,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:690 (derivative: schema/derivatives.yaml:254)
+# schema/native_functions.yaml:690 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -4071,7 +4071,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:696 (derivative: schema/derivatives.yaml:257)
+# schema/native_functions.yaml:696 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -4089,7 +4089,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:702 (derivative: schema/derivatives.yaml:260)
+# schema/native_functions.yaml:702 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -4108,7 +4108,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:708 (derivative: schema/derivatives.yaml:263)
+# schema/native_functions.yaml:708 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -4125,7 +4125,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:266)
+# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -4143,7 +4143,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:725 (derivative: schema/derivatives.yaml:269)
+# schema/native_functions.yaml:725 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -4161,7 +4161,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:731 (derivative: schema/derivatives.yaml:272)
+# schema/native_functions.yaml:731 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -4179,7 +4179,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:737 (derivative: schema/derivatives.yaml:275)
+# schema/native_functions.yaml:737 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -4197,7 +4197,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:743 (derivative: schema/derivatives.yaml:278)
+# schema/native_functions.yaml:743 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -4215,7 +4215,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:281)
+# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -4237,7 +4237,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:760 (derivative: schema/derivatives.yaml:284)
+# schema/native_functions.yaml:760 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -4257,7 +4257,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:287)
+# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -4278,7 +4278,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:777 (derivative: schema/derivatives.yaml:291)
+# schema/native_functions.yaml:777 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -4296,7 +4296,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:294)
+# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -4314,7 +4314,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:297)
+# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -4332,7 +4332,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:831 (derivative: schema/derivatives.yaml:304)
+# schema/native_functions.yaml:831 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -4349,7 +4349,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:838 (derivative: schema/derivatives.yaml:308)
+# schema/native_functions.yaml:838 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -4371,7 +4371,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:311)
+# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -4390,7 +4390,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:857 (derivative: schema/derivatives.yaml:317)
+# schema/native_functions.yaml:857 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -4416,7 +4416,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:863 (derivative: schema/derivatives.yaml:317)
+# schema/native_functions.yaml:863 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4441,7 +4441,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:869 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:869 (derivative: schema/derivatives.yaml:326)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -4460,7 +4460,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:877 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:877 (derivative: schema/derivatives.yaml:326)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -4480,7 +4480,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:883 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:883 (derivative: schema/derivatives.yaml:329)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -4510,7 +4510,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:332)
+# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:333)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -4528,7 +4528,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:898 (derivative: schema/derivatives.yaml:332)
+# schema/native_functions.yaml:898 (derivative: schema/derivatives.yaml:333)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -4547,7 +4547,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:335)
+# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:336)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -4575,7 +4575,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:339)
+# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:340)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -4595,7 +4595,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:342)
+# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:343)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -4627,7 +4627,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:348)
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:349)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -4646,7 +4646,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:351)
+# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:352)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -4667,7 +4667,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:354)
+# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:355)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -4693,7 +4693,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:947 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:947 (derivative: schema/derivatives.yaml:359)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -4714,7 +4714,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:362)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -4737,7 +4737,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:365)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -4770,7 +4770,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:968 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:968 (derivative: schema/derivatives.yaml:369)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -4790,7 +4790,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:369)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -4811,7 +4811,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:372)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -4838,7 +4838,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:989 (derivative: schema/derivatives.yaml:375)
+# schema/native_functions.yaml:989 (derivative: schema/derivatives.yaml:376)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -4857,7 +4857,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:379)
+# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:380)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -4877,7 +4877,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:382)
+# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:383)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -4905,7 +4905,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:387)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -4933,7 +4933,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:390)
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:391)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -4952,7 +4952,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:393)
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:394)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -4980,7 +4980,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1033 (derivative: schema/derivatives.yaml:390)
+# schema/native_functions.yaml:1033 (derivative: schema/derivatives.yaml:391)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -5000,7 +5000,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:393)
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:394)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -5029,7 +5029,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:398)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -5048,7 +5048,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:400)
+# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:401)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -5076,7 +5076,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1063 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1063 (derivative: schema/derivatives.yaml:398)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -5096,7 +5096,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:400)
+# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:401)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -5125,7 +5125,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -5134,7 +5134,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
         _e_max = None if max is None else _edge(max)
         if _e_self is not None or _e_min is not None or _e_max is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
             if _e_self is not None or _e_min is not None or _e_max is not None:
                 _node._s_max = _save(max)
                 _node._s_min = _save(min)

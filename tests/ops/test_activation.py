@@ -97,6 +97,9 @@ def test_gradgradcheck(name):
     (lambda m, x: x.clamp_min(0.5), "ClampMinBackward0"),
     (lambda m, x: x.clamp_min_(0.5), "ClampMinBackward0"),
     (lambda m, x: x.clamp_max(x * 0), "ClampMaxBackward1"),
+    (lambda m, x: x.clamp(-1, 1), "ClampBackward1"),
+    (lambda m, x: x.clamp(x * 0), "ClampBackward0"),
+    (lambda m, x: x.clamp_(x * 0, None), "ClampBackward0"),
 ])
 def test_node_names_match_torch(call, expected):
     ex = ember.tensor(X, requires_grad=True).clone()
