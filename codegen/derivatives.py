@@ -109,10 +109,12 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
             raise CodegenError(e.at("name"), f"second derivative entry for '{fn.qualified}' "
                                f"(first at {seen[fn.qualified]})")
         seen[fn.qualified] = e.at("name")
-        base = fn.schema.name.name
+        # numbered per node name, so an in-place entry (elu_) does not reuse its functional
+        # twin's class name: EluBackward0, EluBackward1 (like torch)
+        base = camel(fn.schema.name.name)
         n = counters.get(base, 0)
         counters[base] = n + 1
-        out.append(_parse_entry(e, fn, f"{camel(base)}Backward{n}", helpers, forward_helpers,
+        out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
                                 op_names))
     return out
 

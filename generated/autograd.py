@@ -218,6 +218,36 @@ _c_div_Scalar_mode = _o.div_Scalar_mode._cache
 _c_div__Scalar = _o.div__Scalar._cache
 _c_div__Scalar_mode = _o.div__Scalar_mode._cache
 _c_pow__Scalar = _o.pow__Scalar._cache
+_c_gelu = _o.gelu._cache
+_c_gelu_ = _o.gelu_._cache
+_c_gelu_backward = _o.gelu_backward._cache
+_c_silu = _o.silu._cache
+_c_silu_ = _o.silu_._cache
+_c_silu_backward = _o.silu_backward._cache
+_c_softplus = _o.softplus._cache
+_c_softplus_backward = _o.softplus_backward._cache
+_c_leaky_relu = _o.leaky_relu._cache
+_c_leaky_relu_ = _o.leaky_relu_._cache
+_c_leaky_relu_backward = _o.leaky_relu_backward._cache
+_c_elu = _o.elu._cache
+_c_elu_ = _o.elu_._cache
+_c_elu_backward = _o.elu_backward._cache
+_c_hardtanh = _o.hardtanh._cache
+_c_hardtanh_ = _o.hardtanh_._cache
+_c_hardtanh_backward = _o.hardtanh_backward._cache
+_c_threshold = _o.threshold._cache
+_c_threshold_ = _o.threshold_._cache
+_c_sigmoid_backward = _o.sigmoid_backward._cache
+_c_tanh_backward = _o.tanh_backward._cache
+_c_clamp_min = _o.clamp_min._cache
+_c_clamp_min_Tensor = _o.clamp_min_Tensor._cache
+_c_clamp_min_ = _o.clamp_min_._cache
+_c_clamp_min__Tensor = _o.clamp_min__Tensor._cache
+_c_clamp_max = _o.clamp_max._cache
+_c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
+_c_clamp_max_ = _o.clamp_max_._cache
+_c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
+_c_clamp__Tensor = _o.clamp__Tensor._cache
 
 
 # schema/derivatives.yaml:58
@@ -833,42 +863,9 @@ class WhereBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:127
+# schema/derivatives.yaml:128
 class ClampBackward0(_Node):
-    """Backward of clamp (schema/derivatives.yaml:127)."""
-    __slots__ = ('_s_max', '_s_min', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            max = _node._s_max
-            min = _node._s_min
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.clamp_backward(grad, self, min, max)
-        return (_r_self,)
-
-    @property
-    def _saved_max(self):
-        return self._s_max
-
-    @property
-    def _saved_min(self):
-        return self._s_min
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml:130
-class ClampBackward1(_Node):
-    """Backward of clamp.Tensor (schema/derivatives.yaml:130)."""
+    """Backward of clamp.Tensor (schema/derivatives.yaml:128)."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
@@ -901,9 +898,42 @@ class ClampBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:133
+# schema/derivatives.yaml:131
+class ClampBackward1(_Node):
+    """Backward of clamp (schema/derivatives.yaml:131)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.clamp_backward(grad, self, min, max)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:134
 class MaskedFillBackward0(_Node):
-    """Backward of masked_fill.Scalar (schema/derivatives.yaml:133)."""
+    """Backward of masked_fill.Scalar (schema/derivatives.yaml:134)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -934,9 +964,9 @@ class MaskedFillBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:137
+# schema/derivatives.yaml:138
 class MaskedFillBackward1(_Node):
-    """Backward of masked_fill.Tensor (schema/derivatives.yaml:137)."""
+    """Backward of masked_fill.Tensor (schema/derivatives.yaml:138)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -976,9 +1006,9 @@ class MaskedFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:186
+# schema/derivatives.yaml:187
 class NegBackward0(_Node):
-    """Backward of neg (schema/derivatives.yaml:186)."""
+    """Backward of neg (schema/derivatives.yaml:187)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -993,9 +1023,9 @@ class NegBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:189
+# schema/derivatives.yaml:190
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:189)."""
+    """Backward of exp (schema/derivatives.yaml:190)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1016,9 +1046,9 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:192
+# schema/derivatives.yaml:193
 class LogBackward0(_Node):
-    """Backward of log (schema/derivatives.yaml:192)."""
+    """Backward of log (schema/derivatives.yaml:193)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1039,9 +1069,9 @@ class LogBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:195
+# schema/derivatives.yaml:196
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:195)."""
+    """Backward of relu (schema/derivatives.yaml:196)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1062,9 +1092,9 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:199
+# schema/derivatives.yaml:200
 class ThresholdBackwardBackward0(_Node):
-    """Backward of threshold_backward (schema/derivatives.yaml:199)."""
+    """Backward of threshold_backward (schema/derivatives.yaml:200)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1113,32 +1143,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:203
-class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:203)."""
-    __slots__ = ('_s_result',)
-    _saved_slots = ('_s_result',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = _H.sigmoid_backward(grad, result)
-        return (_r_self,)
-
-    @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
-
-
 # schema/derivatives.yaml:206
-class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:206)."""
+class SigmoidBackward0(_Node):
+    """Backward of sigmoid (schema/derivatives.yaml:206)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1151,7 +1158,7 @@ class TanhBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.tanh_backward(grad, result)
+            _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     @property
@@ -1159,9 +1166,32 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:210
+# schema/derivatives.yaml:209
+class TanhBackward0(_Node):
+    """Backward of tanh (schema/derivatives.yaml:209)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.tanh_backward(grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:213
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:210)."""
+    """Backward of sum (schema/derivatives.yaml:213)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1186,9 +1216,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:213
+# schema/derivatives.yaml:216
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:213)."""
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:216)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1223,9 +1253,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:216
+# schema/derivatives.yaml:219
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:216)."""
+    """Backward of mean (schema/derivatives.yaml:219)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1250,9 +1280,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:219
+# schema/derivatives.yaml:222
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:219)."""
+    """Backward of mean.dim (schema/derivatives.yaml:222)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1287,9 +1317,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:222
+# schema/derivatives.yaml:225
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:222)."""
+    """Backward of amax (schema/derivatives.yaml:225)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1325,9 +1355,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:230
+# schema/derivatives.yaml:233
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:230)."""
+    """Backward of mm (schema/derivatives.yaml:233)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1356,9 +1386,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:234
+# schema/derivatives.yaml:237
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:234)."""
+    """Backward of bmm (schema/derivatives.yaml:237)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1387,9 +1417,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:238
+# schema/derivatives.yaml:241
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:238)."""
+    """Backward of addmm (schema/derivatives.yaml:241)."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1442,9 +1472,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:244
+# schema/derivatives.yaml:247
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:244)."""
+    """Backward of view (schema/derivatives.yaml:247)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1464,9 +1494,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:252
+# schema/derivatives.yaml:255
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:252)."""
+    """Backward of as_strided (schema/derivatives.yaml:255)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1511,9 +1541,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:255
+# schema/derivatives.yaml:258
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:255)."""
+    """Backward of permute (schema/derivatives.yaml:258)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1533,9 +1563,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:258
+# schema/derivatives.yaml:261
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:258)."""
+    """Backward of transpose.int (schema/derivatives.yaml:261)."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1560,9 +1590,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:261
+# schema/derivatives.yaml:264
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:261)."""
+    """Backward of t (schema/derivatives.yaml:264)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1577,9 +1607,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:264
+# schema/derivatives.yaml:267
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:264)."""
+    """Backward of unsqueeze (schema/derivatives.yaml:267)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1599,31 +1629,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:267
-class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:267)."""
-    __slots__ = ('_s_self_shape',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_shape = _node._s_self_shape
-            _r_self = grad.reshape(self_shape)
-        return (_r_self,)
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
 # schema/derivatives.yaml:270
-class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:270)."""
+class SqueezeBackward0(_Node):
+    """Backward of squeeze (schema/derivatives.yaml:270)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1644,8 +1652,8 @@ class SqueezeBackward1(_Node):
 
 
 # schema/derivatives.yaml:273
-class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:273)."""
+class SqueezeBackward1(_Node):
+    """Backward of squeeze.dim (schema/derivatives.yaml:273)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1666,8 +1674,30 @@ class SqueezeBackward2(_Node):
 
 
 # schema/derivatives.yaml:276
+class SqueezeBackward2(_Node):
+    """Backward of squeeze.dims (schema/derivatives.yaml:276)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:279
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:276)."""
+    """Backward of expand (schema/derivatives.yaml:279)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1687,9 +1717,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:279
+# schema/derivatives.yaml:282
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:279)."""
+    """Backward of slice.Tensor (schema/derivatives.yaml:282)."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1729,9 +1759,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:282
+# schema/derivatives.yaml:285
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:282)."""
+    """Backward of select.int (schema/derivatives.yaml:285)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1761,9 +1791,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:285
+# schema/derivatives.yaml:288
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:285)."""
+    """Backward of diagonal (schema/derivatives.yaml:288)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1798,30 +1828,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:289
-class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:289)."""
-    __slots__ = ('_s_dim',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_self = None
-        if _n[0]:
-            dim = _node._s_dim
-            _r_self = _F.cat(grads, dim)
-        return (_r_self,)
-
-    @property
-    def _saved_dim(self):
-        return self._s_dim
-
-
 # schema/derivatives.yaml:292
-class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:292)."""
+class SplitBackward0(_Node):
+    """Backward of split.Tensor (schema/derivatives.yaml:292)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1841,8 +1850,29 @@ class SplitWithSizesBackward0(_Node):
 
 
 # schema/derivatives.yaml:295
+class SplitWithSizesBackward0(_Node):
+    """Backward of split_with_sizes (schema/derivatives.yaml:295)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:298
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:295)."""
+    """Backward of unbind.int (schema/derivatives.yaml:298)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1861,9 +1891,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:302
+# schema/derivatives.yaml:305
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:302)."""
+    """Backward of alias (schema/derivatives.yaml:305)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1878,9 +1908,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:306
+# schema/derivatives.yaml:309
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:306)."""
+    """Backward of cat (schema/derivatives.yaml:309)."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1911,9 +1941,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:309
+# schema/derivatives.yaml:312
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:309)."""
+    """Backward of index.Tensor (schema/derivatives.yaml:312)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1939,9 +1969,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:315
+# schema/derivatives.yaml:318
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:315)."""
+    """Backward of index_put (schema/derivatives.yaml:318)."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1981,9 +2011,9 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:322
+# schema/derivatives.yaml:325
 class AbsBackward0(_Node):
-    """Backward of abs (schema/derivatives.yaml:322)."""
+    """Backward of abs (schema/derivatives.yaml:325)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2004,9 +2034,9 @@ class AbsBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:325
+# schema/derivatives.yaml:328
 class SignBackward0(_Node):
-    """Backward of sign (schema/derivatives.yaml:325)."""
+    """Backward of sign (schema/derivatives.yaml:328)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2021,9 +2051,9 @@ class SignBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:328
+# schema/derivatives.yaml:331
 class Exp2Backward0(_Node):
-    """Backward of exp2 (schema/derivatives.yaml:328)."""
+    """Backward of exp2 (schema/derivatives.yaml:331)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2044,9 +2074,9 @@ class Exp2Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:331
+# schema/derivatives.yaml:334
 class Expm1Backward0(_Node):
-    """Backward of expm1 (schema/derivatives.yaml:331)."""
+    """Backward of expm1 (schema/derivatives.yaml:334)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2067,9 +2097,9 @@ class Expm1Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:334
+# schema/derivatives.yaml:337
 class Log2Backward0(_Node):
-    """Backward of log2 (schema/derivatives.yaml:334)."""
+    """Backward of log2 (schema/derivatives.yaml:337)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2090,9 +2120,9 @@ class Log2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:337
+# schema/derivatives.yaml:340
 class Log10Backward0(_Node):
-    """Backward of log10 (schema/derivatives.yaml:337)."""
+    """Backward of log10 (schema/derivatives.yaml:340)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2113,9 +2143,9 @@ class Log10Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:340
+# schema/derivatives.yaml:343
 class Log1pBackward0(_Node):
-    """Backward of log1p (schema/derivatives.yaml:340)."""
+    """Backward of log1p (schema/derivatives.yaml:343)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2136,9 +2166,9 @@ class Log1pBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:343
+# schema/derivatives.yaml:346
 class SqrtBackward0(_Node):
-    """Backward of sqrt (schema/derivatives.yaml:343)."""
+    """Backward of sqrt (schema/derivatives.yaml:346)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2159,9 +2189,9 @@ class SqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:346
+# schema/derivatives.yaml:349
 class RsqrtBackward0(_Node):
-    """Backward of rsqrt (schema/derivatives.yaml:346)."""
+    """Backward of rsqrt (schema/derivatives.yaml:349)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2182,9 +2212,9 @@ class RsqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:349
+# schema/derivatives.yaml:352
 class ReciprocalBackward0(_Node):
-    """Backward of reciprocal (schema/derivatives.yaml:349)."""
+    """Backward of reciprocal (schema/derivatives.yaml:352)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2205,9 +2235,9 @@ class ReciprocalBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:352
+# schema/derivatives.yaml:355
 class SinBackward0(_Node):
-    """Backward of sin (schema/derivatives.yaml:352)."""
+    """Backward of sin (schema/derivatives.yaml:355)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2228,9 +2258,9 @@ class SinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:355
+# schema/derivatives.yaml:358
 class CosBackward0(_Node):
-    """Backward of cos (schema/derivatives.yaml:355)."""
+    """Backward of cos (schema/derivatives.yaml:358)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2251,9 +2281,9 @@ class CosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:358
+# schema/derivatives.yaml:361
 class TanBackward0(_Node):
-    """Backward of tan (schema/derivatives.yaml:358)."""
+    """Backward of tan (schema/derivatives.yaml:361)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2274,9 +2304,9 @@ class TanBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:361
+# schema/derivatives.yaml:364
 class AsinBackward0(_Node):
-    """Backward of asin (schema/derivatives.yaml:361)."""
+    """Backward of asin (schema/derivatives.yaml:364)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2297,9 +2327,9 @@ class AsinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:364
+# schema/derivatives.yaml:367
 class AcosBackward0(_Node):
-    """Backward of acos (schema/derivatives.yaml:364)."""
+    """Backward of acos (schema/derivatives.yaml:367)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2320,9 +2350,9 @@ class AcosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:367
+# schema/derivatives.yaml:370
 class AtanBackward0(_Node):
-    """Backward of atan (schema/derivatives.yaml:367)."""
+    """Backward of atan (schema/derivatives.yaml:370)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2343,9 +2373,9 @@ class AtanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:370
+# schema/derivatives.yaml:373
 class SinhBackward0(_Node):
-    """Backward of sinh (schema/derivatives.yaml:370)."""
+    """Backward of sinh (schema/derivatives.yaml:373)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2366,9 +2396,9 @@ class SinhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:373
+# schema/derivatives.yaml:376
 class CoshBackward0(_Node):
-    """Backward of cosh (schema/derivatives.yaml:373)."""
+    """Backward of cosh (schema/derivatives.yaml:376)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2389,9 +2419,9 @@ class CoshBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:377
+# schema/derivatives.yaml:380
 class ErfBackward0(_Node):
-    """Backward of erf (schema/derivatives.yaml:377)."""
+    """Backward of erf (schema/derivatives.yaml:380)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2412,26 +2442,9 @@ class ErfBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:380
-class FloorBackward0(_Node):
-    """Backward of floor (schema/derivatives.yaml:380)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
 # schema/derivatives.yaml:383
-class CeilBackward0(_Node):
-    """Backward of ceil (schema/derivatives.yaml:383)."""
+class FloorBackward0(_Node):
+    """Backward of floor (schema/derivatives.yaml:383)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2447,8 +2460,8 @@ class CeilBackward0(_Node):
 
 
 # schema/derivatives.yaml:386
-class RoundBackward0(_Node):
-    """Backward of round (schema/derivatives.yaml:386)."""
+class CeilBackward0(_Node):
+    """Backward of ceil (schema/derivatives.yaml:386)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2464,8 +2477,8 @@ class RoundBackward0(_Node):
 
 
 # schema/derivatives.yaml:389
-class RoundBackward1(_Node):
-    """Backward of round.decimals (schema/derivatives.yaml:389)."""
+class RoundBackward0(_Node):
+    """Backward of round (schema/derivatives.yaml:389)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2481,8 +2494,8 @@ class RoundBackward1(_Node):
 
 
 # schema/derivatives.yaml:392
-class TruncBackward0(_Node):
-    """Backward of trunc (schema/derivatives.yaml:392)."""
+class RoundBackward1(_Node):
+    """Backward of round.decimals (schema/derivatives.yaml:392)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2498,8 +2511,25 @@ class TruncBackward0(_Node):
 
 
 # schema/derivatives.yaml:395
+class TruncBackward0(_Node):
+    """Backward of trunc (schema/derivatives.yaml:395)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:398
 class FracBackward0(_Node):
-    """Backward of frac (schema/derivatives.yaml:395)."""
+    """Backward of frac (schema/derivatives.yaml:398)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2514,9 +2544,9 @@ class FracBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:398
+# schema/derivatives.yaml:401
 class NanToNumBackward0(_Node):
-    """Backward of nan_to_num (schema/derivatives.yaml:398)."""
+    """Backward of nan_to_num (schema/derivatives.yaml:401)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2537,9 +2567,9 @@ class NanToNumBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:425
+# schema/derivatives.yaml:428
 class ConvolutionBackward0(_Node):
-    """Backward of convolution (schema/derivatives.yaml:425)."""
+    """Backward of convolution (schema/derivatives.yaml:428)."""
     __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -2602,9 +2632,9 @@ class ConvolutionBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:430
+# schema/derivatives.yaml:433
 class ConvolutionBackwardBackward0(_Node):
-    """Backward of convolution_backward (schema/derivatives.yaml:430)."""
+    """Backward of convolution_backward (schema/derivatives.yaml:433)."""
     __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -2666,9 +2696,9 @@ class ConvolutionBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:433
+# schema/derivatives.yaml:436
 class MaxPool2dWithIndicesBackward0(_Node):
-    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:433)."""
+    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:436)."""
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
     _saved_slots = ('_s_result1', '_s_self')
     _saved_list_slots = ()
@@ -2718,9 +2748,9 @@ class MaxPool2dWithIndicesBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:437
+# schema/derivatives.yaml:440
 class MaxPool2dWithIndicesBackwardBackward0(_Node):
-    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:437)."""
+    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:440)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2749,9 +2779,9 @@ class MaxPool2dWithIndicesBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:442
+# schema/derivatives.yaml:445
 class AvgPool2dBackward0(_Node):
-    """Backward of avg_pool2d (schema/derivatives.yaml:442)."""
+    """Backward of avg_pool2d (schema/derivatives.yaml:445)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2802,9 +2832,9 @@ class AvgPool2dBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:445
+# schema/derivatives.yaml:448
 class AvgPool2dBackwardBackward0(_Node):
-    """Backward of avg_pool2d_backward (schema/derivatives.yaml:445)."""
+    """Backward of avg_pool2d_backward (schema/derivatives.yaml:448)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2857,9 +2887,9 @@ class AvgPool2dBackwardBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:449
+# schema/derivatives.yaml:452
 class AdaptiveAvgPool2dBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:449)."""
+    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:452)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2880,9 +2910,9 @@ class AdaptiveAvgPool2dBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:452
+# schema/derivatives.yaml:455
 class AdaptiveAvgPool2dBackwardBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:452)."""
+    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:455)."""
     __slots__ = ('_s_grad_output_shape', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2910,9 +2940,9 @@ class AdaptiveAvgPool2dBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:456
+# schema/derivatives.yaml:459
 class ConstantPadNdBackward0(_Node):
-    """Backward of constant_pad_nd (schema/derivatives.yaml:456)."""
+    """Backward of constant_pad_nd (schema/derivatives.yaml:459)."""
     __slots__ = ('_s_pad',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2932,9 +2962,9 @@ class ConstantPadNdBackward0(_Node):
         return self._s_pad
 
 
-# schema/derivatives.yaml:459
+# schema/derivatives.yaml:462
 class EmbeddingBackward0(_Node):
-    """Backward of embedding (schema/derivatives.yaml:459)."""
+    """Backward of embedding (schema/derivatives.yaml:462)."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2970,9 +3000,9 @@ class EmbeddingBackward0(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:463
+# schema/derivatives.yaml:466
 class EmbeddingDenseBackwardBackward0(_Node):
-    """Backward of embedding_dense_backward (schema/derivatives.yaml:463)."""
+    """Backward of embedding_dense_backward (schema/derivatives.yaml:466)."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -3003,9 +3033,9 @@ class EmbeddingDenseBackwardBackward0(_Node):
         return self._s_scale_grad_by_freq
 
 
-# schema/derivatives.yaml:467
+# schema/derivatives.yaml:470
 class DotBackward0(_Node):
-    """Backward of dot (schema/derivatives.yaml:467)."""
+    """Backward of dot (schema/derivatives.yaml:470)."""
     __slots__ = ('_s_self', '_s_tensor')
     _saved_slots = ('_s_self', '_s_tensor')
     _saved_list_slots = ()
@@ -3034,9 +3064,9 @@ class DotBackward0(_Node):
         return _unpack(self._s_tensor, self)
 
 
-# schema/derivatives.yaml:471
+# schema/derivatives.yaml:474
 class MvBackward0(_Node):
-    """Backward of mv (schema/derivatives.yaml:471)."""
+    """Backward of mv (schema/derivatives.yaml:474)."""
     __slots__ = ('_s_self', '_s_vec')
     _saved_slots = ('_s_self', '_s_vec')
     _saved_list_slots = ()
@@ -3065,9 +3095,9 @@ class MvBackward0(_Node):
         return _unpack(self._s_vec, self)
 
 
-# schema/derivatives.yaml:475
+# schema/derivatives.yaml:478
 class BaddbmmBackward0(_Node):
-    """Backward of baddbmm (schema/derivatives.yaml:475)."""
+    """Backward of baddbmm (schema/derivatives.yaml:478)."""
     __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_batch1', '_s_batch2')
     _saved_list_slots = ()
@@ -3120,9 +3150,9 @@ class BaddbmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:480
+# schema/derivatives.yaml:483
 class SoftmaxBackward0(_Node):
-    """Backward of _softmax (schema/derivatives.yaml:480)."""
+    """Backward of _softmax (schema/derivatives.yaml:483)."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3153,9 +3183,9 @@ class SoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:483
+# schema/derivatives.yaml:486
 class LogSoftmaxBackward0(_Node):
-    """Backward of _log_softmax (schema/derivatives.yaml:483)."""
+    """Backward of _log_softmax (schema/derivatives.yaml:486)."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3186,9 +3216,9 @@ class LogSoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:486
+# schema/derivatives.yaml:489
 class SoftmaxBackwardDataBackward0(_Node):
-    """Backward of _softmax_backward_data (schema/derivatives.yaml:486)."""
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:489)."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -3229,9 +3259,9 @@ class SoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:490
+# schema/derivatives.yaml:493
 class LogSoftmaxBackwardDataBackward0(_Node):
-    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:490)."""
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:493)."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -3267,9 +3297,9 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:494
+# schema/derivatives.yaml:497
 class RsubBackward0(_Node):
-    """Backward of rsub.Tensor (schema/derivatives.yaml:494)."""
+    """Backward of rsub.Tensor (schema/derivatives.yaml:497)."""
     __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3312,9 +3342,9 @@ class RsubBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:498
+# schema/derivatives.yaml:501
 class RsubBackward1(_Node):
-    """Backward of rsub.Scalar (schema/derivatives.yaml:498)."""
+    """Backward of rsub.Scalar (schema/derivatives.yaml:501)."""
     __slots__ = ('_s_alpha', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3339,9 +3369,9 @@ class RsubBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:502
+# schema/derivatives.yaml:505
 class FloorDivideBackward0(_Node):
-    """Backward of floor_divide (schema/derivatives.yaml:502)."""
+    """Backward of floor_divide (schema/derivatives.yaml:505)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3356,9 +3386,9 @@ class FloorDivideBackward0(_Node):
         return (_r_self, _r_other)
 
 
-# schema/derivatives.yaml:505
+# schema/derivatives.yaml:508
 class FloorDivideBackward1(_Node):
-    """Backward of floor_divide.Scalar (schema/derivatives.yaml:505)."""
+    """Backward of floor_divide.Scalar (schema/derivatives.yaml:508)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3372,9 +3402,9 @@ class FloorDivideBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:508
+# schema/derivatives.yaml:511
 class RemainderBackward0(_Node):
-    """Backward of remainder.Tensor (schema/derivatives.yaml:508)."""
+    """Backward of remainder.Tensor (schema/derivatives.yaml:511)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3423,9 +3453,9 @@ class RemainderBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:512
+# schema/derivatives.yaml:515
 class RemainderBackward1(_Node):
-    """Backward of remainder.Scalar (schema/derivatives.yaml:512)."""
+    """Backward of remainder.Scalar (schema/derivatives.yaml:515)."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3445,9 +3475,9 @@ class RemainderBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:515
+# schema/derivatives.yaml:518
 class RemainderBackward2(_Node):
-    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:515)."""
+    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:518)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3461,9 +3491,9 @@ class RemainderBackward2(_Node):
         return (_r_other,)
 
 
-# schema/derivatives.yaml:518
+# schema/derivatives.yaml:521
 class FmodBackward0(_Node):
-    """Backward of fmod.Tensor (schema/derivatives.yaml:518)."""
+    """Backward of fmod.Tensor (schema/derivatives.yaml:521)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3512,9 +3542,9 @@ class FmodBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:522
+# schema/derivatives.yaml:525
 class FmodBackward1(_Node):
-    """Backward of fmod.Scalar (schema/derivatives.yaml:522)."""
+    """Backward of fmod.Scalar (schema/derivatives.yaml:525)."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3534,9 +3564,9 @@ class FmodBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:526
+# schema/derivatives.yaml:529
 class MaximumBackward0(_Node):
-    """Backward of maximum (schema/derivatives.yaml:526)."""
+    """Backward of maximum (schema/derivatives.yaml:529)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3587,9 +3617,9 @@ class MaximumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:530
+# schema/derivatives.yaml:533
 class MinimumBackward0(_Node):
-    """Backward of minimum (schema/derivatives.yaml:530)."""
+    """Backward of minimum (schema/derivatives.yaml:533)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3640,9 +3670,9 @@ class MinimumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:534
+# schema/derivatives.yaml:537
 class Atan2Backward0(_Node):
-    """Backward of atan2 (schema/derivatives.yaml:534)."""
+    """Backward of atan2 (schema/derivatives.yaml:537)."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3669,9 +3699,9 @@ class Atan2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:537
+# schema/derivatives.yaml:540
 class LerpBackward0(_Node):
-    """Backward of lerp.Scalar (schema/derivatives.yaml:537)."""
+    """Backward of lerp.Scalar (schema/derivatives.yaml:540)."""
     __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3715,9 +3745,9 @@ class LerpBackward0(_Node):
         return self._s_weight
 
 
-# schema/derivatives.yaml:541
+# schema/derivatives.yaml:544
 class LerpBackward1(_Node):
-    """Backward of lerp.Tensor (schema/derivatives.yaml:541)."""
+    """Backward of lerp.Tensor (schema/derivatives.yaml:544)."""
     __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
     _saved_slots = ('_s_end', '_s_self', '_s_weight')
     _saved_list_slots = ()
@@ -3785,9 +3815,9 @@ class LerpBackward1(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:546
+# schema/derivatives.yaml:549
 class AddcmulBackward0(_Node):
-    """Backward of addcmul (schema/derivatives.yaml:546)."""
+    """Backward of addcmul (schema/derivatives.yaml:549)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -3855,9 +3885,9 @@ class AddcmulBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:551
+# schema/derivatives.yaml:554
 class AddcdivBackward0(_Node):
-    """Backward of addcdiv (schema/derivatives.yaml:551)."""
+    """Backward of addcdiv (schema/derivatives.yaml:554)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -3926,9 +3956,9 @@ class AddcdivBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:556
+# schema/derivatives.yaml:559
 class DivBackward3(_Node):
-    """Backward of div.Scalar_mode (schema/derivatives.yaml:556)."""
+    """Backward of div.Scalar_mode (schema/derivatives.yaml:559)."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3963,9 +3993,9 @@ class DivBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:618
-class EqBackward0(_Node):
-    """Backward of eq_.Tensor (schema/derivatives.yaml:618)."""
+# schema/derivatives.yaml:621
+class EqBackward2(_Node):
+    """Backward of eq_.Tensor (schema/derivatives.yaml:621)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3993,33 +4023,6 @@ class EqBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml:622
-class EqBackward1(_Node):
-    """Backward of eq_.Scalar (schema/derivatives.yaml:622)."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
 
     @property
     def _saved_self_dtype(self):
@@ -4031,8 +4034,35 @@ class EqBackward1(_Node):
 
 
 # schema/derivatives.yaml:625
-class NeBackward0(_Node):
-    """Backward of ne_.Tensor (schema/derivatives.yaml:625)."""
+class EqBackward3(_Node):
+    """Backward of eq_.Scalar (schema/derivatives.yaml:625)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:628
+class NeBackward2(_Node):
+    """Backward of ne_.Tensor (schema/derivatives.yaml:628)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4060,33 +4090,6 @@ class NeBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml:629
-class NeBackward1(_Node):
-    """Backward of ne_.Scalar (schema/derivatives.yaml:629)."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
 
     @property
     def _saved_self_dtype(self):
@@ -4098,8 +4101,35 @@ class NeBackward1(_Node):
 
 
 # schema/derivatives.yaml:632
-class LtBackward0(_Node):
-    """Backward of lt_.Tensor (schema/derivatives.yaml:632)."""
+class NeBackward3(_Node):
+    """Backward of ne_.Scalar (schema/derivatives.yaml:632)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:635
+class LtBackward2(_Node):
+    """Backward of lt_.Tensor (schema/derivatives.yaml:635)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4127,33 +4157,6 @@ class LtBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml:636
-class LtBackward1(_Node):
-    """Backward of lt_.Scalar (schema/derivatives.yaml:636)."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
 
     @property
     def _saved_self_dtype(self):
@@ -4165,8 +4168,35 @@ class LtBackward1(_Node):
 
 
 # schema/derivatives.yaml:639
-class LeBackward0(_Node):
-    """Backward of le_.Tensor (schema/derivatives.yaml:639)."""
+class LtBackward3(_Node):
+    """Backward of lt_.Scalar (schema/derivatives.yaml:639)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:642
+class LeBackward2(_Node):
+    """Backward of le_.Tensor (schema/derivatives.yaml:642)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4194,33 +4224,6 @@ class LeBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml:643
-class LeBackward1(_Node):
-    """Backward of le_.Scalar (schema/derivatives.yaml:643)."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
 
     @property
     def _saved_self_dtype(self):
@@ -4232,8 +4235,35 @@ class LeBackward1(_Node):
 
 
 # schema/derivatives.yaml:646
-class GtBackward0(_Node):
-    """Backward of gt_.Tensor (schema/derivatives.yaml:646)."""
+class LeBackward3(_Node):
+    """Backward of le_.Scalar (schema/derivatives.yaml:646)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:649
+class GtBackward2(_Node):
+    """Backward of gt_.Tensor (schema/derivatives.yaml:649)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4261,33 +4291,6 @@ class GtBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml:650
-class GtBackward1(_Node):
-    """Backward of gt_.Scalar (schema/derivatives.yaml:650)."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
 
     @property
     def _saved_self_dtype(self):
@@ -4299,8 +4302,35 @@ class GtBackward1(_Node):
 
 
 # schema/derivatives.yaml:653
-class GeBackward0(_Node):
-    """Backward of ge_.Tensor (schema/derivatives.yaml:653)."""
+class GtBackward3(_Node):
+    """Backward of gt_.Scalar (schema/derivatives.yaml:653)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:656
+class GeBackward2(_Node):
+    """Backward of ge_.Tensor (schema/derivatives.yaml:656)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4338,9 +4368,9 @@ class GeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:657
-class GeBackward1(_Node):
-    """Backward of ge_.Scalar (schema/derivatives.yaml:657)."""
+# schema/derivatives.yaml:660
+class GeBackward3(_Node):
+    """Backward of ge_.Scalar (schema/derivatives.yaml:660)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4355,6 +4385,934 @@ class GeBackward1(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:666
+class GeluBackward0(_Node):
+    """Backward of gelu (schema/derivatives.yaml:666)."""
+    __slots__ = ('_s_approximate', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.gelu_backward(grad, self, approximate=approximate)
+        return (_r_self,)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:669
+class GeluBackwardBackward0(_Node):
+    """Backward of gelu_backward (schema/derivatives.yaml:669)."""
+    __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            approximate = _node._s_approximate
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:673
+class SiluBackward0(_Node):
+    """Backward of silu (schema/derivatives.yaml:673)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.silu_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:676
+class SiluBackwardBackward0(_Node):
+    """Backward of silu_backward (schema/derivatives.yaml:676)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:680
+class SoftplusBackward0(_Node):
+    """Backward of softplus (schema/derivatives.yaml:680)."""
+    __slots__ = ('_s_beta', '_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.softplus_backward(grad, self, beta, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:683
+class SoftplusBackwardBackward0(_Node):
+    """Backward of softplus_backward (schema/derivatives.yaml:683)."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            threshold = _node._s_threshold
+            _r_self = _H.reduce_to(_H.softplus_double_backward(grad * grad_output, self, beta, threshold), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:689
+class LeakyReluBackward0(_Node):
+    """Backward of leaky_relu (schema/derivatives.yaml:689)."""
+    __slots__ = ('_s_negative_slope', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:692
+class LeakyReluBackward1(_Node):
+    """Backward of leaky_relu_ (schema/derivatives.yaml:692)."""
+    __slots__ = ('_s_negative_slope', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:695
+class LeakyReluBackwardBackward0(_Node):
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:695)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:699
+class EluBackward0(_Node):
+    """Backward of elu (schema/derivatives.yaml:699)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            scale = _node._s_scale
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:702
+class EluBackward1(_Node):
+    """Backward of elu_ (schema/derivatives.yaml:702)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            result = _unpack(_node._s_result, _node)
+            scale = _node._s_scale
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
+# schema/derivatives.yaml:705
+class EluBackwardBackward0(_Node):
+    """Backward of elu_backward (schema/derivatives.yaml:705)."""
+    __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
+    _saved_slots = ('_s_grad_output', '_s_self_or_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self_or_result')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self_or_result = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            grad_output = _unpack(_node._s_grad_output, _node)
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            self_or_result_dtype = _node._s_self_or_result_dtype
+            self_or_result_shape = _node._s_self_or_result_shape
+            _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
+        return (_r_grad_output, _r_self_or_result)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_is_result(self):
+        return self._s_is_result
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self_or_result(self):
+        return _unpack(self._s_self_or_result, self)
+
+    @property
+    def _saved_self_or_result_dtype(self):
+        return self._s_self_or_result_dtype
+
+    @property
+    def _saved_self_or_result_shape(self):
+        return self._s_self_or_result_shape
+
+
+# schema/derivatives.yaml:709
+class HardtanhBackward0(_Node):
+    """Backward of hardtanh (schema/derivatives.yaml:709)."""
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
+        return (_r_self,)
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:712
+class HardtanhBackwardBackward0(_Node):
+    """Backward of hardtanh_backward (schema/derivatives.yaml:712)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:716
+class ThresholdBackward0(_Node):
+    """Backward of threshold (schema/derivatives.yaml:716)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:720
+class ThresholdBackward1(_Node):
+    """Backward of threshold_ (schema/derivatives.yaml:720)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:723
+class SigmoidBackwardBackward0(_Node):
+    """Backward of sigmoid_backward (schema/derivatives.yaml:723)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(grad * grad_output * (-2 * output + 1), output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:727
+class TanhBackwardBackward0(_Node):
+    """Backward of tanh_backward (schema/derivatives.yaml:727)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(-2 * output * grad_output * grad, output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:731
+class ClampMinBackward0(_Node):
+    """Backward of clamp_min (schema/derivatives.yaml:731)."""
+    __slots__ = ('_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self >= min, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:734
+class ClampMinBackward1(_Node):
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:734)."""
+    __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'min')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_min = None
+        if _n[0]:
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
+        if _n[1]:
+            min = _unpack(_node._s_min, _node)
+            min_dtype = _node._s_min_dtype
+            min_shape = _node._s_min_shape
+            self = _unpack(_node._s_self, _node)
+            _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
+        return (_r_self, _r_min)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_min_dtype(self):
+        return self._s_min_dtype
+
+    @property
+    def _saved_min_shape(self):
+        return self._s_min_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:738
+class ClampMaxBackward0(_Node):
+    """Backward of clamp_max (schema/derivatives.yaml:738)."""
+    __slots__ = ('_s_max', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self <= max, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:741
+class ClampMaxBackward1(_Node):
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:741)."""
+    __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_max', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'max')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_max = None
+        if _n[0]:
+            max = _unpack(_node._s_max, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
+        if _n[1]:
+            max = _unpack(_node._s_max, _node)
+            max_dtype = _node._s_max_dtype
+            max_shape = _node._s_max_shape
+            self = _unpack(_node._s_self, _node)
+            _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
+        return (_r_self, _r_max)
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_max_dtype(self):
+        return self._s_max_dtype
+
+    @property
+    def _saved_max_shape(self):
+        return self._s_max_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
     @property
     def _saved_self_dtype(self):
@@ -4989,7 +5947,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:441 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:441 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -5001,7 +5959,7 @@ def _ag_clamp(ks, self, min, max):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -5009,7 +5967,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:449 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:449 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -5023,7 +5981,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     _e_max = None if max is None else _edge(max)
     if not (_e_self is not None or _e_min is not None or _e_max is not None):
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
     if _e_self is not None or _e_min is not None or _e_max is not None:
         _node._s_max = _save(max)
         _node._s_min = _save(min)
@@ -5032,14 +5990,14 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:456 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:457 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -5053,7 +6011,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:463 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:464 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -5073,7 +6031,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:471 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:472 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -5098,7 +6056,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:479 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:480 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -5119,7 +6077,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:486 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:487 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -5145,7 +6103,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:494 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:495 (derivative: schema/derivatives.yaml:187)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -5162,7 +6120,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:502 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:503 (derivative: schema/derivatives.yaml:187)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5180,7 +6138,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:509 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:510 (derivative: schema/derivatives.yaml:190)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -5199,7 +6157,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:517 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:518 (derivative: schema/derivatives.yaml:190)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5219,7 +6177,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:524 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:525 (derivative: schema/derivatives.yaml:193)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -5237,7 +6195,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:532 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:533 (derivative: schema/derivatives.yaml:193)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5256,7 +6214,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:539 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:540 (derivative: schema/derivatives.yaml:196)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -5275,7 +6233,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:546 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:548 (derivative: schema/derivatives.yaml:196)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5295,7 +6253,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:553 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:555 (derivative: schema/derivatives.yaml:200)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -5322,7 +6280,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:560 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:562 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -5341,7 +6299,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:568 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:570 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5361,7 +6319,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:575 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:577 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -5380,7 +6338,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:583 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:585 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -5400,7 +6358,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:591 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:593 (derivative: schema/derivatives.yaml:213)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -5419,7 +6377,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:598 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:600 (derivative: schema/derivatives.yaml:216)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -5440,7 +6398,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:606 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:608 (derivative: schema/derivatives.yaml:219)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -5459,7 +6417,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:613 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:615 (derivative: schema/derivatives.yaml:222)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -5480,7 +6438,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:621 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:623 (derivative: schema/derivatives.yaml:225)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -5502,7 +6460,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:638 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:640 (derivative: schema/derivatives.yaml:233)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -5524,7 +6482,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:646 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:648 (derivative: schema/derivatives.yaml:237)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -5546,7 +6504,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:654 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:656 (derivative: schema/derivatives.yaml:241)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -5576,7 +6534,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:672 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:674 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -5594,7 +6552,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:699 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:701 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -5617,7 +6575,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:705 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:707 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -5635,7 +6593,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:711 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:713 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -5654,7 +6612,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -5671,7 +6629,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:728 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:730 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -5689,7 +6647,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:734 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:736 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -5707,7 +6665,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:740 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:742 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -5725,7 +6683,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:746 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:748 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -5743,7 +6701,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -5761,7 +6719,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:763 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:765 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -5783,7 +6741,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -5803,7 +6761,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:780 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:782 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -5824,7 +6782,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -5842,7 +6800,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -5860,7 +6818,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:808 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:810 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -5878,7 +6836,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:840 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:842 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -5895,7 +6853,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -5917,7 +6875,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:858 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:860 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -5936,7 +6894,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:866 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:868 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -5962,7 +6920,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:872 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -5987,7 +6945,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:878 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:880 (derivative: schema/derivatives.yaml:331)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -6006,7 +6964,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:886 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:888 (derivative: schema/derivatives.yaml:331)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6026,7 +6984,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:893 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:895 (derivative: schema/derivatives.yaml:334)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -6045,7 +7003,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:901 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:903 (derivative: schema/derivatives.yaml:334)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6065,7 +7023,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:908 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:910 (derivative: schema/derivatives.yaml:337)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -6083,7 +7041,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:916 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:337)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6102,7 +7060,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:923 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:925 (derivative: schema/derivatives.yaml:340)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -6120,7 +7078,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:931 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:340)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6139,7 +7097,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:938 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:940 (derivative: schema/derivatives.yaml:343)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -6157,7 +7115,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:946 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:343)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6176,7 +7134,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:953 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:346)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -6195,7 +7153,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:961 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:963 (derivative: schema/derivatives.yaml:346)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6215,7 +7173,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:968 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:970 (derivative: schema/derivatives.yaml:349)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -6234,7 +7192,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:978 (derivative: schema/derivatives.yaml:349)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6254,7 +7212,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:352)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -6273,7 +7231,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:991 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:993 (derivative: schema/derivatives.yaml:352)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6293,7 +7251,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:1000 (derivative: schema/derivatives.yaml:355)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -6311,7 +7269,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1006 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:1008 (derivative: schema/derivatives.yaml:355)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6330,7 +7288,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1013 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:358)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -6348,7 +7306,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1021 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1023 (derivative: schema/derivatives.yaml:358)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6367,7 +7325,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1028 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1030 (derivative: schema/derivatives.yaml:361)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -6386,7 +7344,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1036 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1038 (derivative: schema/derivatives.yaml:361)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6406,7 +7364,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1043 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1045 (derivative: schema/derivatives.yaml:364)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -6424,7 +7382,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1051 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1053 (derivative: schema/derivatives.yaml:364)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6443,7 +7401,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1058 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1060 (derivative: schema/derivatives.yaml:367)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -6461,7 +7419,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1066 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1068 (derivative: schema/derivatives.yaml:367)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6480,7 +7438,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1073 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1075 (derivative: schema/derivatives.yaml:370)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -6498,7 +7456,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1081 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1083 (derivative: schema/derivatives.yaml:370)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6517,7 +7475,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1088 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1090 (derivative: schema/derivatives.yaml:373)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -6535,7 +7493,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1096 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:373)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6554,7 +7512,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1103 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1105 (derivative: schema/derivatives.yaml:376)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -6572,7 +7530,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:376)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6591,7 +7549,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1118 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1120 (derivative: schema/derivatives.yaml:380)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -6609,7 +7567,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1128 (derivative: schema/derivatives.yaml:380)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6628,7 +7586,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1133 (derivative: schema/derivatives.yaml:322)
+# schema/native_functions.yaml:1135 (derivative: schema/derivatives.yaml:325)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -6646,7 +7604,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1141 (derivative: schema/derivatives.yaml:322)
+# schema/native_functions.yaml:1143 (derivative: schema/derivatives.yaml:325)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6665,7 +7623,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1150 (derivative: schema/derivatives.yaml:383)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -6682,7 +7640,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1156 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1158 (derivative: schema/derivatives.yaml:383)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6700,7 +7658,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1163 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1165 (derivative: schema/derivatives.yaml:386)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -6717,7 +7675,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1171 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:386)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6735,7 +7693,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1178 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1180 (derivative: schema/derivatives.yaml:389)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -6752,7 +7710,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1186 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1188 (derivative: schema/derivatives.yaml:392)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -6769,7 +7727,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1194 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1196 (derivative: schema/derivatives.yaml:389)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6787,7 +7745,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1201 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1203 (derivative: schema/derivatives.yaml:392)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -6805,7 +7763,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1208 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1210 (derivative: schema/derivatives.yaml:395)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -6822,7 +7780,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1216 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1218 (derivative: schema/derivatives.yaml:395)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6840,7 +7798,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1223 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1225 (derivative: schema/derivatives.yaml:398)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -6857,7 +7815,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1231 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1233 (derivative: schema/derivatives.yaml:398)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6875,7 +7833,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1238 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1240 (derivative: schema/derivatives.yaml:328)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -6892,7 +7850,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1246 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1248 (derivative: schema/derivatives.yaml:328)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6910,7 +7868,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1314 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1316 (derivative: schema/derivatives.yaml:401)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -6928,7 +7886,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1322 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1324 (derivative: schema/derivatives.yaml:401)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -6947,7 +7905,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1329 (derivative: schema/derivatives.yaml:425)
+# schema/native_functions.yaml:1331 (derivative: schema/derivatives.yaml:428)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -6976,7 +7934,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1336 (derivative: schema/derivatives.yaml:430)
+# schema/native_functions.yaml:1338 (derivative: schema/derivatives.yaml:433)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -7005,7 +7963,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1358 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1360 (derivative: schema/derivatives.yaml:436)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -7031,7 +7989,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1364 (derivative: schema/derivatives.yaml:437)
+# schema/native_functions.yaml:1366 (derivative: schema/derivatives.yaml:440)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -7053,7 +8011,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1373 (derivative: schema/derivatives.yaml:442)
+# schema/native_functions.yaml:1375 (derivative: schema/derivatives.yaml:445)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -7077,7 +8035,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1380 (derivative: schema/derivatives.yaml:445)
+# schema/native_functions.yaml:1382 (derivative: schema/derivatives.yaml:448)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -7105,7 +8063,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1385 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1387 (derivative: schema/derivatives.yaml:452)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -7123,7 +8081,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1392 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1394 (derivative: schema/derivatives.yaml:455)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -7145,7 +8103,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1402 (derivative: schema/derivatives.yaml:456)
+# schema/native_functions.yaml:1404 (derivative: schema/derivatives.yaml:459)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -7163,7 +8121,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:1412 (derivative: schema/derivatives.yaml:459)
+# schema/native_functions.yaml:1414 (derivative: schema/derivatives.yaml:462)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -7184,7 +8142,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:1419 (derivative: schema/derivatives.yaml:463)
+# schema/native_functions.yaml:1421 (derivative: schema/derivatives.yaml:466)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -7204,7 +8162,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:1430 (derivative: schema/derivatives.yaml:467)
+# schema/native_functions.yaml:1432 (derivative: schema/derivatives.yaml:470)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -7226,7 +8184,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:1437 (derivative: schema/derivatives.yaml:471)
+# schema/native_functions.yaml:1439 (derivative: schema/derivatives.yaml:474)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -7248,7 +8206,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:1453 (derivative: schema/derivatives.yaml:475)
+# schema/native_functions.yaml:1455 (derivative: schema/derivatives.yaml:478)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -7277,7 +8235,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1460 (derivative: schema/derivatives.yaml:475)
+# schema/native_functions.yaml:1462 (derivative: schema/derivatives.yaml:478)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -7307,7 +8265,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1470 (derivative: schema/derivatives.yaml:480)
+# schema/native_functions.yaml:1472 (derivative: schema/derivatives.yaml:483)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -7328,7 +8286,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1477 (derivative: schema/derivatives.yaml:483)
+# schema/native_functions.yaml:1479 (derivative: schema/derivatives.yaml:486)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -7349,7 +8307,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1496 (derivative: schema/derivatives.yaml:486)
+# schema/native_functions.yaml:1498 (derivative: schema/derivatives.yaml:489)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -7375,7 +8333,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1505 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:1507 (derivative: schema/derivatives.yaml:493)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -7399,7 +8357,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1511 (derivative: schema/derivatives.yaml:494)
+# schema/native_functions.yaml:1513 (derivative: schema/derivatives.yaml:497)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -7425,7 +8383,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1519 (derivative: schema/derivatives.yaml:498)
+# schema/native_functions.yaml:1521 (derivative: schema/derivatives.yaml:501)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -7444,7 +8402,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1527 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1529 (derivative: schema/derivatives.yaml:505)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -7462,7 +8420,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1535 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1537 (derivative: schema/derivatives.yaml:508)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -7479,7 +8437,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1543 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1545 (derivative: schema/derivatives.yaml:505)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7498,7 +8456,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1550 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1552 (derivative: schema/derivatives.yaml:508)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7516,7 +8474,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1557 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1559 (derivative: schema/derivatives.yaml:511)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -7542,7 +8500,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1565 (derivative: schema/derivatives.yaml:512)
+# schema/native_functions.yaml:1567 (derivative: schema/derivatives.yaml:515)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -7560,7 +8518,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1573 (derivative: schema/derivatives.yaml:515)
+# schema/native_functions.yaml:1575 (derivative: schema/derivatives.yaml:518)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -7577,7 +8535,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1581 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1583 (derivative: schema/derivatives.yaml:511)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7604,7 +8562,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1588 (derivative: schema/derivatives.yaml:512)
+# schema/native_functions.yaml:1590 (derivative: schema/derivatives.yaml:515)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7623,7 +8581,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1595 (derivative: schema/derivatives.yaml:518)
+# schema/native_functions.yaml:1597 (derivative: schema/derivatives.yaml:521)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -7649,7 +8607,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1603 (derivative: schema/derivatives.yaml:522)
+# schema/native_functions.yaml:1605 (derivative: schema/derivatives.yaml:525)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -7667,7 +8625,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1611 (derivative: schema/derivatives.yaml:518)
+# schema/native_functions.yaml:1613 (derivative: schema/derivatives.yaml:521)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7694,7 +8652,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1618 (derivative: schema/derivatives.yaml:522)
+# schema/native_functions.yaml:1620 (derivative: schema/derivatives.yaml:525)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7713,7 +8671,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1625 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:1627 (derivative: schema/derivatives.yaml:529)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -7741,7 +8699,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1633 (derivative: schema/derivatives.yaml:530)
+# schema/native_functions.yaml:1635 (derivative: schema/derivatives.yaml:533)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -7769,7 +8727,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1641 (derivative: schema/derivatives.yaml:534)
+# schema/native_functions.yaml:1643 (derivative: schema/derivatives.yaml:537)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -7790,7 +8748,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1649 (derivative: schema/derivatives.yaml:534)
+# schema/native_functions.yaml:1651 (derivative: schema/derivatives.yaml:537)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7812,7 +8770,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1815 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:1817 (derivative: schema/derivatives.yaml:540)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -7838,7 +8796,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1823 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:1825 (derivative: schema/derivatives.yaml:544)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -7872,7 +8830,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1831 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:1833 (derivative: schema/derivatives.yaml:540)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -7899,7 +8857,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1838 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:1840 (derivative: schema/derivatives.yaml:544)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -7934,7 +8892,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1845 (derivative: schema/derivatives.yaml:546)
+# schema/native_functions.yaml:1847 (derivative: schema/derivatives.yaml:549)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -7967,7 +8925,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1853 (derivative: schema/derivatives.yaml:546)
+# schema/native_functions.yaml:1855 (derivative: schema/derivatives.yaml:549)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -8001,7 +8959,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1860 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:1862 (derivative: schema/derivatives.yaml:554)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -8035,7 +8993,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1868 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:1870 (derivative: schema/derivatives.yaml:554)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -8070,7 +9028,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1899 (derivative: schema/derivatives.yaml:618)
+# schema/native_functions.yaml:1901 (derivative: schema/derivatives.yaml:621)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8078,7 +9036,7 @@ def _ag_eq__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8095,14 +9053,14 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1906 (derivative: schema/derivatives.yaml:622)
+# schema/native_functions.yaml:1908 (derivative: schema/derivatives.yaml:625)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8115,7 +9073,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1913 (derivative: schema/derivatives.yaml:625)
+# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:628)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8123,7 +9081,7 @@ def _ag_ne__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8140,14 +9098,14 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1920 (derivative: schema/derivatives.yaml:629)
+# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:632)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8160,7 +9118,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1927 (derivative: schema/derivatives.yaml:632)
+# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:635)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8168,7 +9126,7 @@ def _ag_lt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8185,14 +9143,14 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1934 (derivative: schema/derivatives.yaml:636)
+# schema/native_functions.yaml:1936 (derivative: schema/derivatives.yaml:639)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8205,7 +9163,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1941 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:1943 (derivative: schema/derivatives.yaml:642)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8213,7 +9171,7 @@ def _ag_le__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8230,14 +9188,14 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1948 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:1950 (derivative: schema/derivatives.yaml:646)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8250,7 +9208,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1955 (derivative: schema/derivatives.yaml:646)
+# schema/native_functions.yaml:1957 (derivative: schema/derivatives.yaml:649)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8258,7 +9216,7 @@ def _ag_gt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8275,14 +9233,14 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1962 (derivative: schema/derivatives.yaml:650)
+# schema/native_functions.yaml:1964 (derivative: schema/derivatives.yaml:653)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8295,7 +9253,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1969 (derivative: schema/derivatives.yaml:653)
+# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:656)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8303,7 +9261,7 @@ def _ag_ge__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -8320,14 +9278,14 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1976 (derivative: schema/derivatives.yaml:657)
+# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:660)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -8340,7 +9298,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1983 (derivative: schema/derivatives.yaml:556)
+# schema/native_functions.yaml:1985 (derivative: schema/derivatives.yaml:559)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -8361,7 +9319,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:1991 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8382,7 +9340,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1998 (derivative: schema/derivatives.yaml:556)
+# schema/native_functions.yaml:2000 (derivative: schema/derivatives.yaml:559)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -8404,7 +9362,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:2007 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -8419,6 +9377,714 @@ def _ag_pow__Scalar(ks, self, exponent):
     if _k is None:
         _k = _o.pow__Scalar._fill(_ks)
     _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2029 (derivative: schema/derivatives.yaml:666)
+def _ag_gelu(ks, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu.get(_ks)
+    if _k is None:
+        _k = _o.gelu._fill(_ks)
+    _out = _k(self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_approximate = approximate
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2037 (derivative: schema/derivatives.yaml:666)
+def _ag_gelu_(ks, self, approximate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_approximate = approximate
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_gelu_.get(_ks)
+    if _k is None:
+        _k = _o.gelu_._fill(_ks)
+    _out = _k(self, approximate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2043 (derivative: schema/derivatives.yaml:669)
+def _ag_gelu_backward(ks, grad_output, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu_backward.get(_ks)
+    if _k is None:
+        _k = _o.gelu_backward._fill(_ks)
+    _out = _k(grad_output, self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(GeluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_approximate = approximate
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2050 (derivative: schema/derivatives.yaml:673)
+def _ag_silu(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_silu.get(_ks)
+    if _k is None:
+        _k = _o.silu._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2058 (derivative: schema/derivatives.yaml:673)
+def _ag_silu_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_silu_.get(_ks)
+    if _k is None:
+        _k = _o.silu_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2065 (derivative: schema/derivatives.yaml:676)
+def _ag_silu_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_silu_backward.get(_ks)
+    if _k is None:
+        _k = _o.silu_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SiluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2072 (derivative: schema/derivatives.yaml:680)
+def _ag_softplus(ks, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus.get(_ks)
+    if _k is None:
+        _k = _o.softplus._fill(_ks)
+    _out = _k(self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_beta = beta
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2080 (derivative: schema/derivatives.yaml:683)
+def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus_backward.get(_ks)
+    if _k is None:
+        _k = _o.softplus_backward._fill(_ks)
+    _out = _k(grad_output, self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_beta = beta
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2086 (derivative: schema/derivatives.yaml:689)
+def _ag_leaky_relu(ks, self, negative_slope):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu._fill(_ks)
+    _out = _k(self, negative_slope)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_negative_slope = negative_slope
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2094 (derivative: schema/derivatives.yaml:692)
+def _ag_leaky_relu_(ks, self, negative_slope):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_negative_slope = negative_slope
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_._fill(_ks)
+    _out = _k(self, negative_slope)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2101 (derivative: schema/derivatives.yaml:695)
+def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_backward.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_backward._fill(_ks)
+    _out = _k(grad_output, self, negative_slope, self_is_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_negative_slope = negative_slope
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2107 (derivative: schema/derivatives.yaml:699)
+def _ag_elu(ks, self, alpha, scale, input_scale):
+    _ks = ks & _BELOW
+    _k = _c_elu.get(_ks)
+    if _k is None:
+        _k = _o.elu._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_input_scale = input_scale
+    _node._s_scale = scale
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2115 (derivative: schema/derivatives.yaml:702)
+def _ag_elu_(ks, self, alpha, scale, input_scale):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_alpha = alpha
+            _node._s_input_scale = input_scale
+            _node._s_scale = scale
+    _ks = ks & _BELOW
+    _k = _c_elu_.get(_ks)
+    if _k is None:
+        _k = _o.elu_._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2122 (derivative: schema/derivatives.yaml:705)
+def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    _ks = ks & _BELOW
+    _k = _c_elu_backward.get(_ks)
+    if _k is None:
+        _k = _o.elu_backward._fill(_ks)
+    _out = _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self_or_result = _edge(self_or_result)
+    if not (_e_grad_output is not None or _e_self_or_result is not None):
+        return _out
+    _node = _new_node(EluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self_or_result or _NO_EDGE), (_e_grad_output is not None, _e_self_or_result is not None))
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_alpha = alpha
+    if _e_self_or_result is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_input_scale = input_scale
+        _node._s_is_result = is_result
+        _node._s_scale = scale
+        _node._s_self_or_result = _save(self_or_result)
+    if _e_self_or_result is not None:
+        _node._s_self_or_result_dtype = self_or_result._dtype
+        _node._s_self_or_result_shape = self_or_result._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:709)
+def _ag_hardtanh(ks, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max_val = max_val
+    _node._s_min_val = min_val
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:709)
+def _ag_hardtanh_(ks, self, min_val, max_val):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max_val = max_val
+            _node._s_min_val = min_val
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:712)
+def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_backward._fill(_ks)
+    _out = _k(grad_output, self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_max_val = max_val
+        _node._s_min_val = min_val
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2149 (derivative: schema/derivatives.yaml:716)
+def _ag_threshold(ks, self, threshold, value):
+    _ks = ks & _BELOW
+    _k = _c_threshold.get(_ks)
+    if _k is None:
+        _k = _o.threshold._fill(_ks)
+    _out = _k(self, threshold, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2157 (derivative: schema/derivatives.yaml:720)
+def _ag_threshold_(ks, self, threshold, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+            _node._s_threshold = threshold
+    _ks = ks & _BELOW
+    _k = _c_threshold_.get(_ks)
+    if _k is None:
+        _k = _o.threshold_._fill(_ks)
+    _out = _k(self, threshold, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2163 (derivative: schema/derivatives.yaml:723)
+def _ag_sigmoid_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_sigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2170 (derivative: schema/derivatives.yaml:727)
+def _ag_tanh_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_tanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.tanh_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(TanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2177 (derivative: schema/derivatives.yaml:731)
+def _ag_clamp_min(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_min = min
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2185 (derivative: schema/derivatives.yaml:734)
+def _ag_clamp_min_Tensor(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_Tensor._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_min = _edge(min)
+    if not (_e_self is not None or _e_min is not None):
+        return _out
+    _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+    if _e_self is not None or _e_min is not None:
+        _node._s_min = _save(min)
+    if _e_min is not None:
+        _node._s_min_dtype = min._dtype
+        _node._s_min_shape = min._shape
+    if _e_self is not None or _e_min is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2193 (derivative: schema/derivatives.yaml:731)
+def _ag_clamp_min_(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_min = min
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2200 (derivative: schema/derivatives.yaml:734)
+def _ag_clamp_min__Tensor(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = _edge(min)
+        if _e_self is not None or _e_min is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+            if _e_self is not None or _e_min is not None:
+                _node._s_min = _save(min)
+            if _e_min is not None:
+                _node._s_min_dtype = min._dtype
+                _node._s_min_shape = min._shape
+            if _e_self is not None or _e_min is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_min__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min__Tensor._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2207 (derivative: schema/derivatives.yaml:738)
+def _ag_clamp_max(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max = max
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2215 (derivative: schema/derivatives.yaml:741)
+def _ag_clamp_max_Tensor(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_Tensor._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_max = _edge(max)
+    if not (_e_self is not None or _e_max is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+    if _e_self is not None or _e_max is not None:
+        _node._s_max = _save(max)
+    if _e_max is not None:
+        _node._s_max_dtype = max._dtype
+        _node._s_max_shape = max._shape
+    if _e_self is not None or _e_max is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2223 (derivative: schema/derivatives.yaml:738)
+def _ag_clamp_max_(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max = max
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2230 (derivative: schema/derivatives.yaml:741)
+def _ag_clamp_max__Tensor(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_max = _edge(max)
+        if _e_self is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+            if _e_self is not None or _e_max is not None:
+                _node._s_max = _save(max)
+            if _e_max is not None:
+                _node._s_max_dtype = max._dtype
+                _node._s_max_shape = max._shape
+            if _e_self is not None or _e_max is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_max__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max__Tensor._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2237 (derivative: schema/derivatives.yaml:128)
+def _ag_clamp__Tensor(ks, self, min, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = None if min is None else _edge(min)
+        _e_max = None if max is None else _edge(max)
+        if _e_self is not None or _e_min is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+            if _e_self is not None or _e_min is not None or _e_max is not None:
+                _node._s_max = _save(max)
+                _node._s_min = _save(min)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp__Tensor._fill(_ks)
+    _out = _k(self, min, max)
     if _node is not None:
         _rebase_history(self, _node)
     return _out
@@ -8479,6 +10145,7 @@ _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_ke
 _o.clamp.register("Autograd", _ag_clamp, with_keyset=True)
 _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
 _o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
+_o.clamp_Tensor_out.register("Autograd", _autograd_out(_o.clamp_Tensor_out), with_keyset=True)
 _o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
 _o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
 _o.masked_fill_Scalar_out.register("Autograd", _autograd_out(_o.masked_fill_Scalar_out), with_keyset=True)
@@ -8496,6 +10163,7 @@ _o.log.register("Autograd", _ag_log, with_keyset=True)
 _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
 _o.log_.register("Autograd", _ag_log_, with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
+_o.relu_out.register("Autograd", _autograd_out(_o.relu_out), with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
 _o.threshold_backward.register("Autograd", _ag_threshold_backward, with_keyset=True)
 _o.sigmoid.register("Autograd", _ag_sigmoid, with_keyset=True)
@@ -8735,3 +10403,53 @@ _o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out
 _o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
 _o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
 _o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)
+_o.gelu.register("Autograd", _ag_gelu, with_keyset=True)
+_o.gelu_out.register("Autograd", _autograd_out(_o.gelu_out), with_keyset=True)
+_o.gelu_.register("Autograd", _ag_gelu_, with_keyset=True)
+_o.gelu_backward.register("Autograd", _ag_gelu_backward, with_keyset=True)
+_o.silu.register("Autograd", _ag_silu, with_keyset=True)
+_o.silu_out.register("Autograd", _autograd_out(_o.silu_out), with_keyset=True)
+_o.silu_.register("Autograd", _ag_silu_, with_keyset=True)
+_o.silu_backward.register("Autograd", _ag_silu_backward, with_keyset=True)
+_o.softplus.register("Autograd", _ag_softplus, with_keyset=True)
+_o.softplus_out.register("Autograd", _autograd_out(_o.softplus_out), with_keyset=True)
+_o.softplus_backward.register("Autograd", _ag_softplus_backward, with_keyset=True)
+_o.leaky_relu.register("Autograd", _ag_leaky_relu, with_keyset=True)
+_o.leaky_relu_out.register("Autograd", _autograd_out(_o.leaky_relu_out), with_keyset=True)
+_o.leaky_relu_.register("Autograd", _ag_leaky_relu_, with_keyset=True)
+_o.leaky_relu_backward.register("Autograd", _ag_leaky_relu_backward, with_keyset=True)
+_o.elu.register("Autograd", _ag_elu, with_keyset=True)
+_o.elu_out.register("Autograd", _autograd_out(_o.elu_out), with_keyset=True)
+_o.elu_.register("Autograd", _ag_elu_, with_keyset=True)
+_o.elu_backward.register("Autograd", _ag_elu_backward, with_keyset=True)
+_o.hardtanh.register("Autograd", _ag_hardtanh, with_keyset=True)
+_o.hardtanh_out.register("Autograd", _autograd_out(_o.hardtanh_out), with_keyset=True)
+_o.hardtanh_.register("Autograd", _ag_hardtanh_, with_keyset=True)
+_o.hardtanh_backward.register("Autograd", _ag_hardtanh_backward, with_keyset=True)
+_o.threshold.register("Autograd", _ag_threshold, with_keyset=True)
+_o.threshold_out.register("Autograd", _autograd_out(_o.threshold_out), with_keyset=True)
+_o.threshold_.register("Autograd", _ag_threshold_, with_keyset=True)
+_o.sigmoid_backward.register("Autograd", _ag_sigmoid_backward, with_keyset=True)
+_o.tanh_backward.register("Autograd", _ag_tanh_backward, with_keyset=True)
+_o.clamp_min.register("Autograd", _ag_clamp_min, with_keyset=True)
+_o.clamp_min_out.register("Autograd", _autograd_out(_o.clamp_min_out), with_keyset=True)
+_o.clamp_min_Tensor.register("Autograd", _ag_clamp_min_Tensor, with_keyset=True)
+_o.clamp_min_Tensor_out.register("Autograd", _autograd_out(_o.clamp_min_Tensor_out), with_keyset=True)
+_o.clamp_min_.register("Autograd", _ag_clamp_min_, with_keyset=True)
+_o.clamp_min__Tensor.register("Autograd", _ag_clamp_min__Tensor, with_keyset=True)
+_o.clamp_max.register("Autograd", _ag_clamp_max, with_keyset=True)
+_o.clamp_max_out.register("Autograd", _autograd_out(_o.clamp_max_out), with_keyset=True)
+_o.clamp_max_Tensor.register("Autograd", _ag_clamp_max_Tensor, with_keyset=True)
+_o.clamp_max_Tensor_out.register("Autograd", _autograd_out(_o.clamp_max_Tensor_out), with_keyset=True)
+_o.clamp_max_.register("Autograd", _ag_clamp_max_, with_keyset=True)
+_o.clamp_max__Tensor.register("Autograd", _ag_clamp_max__Tensor, with_keyset=True)
+_o.clamp__Tensor.register("Autograd", _ag_clamp__Tensor, with_keyset=True)
+_o.gelu_backward_grad_input.register("Autograd", _autograd_out(_o.gelu_backward_grad_input), with_keyset=True)
+_o.silu_backward_grad_input.register("Autograd", _autograd_out(_o.silu_backward_grad_input), with_keyset=True)
+_o.softplus_backward_grad_input.register("Autograd", _autograd_out(_o.softplus_backward_grad_input), with_keyset=True)
+_o.leaky_relu_backward_grad_input.register("Autograd", _autograd_out(_o.leaky_relu_backward_grad_input), with_keyset=True)
+_o.elu_backward_grad_input.register("Autograd", _autograd_out(_o.elu_backward_grad_input), with_keyset=True)
+_o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_backward_grad_input), with_keyset=True)
+_o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
+_o.sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.sigmoid_backward_grad_input), with_keyset=True)
+_o.tanh_backward_grad_input.register("Autograd", _autograd_out(_o.tanh_backward_grad_input), with_keyset=True)

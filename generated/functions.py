@@ -108,6 +108,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
@@ -145,6 +159,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_dot,
     _entry_dot_out,
     _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
     _entry_embedding,
     _entry_embedding_dense_backward,
     _entry_embedding_dense_backward_out,
@@ -201,12 +220,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ge_Tensor_out,
     _entry_ge__Scalar,
     _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
     _entry_gt__Scalar,
     _entry_gt__Tensor,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
@@ -222,6 +251,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor_out,
     _entry_le__Scalar,
     _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
     _entry_lerp_Scalar,
     _entry_lerp_Scalar_out,
     _entry_lerp_Tensor,
@@ -332,6 +366,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
     _entry_remainder_Scalar,
     _entry_remainder_Scalar_Tensor,
     _entry_remainder_Scalar_Tensor_out,
@@ -359,12 +394,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
     _entry_sign,
     _entry_sign_,
     _entry_sign_out,
     _entry_signbit,
     _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
@@ -374,6 +416,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_Tensor,
     _entry_softmax_int,
     _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -399,8 +445,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
@@ -467,6 +519,10 @@ __all__ = [
     'chunk',
     'clamp',
     'clamp_',
+    'clamp_max',
+    'clamp_max_',
+    'clamp_min',
+    'clamp_min_',
     'clone',
     'constant_pad_nd',
     'conv1d',
@@ -483,6 +539,9 @@ __all__ = [
     'div',
     'dot',
     'einsum',
+    'elu',
+    'elu_',
+    'elu_backward',
     'embedding',
     'embedding_dense_backward',
     'empty',
@@ -508,7 +567,13 @@ __all__ = [
     'full',
     'full_like',
     'ge',
+    'gelu',
+    'gelu_',
+    'gelu_backward',
     'gt',
+    'hardtanh',
+    'hardtanh_',
+    'hardtanh_backward',
     'index',
     'index_put',
     'index_put_',
@@ -516,6 +581,9 @@ __all__ = [
     'isinf',
     'isnan',
     'le',
+    'leaky_relu',
+    'leaky_relu_',
+    'leaky_relu_backward',
     'lerp',
     'linear',
     'log',
@@ -576,14 +644,20 @@ __all__ = [
     'select',
     'sigmoid',
     'sigmoid_',
+    'sigmoid_backward',
     'sign',
     'signbit',
+    'silu',
+    'silu_',
+    'silu_backward',
     'sin',
     'sin_',
     'sinh',
     'sinh_',
     'slice',
     'softmax',
+    'softplus',
+    'softplus_backward',
     'split',
     'split_with_sizes',
     'sqrt',
@@ -597,6 +671,9 @@ __all__ = [
     'tan_',
     'tanh',
     'tanh_',
+    'tanh_backward',
+    'threshold',
+    'threshold_',
     'threshold_backward',
     'transpose',
     'trunc',
@@ -611,7 +688,7 @@ __all__ = [
 ]
 
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml:1387
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -623,7 +700,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1394
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -635,7 +712,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -647,7 +724,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1505
+# schema/native_functions.yaml:1507
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -659,7 +736,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:1472
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -671,7 +748,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1498
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -694,7 +771,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1135
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -706,7 +783,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1141
+# schema/native_functions.yaml:1143
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -716,7 +793,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1060
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -728,7 +805,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1068
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -738,7 +815,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml:1400
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -760,7 +837,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:1860
+# schema/native_functions.yaml:1862
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -772,7 +849,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:1845
+# schema/native_functions.yaml:1847
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -784,7 +861,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcmul_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:656
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -796,7 +873,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -806,7 +883,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -816,7 +893,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:623
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -890,7 +967,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:631
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -902,7 +979,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:699
+# schema/native_functions.yaml:701
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -912,7 +989,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1043
+# schema/native_functions.yaml:1045
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -924,7 +1001,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1053
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -934,7 +1011,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1075
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -946,7 +1023,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:1641
+# schema/native_functions.yaml:1643
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -958,7 +1035,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1083
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -968,7 +1045,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1375
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -980,7 +1057,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1382
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -990,7 +1067,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:1453
+# schema/native_functions.yaml:1455
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1002,7 +1079,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:1703
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1015,7 +1092,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1051,7 +1128,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1270
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1063,7 +1140,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1076,7 +1153,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1755
+# schema/native_functions.yaml:1757
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1112,7 +1189,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1125,7 +1202,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1793
+# schema/native_functions.yaml:1795
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1161,7 +1238,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:648
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1173,7 +1250,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1185,7 +1262,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1165
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1197,7 +1274,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1173
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1207,7 +1284,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1218,14 +1295,16 @@ def chunk(input, chunks, dim=0):
 
 
 # schema/native_functions.yaml:449
-def _m0_clamp(input, min=None, max=None):
+def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
-        return (input, min, max)
+        return (input, min, max, out)
     return None
 
 
-def _c0_clamp(input, min, max):
-    return _entry_clamp_Tensor(input, min, max)
+def _c0_clamp(input, min, max, out):
+    if out is None:
+        return _entry_clamp_Tensor(input, min, max)
+    return _entry_clamp_Tensor_out(input, min, max, out)
 
 
 # schema/native_functions.yaml:441
@@ -1243,7 +1322,7 @@ def _c1_clamp(input, min, max, out):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_clamp = (
-    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min'))),
+    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
     (_m1_clamp, _c1_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
 )
 _sigs_clamp = (
@@ -1264,14 +1343,237 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:456
-def clamp_(input, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:2237
+def _m0_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c0_clamp_(input, min, max):
+    return _entry_clamp__Tensor(input, min, max)
+
+
+# schema/native_functions.yaml:457
+def _m1_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c1_clamp_(input, min, max):
+    return _entry_clamp_(input, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('input', 'max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (input,), (input, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(input, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:2215
+def _m0_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max, out)
+    return None
+
+
+def _c0_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max_Tensor(input, max)
+    return _entry_clamp_max_Tensor_out(input, max, out)
+
+
+# schema/native_functions.yaml:2207
+def _m1_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max, out)
+    return None
+
+
+def _c1_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max(input, max)
+    return _entry_clamp_max_out(input, max, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:2230
+def _m0_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max)
+    return None
+
+
+def _c0_clamp_max_(input, max):
+    return _entry_clamp_max__Tensor(input, max)
+
+
+# schema/native_functions.yaml:2223
+def _m1_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max)
+    return None
+
+
+def _c1_clamp_max_(input, max):
+    return _entry_clamp_max_(input, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('input', 'max'))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('input', 'max'))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:2185
+def _m0_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min, out)
+    return None
+
+
+def _c0_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min_Tensor(input, min)
+    return _entry_clamp_min_Tensor_out(input, min, out)
+
+
+# schema/native_functions.yaml:2177
+def _m1_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min, out)
+    return None
+
+
+def _c1_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min(input, min)
+    return _entry_clamp_min_out(input, min, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:2200
+def _m0_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min)
+    return None
+
+
+def _c0_clamp_min_(input, min):
+    return _entry_clamp_min__Tensor(input, min)
+
+
+# schema/native_functions.yaml:2193
+def _m1_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min)
+    return None
+
+
+def _c1_clamp_min_(input, min):
+    return _entry_clamp_min_(input, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('input', 'min'))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('input', 'min'))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -1286,7 +1588,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1404
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -1298,7 +1600,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1342
+# schema/native_functions.yaml:1344
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1309,7 +1611,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:1352
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1343,7 +1645,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1348
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1354,7 +1656,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1356
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1388,7 +1690,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1329
+# schema/native_functions.yaml:1331
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -1400,7 +1702,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1338
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1420,7 +1722,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1015
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1432,7 +1734,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1023
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1442,7 +1744,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1105
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1454,7 +1756,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1464,7 +1766,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:834
+# schema/native_functions.yaml:836
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1474,7 +1776,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:782
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1510,7 +1812,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -1549,7 +1851,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:1432
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1561,7 +1863,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1466
+# schema/native_functions.yaml:1468
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -1571,7 +1873,41 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:2107
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu(input, alpha, scale, input_scale)
+    return _entry_elu_out(input, alpha, scale, input_scale, out)
+
+
+# schema/native_functions.yaml:2115
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if r is not _NO:
+            return r
+    return _entry_elu_(input, alpha, scale, input_scale)
+
+
+# schema/native_functions.yaml:2122
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+
+
+# schema/native_functions.yaml:1414
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -1583,7 +1919,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1421
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -1641,7 +1977,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1118
+# schema/native_functions.yaml:1120
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1653,7 +1989,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1128
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1663,7 +1999,7 @@ def erf_(input):
     return _entry_erf_(input)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:510
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1675,7 +2011,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:880
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1687,7 +2023,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:888
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1697,7 +2033,7 @@ def exp2_(input):
     return _entry_exp2_(input)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:518
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1707,7 +2043,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:895
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1719,7 +2055,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:903
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1774,7 +2110,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:814
+# schema/native_functions.yaml:816
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1784,7 +2120,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1150
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1796,7 +2132,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1156
+# schema/native_functions.yaml:1158
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1806,7 +2142,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1529
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1819,7 +2155,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:1535
+# schema/native_functions.yaml:1537
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -1855,7 +2191,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1595
+# schema/native_functions.yaml:1597
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1867,7 +2203,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1225
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1879,7 +2215,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1923,6 +2259,40 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:2029
+def gelu(input, *, approximate='none', out=None):
+    """gelu(Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu(input, approximate)
+    return _entry_gelu_out(input, approximate, out)
+
+
+# schema/native_functions.yaml:2037
+def gelu_(input, *, approximate='none'):
+    """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if r is not _NO:
+            return r
+    return _entry_gelu_(input, approximate)
+
+
+# schema/native_functions.yaml:2043
+def gelu_backward(grad_output, input, *, approximate='none', out=None):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu_backward(grad_output, input, approximate)
+    return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+
 # schema/native_functions.yaml:409
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1935,7 +2305,41 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:2128
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh(input, min_val, max_val)
+    return _entry_hardtanh_out(input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:2136
+def hardtanh_(input, min_val=-1, max_val=1):
+    """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if r is not _NO:
+            return r
+    return _entry_hardtanh_(input, min_val, max_val)
+
+
+# schema/native_functions.yaml:2143
+def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+    return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:860
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1947,7 +2351,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:874
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1957,7 +2361,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:866
+# schema/native_functions.yaml:868
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1967,7 +2371,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1299
+# schema/native_functions.yaml:1301
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1977,7 +2381,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1989,7 +2393,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1285
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2013,7 +2417,41 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1823
+# schema/native_functions.yaml:2086
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu(input, negative_slope)
+    return _entry_leaky_relu_out(input, negative_slope, out)
+
+
+# schema/native_functions.yaml:2094
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if r is not _NO:
+            return r
+    return _entry_leaky_relu_(input, negative_slope)
+
+
+# schema/native_functions.yaml:2101
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+    return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
+
+
+# schema/native_functions.yaml:1825
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2025,7 +2463,7 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -2035,7 +2473,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:525
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2047,7 +2485,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:925
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2059,7 +2497,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:933
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2069,7 +2507,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:940
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2081,7 +2519,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2091,7 +2529,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:910
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2103,7 +2541,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml:918
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2113,7 +2551,7 @@ def log2_(input):
     return _entry_log2_(input)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:533
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2123,7 +2561,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1492
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2135,7 +2573,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1656
+# schema/native_functions.yaml:1658
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2147,7 +2585,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:1253
+# schema/native_functions.yaml:1255
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2159,7 +2597,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:1671
+# schema/native_functions.yaml:1673
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2171,7 +2609,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:1686
+# schema/native_functions.yaml:1688
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2195,7 +2633,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:471
+# schema/native_functions.yaml:472
 def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -2207,7 +2645,7 @@ def masked_fill(input, mask, value, *, out=None):
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:664
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2217,7 +2655,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1371
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -2227,7 +2665,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1360
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -2237,7 +2675,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1366
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -2247,7 +2685,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml:1627
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2259,7 +2697,7 @@ def maximum(input, other, *, out=None):
     return _entry_maximum_out(input, other, out)
 
 
-# schema/native_functions.yaml:606
+# schema/native_functions.yaml:608
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -2270,7 +2708,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:615
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -2306,7 +2744,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1633
+# schema/native_functions.yaml:1635
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2318,7 +2756,7 @@ def minimum(input, other, *, out=None):
     return _entry_minimum_out(input, other, out)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:640
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -2330,7 +2768,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:824
+# schema/native_functions.yaml:826
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -2341,7 +2779,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -2387,7 +2825,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1439
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -2399,7 +2837,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1314
+# schema/native_functions.yaml:1316
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -2411,7 +2849,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1322
+# schema/native_functions.yaml:1324
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2421,7 +2859,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -2443,7 +2881,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:495
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2455,7 +2893,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:502
+# schema/native_functions.yaml:503
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2465,7 +2903,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1427
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -2498,7 +2936,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1446
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2510,7 +2948,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1410
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -2520,7 +2958,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:705
+# schema/native_functions.yaml:707
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -2625,7 +3063,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:985
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2637,7 +3075,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:993
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2647,17 +3085,19 @@ def reciprocal_(input):
     return _entry_reciprocal_(input)
 
 
-# schema/native_functions.yaml:539
-def relu(input):
+# schema/native_functions.yaml:540
+def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {})
+        r = _htf(relu, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
-    return _entry_relu(input)
+    if out is None:
+        return _entry_relu(input)
+    return _entry_relu_out(input, out)
 
 
-# schema/native_functions.yaml:546
+# schema/native_functions.yaml:548
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2667,7 +3107,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1559
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2680,7 +3120,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1573
+# schema/native_functions.yaml:1575
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2716,7 +3156,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:684
+# schema/native_functions.yaml:686
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -2726,7 +3166,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1180
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -2739,7 +3179,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1188
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -2775,7 +3215,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1196
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2786,7 +3226,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1203
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -2820,7 +3260,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:968
+# schema/native_functions.yaml:970
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2832,7 +3272,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:976
+# schema/native_functions.yaml:978
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2842,7 +3282,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1513
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2865,7 +3305,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2875,7 +3315,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:562
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2887,7 +3327,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:568
+# schema/native_functions.yaml:570
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2897,7 +3337,19 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:2163
+def sigmoid_backward(grad_output, output, *, out=None):
+    """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sigmoid_backward(grad_output, output)
+    return _entry_sigmoid_backward_grad_input(grad_output, output, out)
+
+
+# schema/native_functions.yaml:1240
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2909,7 +3361,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2921,7 +3373,41 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:2050
+def silu(input, *, out=None):
+    """silu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu(input)
+    return _entry_silu_out(input, out)
+
+
+# schema/native_functions.yaml:2058
+def silu_(input):
+    """silu_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(silu_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_silu_(input)
+
+
+# schema/native_functions.yaml:2065
+def silu_backward(grad_output, input, *, out=None):
+    """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu_backward(grad_output, input)
+    return _entry_silu_backward_grad_input(grad_output, input, out)
+
+
+# schema/native_functions.yaml:1000
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2933,7 +3419,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1008
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2943,7 +3429,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1090
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2955,7 +3441,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1098
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2965,7 +3451,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:763
+# schema/native_functions.yaml:765
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2975,7 +3461,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2987,7 +3473,31 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:2072
+def softplus(input, beta=1, threshold=20, *, out=None):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus(input, beta, threshold)
+    return _entry_softplus_out(input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:2080
+def softplus_backward(grad_output, input, beta, threshold, *, out=None):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus_backward(grad_output, input, beta, threshold)
+    return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:788
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2998,7 +3508,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -3032,7 +3542,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -3042,7 +3552,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3054,7 +3564,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:963
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3064,7 +3574,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:734
+# schema/native_functions.yaml:736
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -3075,7 +3585,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:740
+# schema/native_functions.yaml:742
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -3086,7 +3596,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:746
+# schema/native_functions.yaml:748
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -3123,7 +3633,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml:856
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -3145,7 +3655,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:591
+# schema/native_functions.yaml:593
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -3156,7 +3666,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:600
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -3192,7 +3702,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -3202,7 +3712,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1028
+# schema/native_functions.yaml:1030
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3214,7 +3724,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1036
+# schema/native_functions.yaml:1038
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3224,7 +3734,7 @@ def tan_(input):
     return _entry_tan_(input)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:577
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3236,7 +3746,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:585
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3246,17 +3756,53 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:553
-def threshold_backward(grad_output, input, threshold):
-    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+# schema/native_functions.yaml:2170
+def tanh_backward(grad_output, output, *, out=None):
+    """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {})
+        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
         if r is not _NO:
             return r
-    return _entry_threshold_backward(grad_output, input, threshold)
+    if out is None:
+        return _entry_tanh_backward(grad_output, output)
+    return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:711
+# schema/native_functions.yaml:2149
+def threshold(input, threshold, value, *, out=None):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold(input, threshold, value)
+    return _entry_threshold_out(input, threshold, value, out)
+
+
+# schema/native_functions.yaml:2157
+def threshold_(input, threshold, value):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if r is not _NO:
+            return r
+    return _entry_threshold_(input, threshold, value)
+
+
+# schema/native_functions.yaml:555
+def threshold_backward(grad_output, input, threshold, *, out=None):
+    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold_backward(grad_output, input, threshold)
+    return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
+
+
+# schema/native_functions.yaml:713
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -3266,7 +3812,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1210
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3278,7 +3824,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1218
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3288,7 +3834,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -3298,7 +3844,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:819
+# schema/native_functions.yaml:821
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -3308,7 +3854,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:728
+# schema/native_functions.yaml:730
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -3331,7 +3877,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml:2014
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -3342,7 +3888,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2019
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -3353,7 +3899,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:2022
+# schema/native_functions.yaml:2024
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)

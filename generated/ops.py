@@ -2612,7 +2612,37 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:456
+# schema/native_functions.yaml:454
+clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
+    'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+_c_clamp_Tensor_out = clamp_Tensor_out._cache
+
+
+def _bind_clamp_Tensor_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clamp_Tensor_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_Tensor_out._fill(ks)
+    return k(self, min, max, out)
+
+
+clamp_Tensor_out._bind = _bind_clamp_Tensor_out
+clamp_Tensor_out._entry = _entry_clamp_Tensor_out
+_aten._packet('clamp')._add(clamp_Tensor_out)
+
+
+# schema/native_functions.yaml:457
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2642,7 +2672,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:463
+# schema/native_functions.yaml:464
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2670,7 +2700,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:469
 masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
     'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2700,7 +2730,7 @@ masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
 _aten._packet('masked_fill')._add(masked_fill_Scalar_out)
 
 
-# schema/native_functions.yaml:471
+# schema/native_functions.yaml:472
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2728,7 +2758,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:476
+# schema/native_functions.yaml:477
 masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
     'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2758,7 +2788,7 @@ masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
 _aten._packet('masked_fill')._add(masked_fill_Tensor_out)
 
 
-# schema/native_functions.yaml:479
+# schema/native_functions.yaml:480
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2788,7 +2818,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:487
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2818,7 +2848,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:495
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2846,7 +2876,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:499
+# schema/native_functions.yaml:500
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2876,7 +2906,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:502
+# schema/native_functions.yaml:503
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2906,7 +2936,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:510
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2934,7 +2964,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:514
+# schema/native_functions.yaml:515
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2964,7 +2994,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:518
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2994,7 +3024,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:525
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3022,7 +3052,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:529
+# schema/native_functions.yaml:530
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3052,7 +3082,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:533
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3082,7 +3112,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:539
+# schema/native_functions.yaml:540
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3110,7 +3140,37 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:546
+# schema/native_functions.yaml:545
+relu_out = _Op("aten", 'relu', 'out',
+    'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_relu_out = relu_out._cache
+
+
+def _bind_relu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_relu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_relu_out.get(ks)
+    if k is None:
+        k = relu_out._fill(ks)
+    return k(self, out)
+
+
+relu_out._bind = _bind_relu_out
+relu_out._entry = _entry_relu_out
+_aten._packet('relu')._add(relu_out)
+
+
+# schema/native_functions.yaml:548
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3140,7 +3200,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:553
+# schema/native_functions.yaml:555
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -3168,7 +3228,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:562
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3196,7 +3256,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml:567
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3226,7 +3286,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:568
+# schema/native_functions.yaml:570
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3256,7 +3316,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:577
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3284,7 +3344,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:582
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3314,7 +3374,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:585
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3344,7 +3404,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:591
+# schema/native_functions.yaml:593
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3372,7 +3432,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:600
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3400,7 +3460,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml:605
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3430,7 +3490,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:606
+# schema/native_functions.yaml:608
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3458,7 +3518,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:615
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3486,7 +3546,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:620
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3516,7 +3576,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:623
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3544,7 +3604,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml:628
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3574,7 +3634,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:631
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3602,7 +3662,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:634
+# schema/native_functions.yaml:636
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3632,7 +3692,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:640
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3660,7 +3720,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:645
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3690,7 +3750,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:648
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3718,7 +3778,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:653
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3748,7 +3808,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:656
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3776,7 +3836,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml:661
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3806,7 +3866,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:664
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3834,7 +3894,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3862,7 +3922,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:672
+# schema/native_functions.yaml:674
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3890,7 +3950,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3918,7 +3978,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:684
+# schema/native_functions.yaml:686
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3946,7 +4006,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:689
+# schema/native_functions.yaml:691
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3974,7 +4034,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4002,7 +4062,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:699
+# schema/native_functions.yaml:701
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -4030,7 +4090,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:705
+# schema/native_functions.yaml:707
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -4058,7 +4118,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:711
+# schema/native_functions.yaml:713
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -4086,7 +4146,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4114,7 +4174,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -4142,7 +4202,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:728
+# schema/native_functions.yaml:730
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4170,7 +4230,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:734
+# schema/native_functions.yaml:736
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4198,7 +4258,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:740
+# schema/native_functions.yaml:742
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4226,7 +4286,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:746
+# schema/native_functions.yaml:748
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4254,7 +4314,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -4282,7 +4342,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4310,7 +4370,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:763
+# schema/native_functions.yaml:765
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4338,7 +4398,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4366,7 +4426,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4394,7 +4454,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:782
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4422,7 +4482,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4450,7 +4510,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4478,7 +4538,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4506,7 +4566,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4534,7 +4594,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4562,7 +4622,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:814
+# schema/native_functions.yaml:816
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4590,7 +4650,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:819
+# schema/native_functions.yaml:821
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4618,7 +4678,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:824
+# schema/native_functions.yaml:826
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4646,7 +4706,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4674,7 +4734,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:834
+# schema/native_functions.yaml:836
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4702,7 +4762,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4730,7 +4790,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4758,7 +4818,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:851
+# schema/native_functions.yaml:853
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4788,7 +4848,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml:856
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4816,7 +4876,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:860
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4844,7 +4904,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:863
+# schema/native_functions.yaml:865
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4874,7 +4934,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:866
+# schema/native_functions.yaml:868
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4904,7 +4964,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:874
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4932,7 +4992,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:880
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -4960,7 +5020,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:883
+# schema/native_functions.yaml:885
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -4990,7 +5050,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:888
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5020,7 +5080,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:895
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5048,7 +5108,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:898
+# schema/native_functions.yaml:900
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5078,7 +5138,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:903
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5108,7 +5168,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:910
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5136,7 +5196,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:915
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5166,7 +5226,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml:918
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5196,7 +5256,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:925
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5224,7 +5284,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:928
+# schema/native_functions.yaml:930
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5254,7 +5314,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:933
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5284,7 +5344,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:940
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5312,7 +5372,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:945
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5342,7 +5402,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5372,7 +5432,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5400,7 +5460,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:960
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5430,7 +5490,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:963
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5460,7 +5520,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:968
+# schema/native_functions.yaml:970
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5488,7 +5548,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:975
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5518,7 +5578,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:976
+# schema/native_functions.yaml:978
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5548,7 +5608,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:985
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5576,7 +5636,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:990
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5606,7 +5666,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:993
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5636,7 +5696,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5664,7 +5724,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5694,7 +5754,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1008
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5724,7 +5784,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1015
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5752,7 +5812,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1020
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5782,7 +5842,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1023
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5812,7 +5872,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1028
+# schema/native_functions.yaml:1030
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5840,7 +5900,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1033
+# schema/native_functions.yaml:1035
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5870,7 +5930,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1036
+# schema/native_functions.yaml:1038
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5900,7 +5960,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1043
+# schema/native_functions.yaml:1045
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5928,7 +5988,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1048
+# schema/native_functions.yaml:1050
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5958,7 +6018,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1053
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5988,7 +6048,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1060
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6016,7 +6076,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1063
+# schema/native_functions.yaml:1065
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6046,7 +6106,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1068
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6076,7 +6136,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1075
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6104,7 +6164,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1078
+# schema/native_functions.yaml:1080
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6134,7 +6194,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1083
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6164,7 +6224,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1090
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6192,7 +6252,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1095
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6222,7 +6282,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1098
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6252,7 +6312,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1105
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6280,7 +6340,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1110
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6310,7 +6370,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6340,7 +6400,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1118
+# schema/native_functions.yaml:1120
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6368,7 +6428,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1123
+# schema/native_functions.yaml:1125
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6398,7 +6458,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1128
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6428,7 +6488,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1135
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6456,7 +6516,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1140
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6486,7 +6546,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1141
+# schema/native_functions.yaml:1143
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6516,7 +6576,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1150
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6544,7 +6604,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1155
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6574,7 +6634,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1156
+# schema/native_functions.yaml:1158
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6604,7 +6664,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1165
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6632,7 +6692,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1170
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6662,7 +6722,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1173
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6692,7 +6752,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1180
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6720,7 +6780,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1183
+# schema/native_functions.yaml:1185
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6750,7 +6810,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1188
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6778,7 +6838,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1193
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -6808,7 +6868,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1196
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6838,7 +6898,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1203
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6868,7 +6928,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1210
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6896,7 +6956,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1213
+# schema/native_functions.yaml:1215
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6926,7 +6986,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1218
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6956,7 +7016,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1225
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -6984,7 +7044,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1228
+# schema/native_functions.yaml:1230
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7014,7 +7074,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7044,7 +7104,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1240
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7072,7 +7132,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1243
+# schema/native_functions.yaml:1245
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7102,7 +7162,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1248
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7132,7 +7192,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1253
+# schema/native_functions.yaml:1255
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7160,7 +7220,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1258
+# schema/native_functions.yaml:1260
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7190,7 +7250,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1261
+# schema/native_functions.yaml:1263
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7220,7 +7280,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1270
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7248,7 +7308,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1273
+# schema/native_functions.yaml:1275
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7278,7 +7338,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7308,7 +7368,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1285
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7336,7 +7396,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1290
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7366,7 +7426,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7394,7 +7454,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1298
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7424,7 +7484,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1299
+# schema/native_functions.yaml:1301
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7452,7 +7512,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7480,7 +7540,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1313
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7510,7 +7570,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1314
+# schema/native_functions.yaml:1316
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7538,7 +7598,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1319
+# schema/native_functions.yaml:1321
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -7568,7 +7628,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1322
+# schema/native_functions.yaml:1324
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7598,7 +7658,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1329
+# schema/native_functions.yaml:1331
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -7626,7 +7686,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1335
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -7656,7 +7716,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1338
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -7684,7 +7744,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1342
+# schema/native_functions.yaml:1344
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7712,7 +7772,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1348
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7740,7 +7800,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:1352
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7768,7 +7828,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1356
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7796,7 +7856,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1360
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -7824,7 +7884,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1366
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -7852,7 +7912,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1371
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -7880,7 +7940,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1375
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -7908,7 +7968,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1377
+# schema/native_functions.yaml:1379
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -7938,7 +7998,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1382
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -7966,7 +8026,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml:1387
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -7994,7 +8054,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1389
+# schema/native_functions.yaml:1391
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -8024,7 +8084,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1394
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -8052,7 +8112,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1398
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -8082,7 +8142,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml:1400
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -8110,7 +8170,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1404
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -8138,7 +8198,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:1408
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -8168,7 +8228,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1410
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -8197,7 +8257,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:1414
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -8225,7 +8285,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1418
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -8255,7 +8315,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1421
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -8283,7 +8343,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:1425
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -8313,7 +8373,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1427
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -8341,7 +8401,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:1432
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -8369,7 +8429,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:1435
+# schema/native_functions.yaml:1437
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -8399,7 +8459,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1439
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -8427,7 +8487,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1444
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -8457,7 +8517,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1446
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -8485,7 +8545,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1451
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -8515,7 +8575,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:1453
+# schema/native_functions.yaml:1455
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8543,7 +8603,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:1458
+# schema/native_functions.yaml:1460
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -8573,7 +8633,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:1462
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8603,7 +8663,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:1466
+# schema/native_functions.yaml:1468
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -8631,7 +8691,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:1472
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8659,7 +8719,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:1476
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8689,7 +8749,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8717,7 +8777,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:1481
+# schema/native_functions.yaml:1483
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8747,7 +8807,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8775,7 +8835,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:1490
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8805,7 +8865,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1492
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8833,7 +8893,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1496
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8863,7 +8923,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1498
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -8891,7 +8951,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1503
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -8921,7 +8981,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1505
+# schema/native_functions.yaml:1507
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -8949,7 +9009,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1511
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -8979,7 +9039,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1513
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -9007,7 +9067,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1518
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -9037,7 +9097,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1521
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -9065,7 +9125,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:1526
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -9095,7 +9155,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1529
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9123,7 +9183,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:1532
+# schema/native_functions.yaml:1534
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9153,7 +9213,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:1535
+# schema/native_functions.yaml:1537
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9181,7 +9241,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:1540
+# schema/native_functions.yaml:1542
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9211,7 +9271,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:1543
+# schema/native_functions.yaml:1545
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9241,7 +9301,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:1550
+# schema/native_functions.yaml:1552
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9271,7 +9331,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1559
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9299,7 +9359,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:1562
+# schema/native_functions.yaml:1564
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9329,7 +9389,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml:1567
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9357,7 +9417,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:1570
+# schema/native_functions.yaml:1572
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9387,7 +9447,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:1573
+# schema/native_functions.yaml:1575
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9415,7 +9475,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1578
+# schema/native_functions.yaml:1580
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9445,7 +9505,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml:1583
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9475,7 +9535,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:1588
+# schema/native_functions.yaml:1590
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9505,7 +9565,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:1595
+# schema/native_functions.yaml:1597
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9533,7 +9593,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:1600
+# schema/native_functions.yaml:1602
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9563,7 +9623,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:1603
+# schema/native_functions.yaml:1605
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9591,7 +9651,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:1608
+# schema/native_functions.yaml:1610
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9621,7 +9681,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml:1613
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9651,7 +9711,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:1618
+# schema/native_functions.yaml:1620
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9681,7 +9741,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml:1627
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9709,7 +9769,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:1630
+# schema/native_functions.yaml:1632
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9739,7 +9799,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:1633
+# schema/native_functions.yaml:1635
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9767,7 +9827,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:1638
+# schema/native_functions.yaml:1640
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9797,7 +9857,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:1641
+# schema/native_functions.yaml:1643
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9825,7 +9885,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:1646
+# schema/native_functions.yaml:1648
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9855,7 +9915,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9885,7 +9945,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:1656
+# schema/native_functions.yaml:1658
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9913,7 +9973,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:1661
+# schema/native_functions.yaml:1663
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9943,7 +10003,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9973,7 +10033,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:1671
+# schema/native_functions.yaml:1673
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10001,7 +10061,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:1676
+# schema/native_functions.yaml:1678
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10031,7 +10091,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10061,7 +10121,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:1686
+# schema/native_functions.yaml:1688
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10089,7 +10149,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:1691
+# schema/native_functions.yaml:1693
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10119,7 +10179,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10149,7 +10209,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:1703
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10177,7 +10237,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:1706
+# schema/native_functions.yaml:1708
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10207,7 +10267,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:1709
+# schema/native_functions.yaml:1711
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10235,7 +10295,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:1714
+# schema/native_functions.yaml:1716
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10265,7 +10325,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10293,7 +10353,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1722
+# schema/native_functions.yaml:1724
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10323,7 +10383,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml:1727
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10353,7 +10413,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:1732
+# schema/native_functions.yaml:1734
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10383,7 +10443,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10411,7 +10471,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:1744
+# schema/native_functions.yaml:1746
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10441,7 +10501,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:1747
+# schema/native_functions.yaml:1749
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10469,7 +10529,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:1752
+# schema/native_functions.yaml:1754
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10499,7 +10559,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:1755
+# schema/native_functions.yaml:1757
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10527,7 +10587,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1760
+# schema/native_functions.yaml:1762
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10557,7 +10617,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1763
+# schema/native_functions.yaml:1765
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10587,7 +10647,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:1770
+# schema/native_functions.yaml:1772
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10617,7 +10677,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10645,7 +10705,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:1782
+# schema/native_functions.yaml:1784
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10675,7 +10735,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:1785
+# schema/native_functions.yaml:1787
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10703,7 +10763,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:1790
+# schema/native_functions.yaml:1792
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10733,7 +10793,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:1793
+# schema/native_functions.yaml:1795
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10761,7 +10821,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1798
+# schema/native_functions.yaml:1800
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10791,7 +10851,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:1803
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10821,7 +10881,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:1808
+# schema/native_functions.yaml:1810
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10851,7 +10911,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:1815
+# schema/native_functions.yaml:1817
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10879,7 +10939,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:1820
+# schema/native_functions.yaml:1822
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -10909,7 +10969,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:1823
+# schema/native_functions.yaml:1825
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10937,7 +10997,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:1828
+# schema/native_functions.yaml:1830
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -10967,7 +11027,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml:1833
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10997,7 +11057,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:1838
+# schema/native_functions.yaml:1840
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11027,7 +11087,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:1845
+# schema/native_functions.yaml:1847
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11055,7 +11115,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:1850
+# schema/native_functions.yaml:1852
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11085,7 +11145,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:1853
+# schema/native_functions.yaml:1855
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11115,7 +11175,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:1860
+# schema/native_functions.yaml:1862
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11143,7 +11203,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:1865
+# schema/native_functions.yaml:1867
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11173,7 +11233,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:1868
+# schema/native_functions.yaml:1870
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11203,7 +11263,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:1875
+# schema/native_functions.yaml:1877
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11231,7 +11291,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:1880
+# schema/native_functions.yaml:1882
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11261,7 +11321,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:1883
+# schema/native_functions.yaml:1885
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11289,7 +11349,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml:1890
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11319,7 +11379,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:1891
+# schema/native_functions.yaml:1893
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11347,7 +11407,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:1896
+# schema/native_functions.yaml:1898
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11377,7 +11437,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml:1901
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11407,7 +11467,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:1906
+# schema/native_functions.yaml:1908
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11437,7 +11497,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11467,7 +11527,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:1920
+# schema/native_functions.yaml:1922
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11497,7 +11557,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1929
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11527,7 +11587,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml:1936
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11557,7 +11617,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1943
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11587,7 +11647,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:1948
+# schema/native_functions.yaml:1950
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11617,7 +11677,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:1955
+# schema/native_functions.yaml:1957
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11647,7 +11707,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:1962
+# schema/native_functions.yaml:1964
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11677,7 +11737,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:1969
+# schema/native_functions.yaml:1971
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11707,7 +11767,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:1976
+# schema/native_functions.yaml:1978
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11737,7 +11797,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -11765,7 +11825,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:1988
+# schema/native_functions.yaml:1990
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -11795,7 +11855,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:1991
+# schema/native_functions.yaml:1993
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11825,7 +11885,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:2000
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -11855,7 +11915,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:2005
+# schema/native_functions.yaml:2007
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -11885,7 +11945,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml:2014
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -11913,7 +11973,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2019
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -11941,7 +12001,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:2022
+# schema/native_functions.yaml:2024
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -11967,3 +12027,1466 @@ def _entry_where_Scalar(condition, self, other):
 where_Scalar._bind = _bind_where_Scalar
 where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
+
+
+# schema/native_functions.yaml:2029
+gelu = _Op("aten", 'gelu', 'default',
+    'gelu(Tensor self, *, str approximate="none") -> Tensor',
+    ('self', 'approximate'), 1, tags=('pointwise', 'core'))
+_c_gelu = gelu._cache
+
+
+def _bind_gelu(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu, (self, approximate)) from None
+    k = _c_gelu.get(ks)
+    if k is None:
+        k = gelu._fill(ks)
+    return k(self, approximate)
+
+
+gelu._bind = _bind_gelu
+gelu._entry = _entry_gelu
+_aten._packet('gelu')._add(gelu)
+
+
+# schema/native_functions.yaml:2034
+gelu_out = _Op("aten", 'gelu', 'out',
+    'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
+_c_gelu_out = gelu_out._cache
+
+
+def _bind_gelu_out(self, *, approximate='none', out):
+    return (self, approximate, out)
+
+
+def _entry_gelu_out(self, approximate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_out, (self, approximate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_gelu_out.get(ks)
+    if k is None:
+        k = gelu_out._fill(ks)
+    return k(self, approximate, out)
+
+
+gelu_out._bind = _bind_gelu_out
+gelu_out._entry = _entry_gelu_out
+_aten._packet('gelu')._add(gelu_out)
+
+
+# schema/native_functions.yaml:2037
+gelu_ = _Op("aten", 'gelu_', 'default',
+    'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
+    ('self', 'approximate'), 1, tags=())
+_c_gelu_ = gelu_._cache
+
+
+def _bind_gelu_(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu_(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_, (self, approximate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_gelu_.get(ks)
+    if k is None:
+        k = gelu_._fill(ks)
+    return k(self, approximate)
+
+
+gelu_._bind = _bind_gelu_
+gelu_._entry = _entry_gelu_
+_aten._packet('gelu_')._add(gelu_)
+
+
+# schema/native_functions.yaml:2043
+gelu_backward = _Op("aten", 'gelu_backward', 'default',
+    'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+    ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
+_c_gelu_backward = gelu_backward._cache
+
+
+def _bind_gelu_backward(grad_output, self, *, approximate='none'):
+    return (grad_output, self, approximate)
+
+
+def _entry_gelu_backward(grad_output, self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
+    k = _c_gelu_backward.get(ks)
+    if k is None:
+        k = gelu_backward._fill(ks)
+    return k(grad_output, self, approximate)
+
+
+gelu_backward._bind = _bind_gelu_backward
+gelu_backward._entry = _entry_gelu_backward
+_aten._packet('gelu_backward')._add(gelu_backward)
+
+
+# schema/native_functions.yaml:2050
+silu = _Op("aten", 'silu', 'default',
+    'silu(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_silu = silu._cache
+
+
+def _bind_silu(self):
+    return (self,)
+
+
+def _entry_silu(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu, (self,)) from None
+    k = _c_silu.get(ks)
+    if k is None:
+        k = silu._fill(ks)
+    return k(self)
+
+
+silu._bind = _bind_silu
+silu._entry = _entry_silu
+_aten._packet('silu')._add(silu)
+
+
+# schema/native_functions.yaml:2055
+silu_out = _Op("aten", 'silu', 'out',
+    'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_silu_out = silu_out._cache
+
+
+def _bind_silu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_silu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_silu_out.get(ks)
+    if k is None:
+        k = silu_out._fill(ks)
+    return k(self, out)
+
+
+silu_out._bind = _bind_silu_out
+silu_out._entry = _entry_silu_out
+_aten._packet('silu')._add(silu_out)
+
+
+# schema/native_functions.yaml:2058
+silu_ = _Op("aten", 'silu_', 'default',
+    'silu_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_silu_ = silu_._cache
+
+
+def _bind_silu_(self):
+    return (self,)
+
+
+def _entry_silu_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_silu_.get(ks)
+    if k is None:
+        k = silu_._fill(ks)
+    return k(self)
+
+
+silu_._bind = _bind_silu_
+silu_._entry = _entry_silu_
+_aten._packet('silu_')._add(silu_)
+
+
+# schema/native_functions.yaml:2065
+silu_backward = _Op("aten", 'silu_backward', 'default',
+    'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=('pointwise',))
+_c_silu_backward = silu_backward._cache
+
+
+def _bind_silu_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_silu_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward, (grad_output, self)) from None
+    k = _c_silu_backward.get(ks)
+    if k is None:
+        k = silu_backward._fill(ks)
+    return k(grad_output, self)
+
+
+silu_backward._bind = _bind_silu_backward
+silu_backward._entry = _entry_silu_backward
+_aten._packet('silu_backward')._add(silu_backward)
+
+
+# schema/native_functions.yaml:2072
+softplus = _Op("aten", 'softplus', 'default',
+    'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
+    ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
+_c_softplus = softplus._cache
+
+
+def _bind_softplus(self, beta=1, threshold=20):
+    return (self, beta, threshold)
+
+
+def _entry_softplus(self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus, (self, beta, threshold)) from None
+    k = _c_softplus.get(ks)
+    if k is None:
+        k = softplus._fill(ks)
+    return k(self, beta, threshold)
+
+
+softplus._bind = _bind_softplus
+softplus._entry = _entry_softplus
+_aten._packet('softplus')._add(softplus)
+
+
+# schema/native_functions.yaml:2077
+softplus_out = _Op("aten", 'softplus', 'out',
+    'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
+_c_softplus_out = softplus_out._cache
+
+
+def _bind_softplus_out(self, beta=1, threshold=20, *, out):
+    return (self, beta, threshold, out)
+
+
+def _entry_softplus_out(self, beta, threshold, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_softplus_out.get(ks)
+    if k is None:
+        k = softplus_out._fill(ks)
+    return k(self, beta, threshold, out)
+
+
+softplus_out._bind = _bind_softplus_out
+softplus_out._entry = _entry_softplus_out
+_aten._packet('softplus')._add(softplus_out)
+
+
+# schema/native_functions.yaml:2080
+softplus_backward = _Op("aten", 'softplus_backward', 'default',
+    'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
+    ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
+_c_softplus_backward = softplus_backward._cache
+
+
+def _bind_softplus_backward(grad_output, self, beta, threshold):
+    return (grad_output, self, beta, threshold)
+
+
+def _entry_softplus_backward(grad_output, self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
+    k = _c_softplus_backward.get(ks)
+    if k is None:
+        k = softplus_backward._fill(ks)
+    return k(grad_output, self, beta, threshold)
+
+
+softplus_backward._bind = _bind_softplus_backward
+softplus_backward._entry = _entry_softplus_backward
+_aten._packet('softplus_backward')._add(softplus_backward)
+
+
+# schema/native_functions.yaml:2086
+leaky_relu = _Op("aten", 'leaky_relu', 'default',
+    'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
+    ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu = leaky_relu._cache
+
+
+def _bind_leaky_relu(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu, (self, negative_slope)) from None
+    k = _c_leaky_relu.get(ks)
+    if k is None:
+        k = leaky_relu._fill(ks)
+    return k(self, negative_slope)
+
+
+leaky_relu._bind = _bind_leaky_relu
+leaky_relu._entry = _entry_leaky_relu
+_aten._packet('leaky_relu')._add(leaky_relu)
+
+
+# schema/native_functions.yaml:2091
+leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
+    'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu_out = leaky_relu_out._cache
+
+
+def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
+    return (self, negative_slope, out)
+
+
+def _entry_leaky_relu_out(self, negative_slope, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_leaky_relu_out.get(ks)
+    if k is None:
+        k = leaky_relu_out._fill(ks)
+    return k(self, negative_slope, out)
+
+
+leaky_relu_out._bind = _bind_leaky_relu_out
+leaky_relu_out._entry = _entry_leaky_relu_out
+_aten._packet('leaky_relu')._add(leaky_relu_out)
+
+
+# schema/native_functions.yaml:2094
+leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
+    'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
+    ('self', 'negative_slope'), 2, tags=('pointwise',))
+_c_leaky_relu_ = leaky_relu_._cache
+
+
+def _bind_leaky_relu_(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu_(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_, (self, negative_slope)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_leaky_relu_.get(ks)
+    if k is None:
+        k = leaky_relu_._fill(ks)
+    return k(self, negative_slope)
+
+
+leaky_relu_._bind = _bind_leaky_relu_
+leaky_relu_._entry = _entry_leaky_relu_
+_aten._packet('leaky_relu_')._add(leaky_relu_)
+
+
+# schema/native_functions.yaml:2101
+leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
+    'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
+_c_leaky_relu_backward = leaky_relu_backward._cache
+
+
+def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    return (grad_output, self, negative_slope, self_is_result)
+
+
+def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
+    k = _c_leaky_relu_backward.get(ks)
+    if k is None:
+        k = leaky_relu_backward._fill(ks)
+    return k(grad_output, self, negative_slope, self_is_result)
+
+
+leaky_relu_backward._bind = _bind_leaky_relu_backward
+leaky_relu_backward._entry = _entry_leaky_relu_backward
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
+
+
+# schema/native_functions.yaml:2107
+elu = _Op("aten", 'elu', 'default',
+    'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
+_c_elu = elu._cache
+
+
+def _bind_elu(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
+    k = _c_elu.get(ks)
+    if k is None:
+        k = elu._fill(ks)
+    return k(self, alpha, scale, input_scale)
+
+
+elu._bind = _bind_elu
+elu._entry = _entry_elu
+_aten._packet('elu')._add(elu)
+
+
+# schema/native_functions.yaml:2112
+elu_out = _Op("aten", 'elu', 'out',
+    'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
+_c_elu_out = elu_out._cache
+
+
+def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
+    return (self, alpha, scale, input_scale, out)
+
+
+def _entry_elu_out(self, alpha, scale, input_scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_elu_out.get(ks)
+    if k is None:
+        k = elu_out._fill(ks)
+    return k(self, alpha, scale, input_scale, out)
+
+
+elu_out._bind = _bind_elu_out
+elu_out._entry = _entry_elu_out
+_aten._packet('elu')._add(elu_out)
+
+
+# schema/native_functions.yaml:2115
+elu_ = _Op("aten", 'elu_', 'default',
+    'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
+_c_elu_ = elu_._cache
+
+
+def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu_(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_elu_.get(ks)
+    if k is None:
+        k = elu_._fill(ks)
+    return k(self, alpha, scale, input_scale)
+
+
+elu_._bind = _bind_elu_
+elu_._entry = _entry_elu_
+_aten._packet('elu_')._add(elu_)
+
+
+# schema/native_functions.yaml:2122
+elu_backward = _Op("aten", 'elu_backward', 'default',
+    'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
+_c_elu_backward = elu_backward._cache
+
+
+def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
+    k = _c_elu_backward.get(ks)
+    if k is None:
+        k = elu_backward._fill(ks)
+    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+elu_backward._bind = _bind_elu_backward
+elu_backward._entry = _entry_elu_backward
+_aten._packet('elu_backward')._add(elu_backward)
+
+
+# schema/native_functions.yaml:2128
+hardtanh = _Op("aten", 'hardtanh', 'default',
+    'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
+_c_hardtanh = hardtanh._cache
+
+
+def _bind_hardtanh(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh, (self, min_val, max_val)) from None
+    k = _c_hardtanh.get(ks)
+    if k is None:
+        k = hardtanh._fill(ks)
+    return k(self, min_val, max_val)
+
+
+hardtanh._bind = _bind_hardtanh
+hardtanh._entry = _entry_hardtanh
+_aten._packet('hardtanh')._add(hardtanh)
+
+
+# schema/native_functions.yaml:2133
+hardtanh_out = _Op("aten", 'hardtanh', 'out',
+    'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
+_c_hardtanh_out = hardtanh_out._cache
+
+
+def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
+    return (self, min_val, max_val, out)
+
+
+def _entry_hardtanh_out(self, min_val, max_val, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hardtanh_out.get(ks)
+    if k is None:
+        k = hardtanh_out._fill(ks)
+    return k(self, min_val, max_val, out)
+
+
+hardtanh_out._bind = _bind_hardtanh_out
+hardtanh_out._entry = _entry_hardtanh_out
+_aten._packet('hardtanh')._add(hardtanh_out)
+
+
+# schema/native_functions.yaml:2136
+hardtanh_ = _Op("aten", 'hardtanh_', 'default',
+    'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
+_c_hardtanh_ = hardtanh_._cache
+
+
+def _bind_hardtanh_(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh_(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_hardtanh_.get(ks)
+    if k is None:
+        k = hardtanh_._fill(ks)
+    return k(self, min_val, max_val)
+
+
+hardtanh_._bind = _bind_hardtanh_
+hardtanh_._entry = _entry_hardtanh_
+_aten._packet('hardtanh_')._add(hardtanh_)
+
+
+# schema/native_functions.yaml:2143
+hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
+    'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
+    ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
+_c_hardtanh_backward = hardtanh_backward._cache
+
+
+def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
+    return (grad_output, self, min_val, max_val)
+
+
+def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
+    k = _c_hardtanh_backward.get(ks)
+    if k is None:
+        k = hardtanh_backward._fill(ks)
+    return k(grad_output, self, min_val, max_val)
+
+
+hardtanh_backward._bind = _bind_hardtanh_backward
+hardtanh_backward._entry = _entry_hardtanh_backward
+_aten._packet('hardtanh_backward')._add(hardtanh_backward)
+
+
+# schema/native_functions.yaml:2149
+threshold = _Op("aten", 'threshold', 'default',
+    'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
+    ('self', 'threshold', 'value'), 3, tags=('pointwise',))
+_c_threshold = threshold._cache
+_op_threshold = threshold
+
+
+def _bind_threshold(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_threshold, (self, threshold, value)) from None
+    k = _c_threshold.get(ks)
+    if k is None:
+        k = _op_threshold._fill(ks)
+    return k(self, threshold, value)
+
+
+threshold._bind = _bind_threshold
+threshold._entry = _entry_threshold
+_aten._packet('threshold')._add(threshold)
+
+
+# schema/native_functions.yaml:2154
+threshold_out = _Op("aten", 'threshold', 'out',
+    'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
+_c_threshold_out = threshold_out._cache
+
+
+def _bind_threshold_out(self, threshold, value, *, out):
+    return (self, threshold, value, out)
+
+
+def _entry_threshold_out(self, threshold, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_out, (self, threshold, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_threshold_out.get(ks)
+    if k is None:
+        k = threshold_out._fill(ks)
+    return k(self, threshold, value, out)
+
+
+threshold_out._bind = _bind_threshold_out
+threshold_out._entry = _entry_threshold_out
+_aten._packet('threshold')._add(threshold_out)
+
+
+# schema/native_functions.yaml:2157
+threshold_ = _Op("aten", 'threshold_', 'default',
+    'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
+    ('self', 'threshold', 'value'), 3, tags=())
+_c_threshold_ = threshold_._cache
+
+
+def _bind_threshold_(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold_(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_, (self, threshold, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_threshold_.get(ks)
+    if k is None:
+        k = threshold_._fill(ks)
+    return k(self, threshold, value)
+
+
+threshold_._bind = _bind_threshold_
+threshold_._entry = _entry_threshold_
+_aten._packet('threshold_')._add(threshold_)
+
+
+# schema/native_functions.yaml:2163
+sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
+    'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_sigmoid_backward = sigmoid_backward._cache
+
+
+def _bind_sigmoid_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_sigmoid_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward, (grad_output, output)) from None
+    k = _c_sigmoid_backward.get(ks)
+    if k is None:
+        k = sigmoid_backward._fill(ks)
+    return k(grad_output, output)
+
+
+sigmoid_backward._bind = _bind_sigmoid_backward
+sigmoid_backward._entry = _entry_sigmoid_backward
+_aten._packet('sigmoid_backward')._add(sigmoid_backward)
+
+
+# schema/native_functions.yaml:2170
+tanh_backward = _Op("aten", 'tanh_backward', 'default',
+    'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_tanh_backward = tanh_backward._cache
+
+
+def _bind_tanh_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_tanh_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward, (grad_output, output)) from None
+    k = _c_tanh_backward.get(ks)
+    if k is None:
+        k = tanh_backward._fill(ks)
+    return k(grad_output, output)
+
+
+tanh_backward._bind = _bind_tanh_backward
+tanh_backward._entry = _entry_tanh_backward
+_aten._packet('tanh_backward')._add(tanh_backward)
+
+
+# schema/native_functions.yaml:2177
+clamp_min = _Op("aten", 'clamp_min', 'default',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min = clamp_min._cache
+
+
+def _bind_clamp_min(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min, (self, min)) from None
+    k = _c_clamp_min.get(ks)
+    if k is None:
+        k = clamp_min._fill(ks)
+    return k(self, min)
+
+
+clamp_min._bind = _bind_clamp_min
+clamp_min._entry = _entry_clamp_min
+_aten._packet('clamp_min')._add(clamp_min)
+
+
+# schema/native_functions.yaml:2182
+clamp_min_out = _Op("aten", 'clamp_min', 'out',
+    'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=('pointwise',))
+_c_clamp_min_out = clamp_min_out._cache
+
+
+def _bind_clamp_min_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_min_out.get(ks)
+    if k is None:
+        k = clamp_min_out._fill(ks)
+    return k(self, min, out)
+
+
+clamp_min_out._bind = _bind_clamp_min_out
+clamp_min_out._entry = _entry_clamp_min_out
+_aten._packet('clamp_min')._add(clamp_min_out)
+
+
+# schema/native_functions.yaml:2185
+clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min_Tensor = clamp_min_Tensor._cache
+
+
+def _bind_clamp_min_Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor, (self, min)) from None
+    k = _c_clamp_min_Tensor.get(ks)
+    if k is None:
+        k = clamp_min_Tensor._fill(ks)
+    return k(self, min)
+
+
+clamp_min_Tensor._bind = _bind_clamp_min_Tensor
+clamp_min_Tensor._entry = _entry_clamp_min_Tensor
+_aten._packet('clamp_min')._add(clamp_min_Tensor)
+
+
+# schema/native_functions.yaml:2190
+clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
+    'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=())
+_c_clamp_min_Tensor_out = clamp_min_Tensor_out._cache
+
+
+def _bind_clamp_min_Tensor_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_Tensor_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_min_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_min_Tensor_out._fill(ks)
+    return k(self, min, out)
+
+
+clamp_min_Tensor_out._bind = _bind_clamp_min_Tensor_out
+clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
+_aten._packet('clamp_min')._add(clamp_min_Tensor_out)
+
+
+# schema/native_functions.yaml:2193
+clamp_min_ = _Op("aten", 'clamp_min_', 'default',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min_ = clamp_min_._cache
+
+
+def _bind_clamp_min_(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_min_.get(ks)
+    if k is None:
+        k = clamp_min_._fill(ks)
+    return k(self, min)
+
+
+clamp_min_._bind = _bind_clamp_min_
+clamp_min_._entry = _entry_clamp_min_
+_aten._packet('clamp_min_')._add(clamp_min_)
+
+
+# schema/native_functions.yaml:2200
+clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min__Tensor = clamp_min__Tensor._cache
+
+
+def _bind_clamp_min__Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min__Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min__Tensor, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_min__Tensor.get(ks)
+    if k is None:
+        k = clamp_min__Tensor._fill(ks)
+    return k(self, min)
+
+
+clamp_min__Tensor._bind = _bind_clamp_min__Tensor
+clamp_min__Tensor._entry = _entry_clamp_min__Tensor
+_aten._packet('clamp_min_')._add(clamp_min__Tensor)
+
+
+# schema/native_functions.yaml:2207
+clamp_max = _Op("aten", 'clamp_max', 'default',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max = clamp_max._cache
+
+
+def _bind_clamp_max(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max, (self, max)) from None
+    k = _c_clamp_max.get(ks)
+    if k is None:
+        k = clamp_max._fill(ks)
+    return k(self, max)
+
+
+clamp_max._bind = _bind_clamp_max
+clamp_max._entry = _entry_clamp_max
+_aten._packet('clamp_max')._add(clamp_max)
+
+
+# schema/native_functions.yaml:2212
+clamp_max_out = _Op("aten", 'clamp_max', 'out',
+    'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=('pointwise',))
+_c_clamp_max_out = clamp_max_out._cache
+
+
+def _bind_clamp_max_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_max_out.get(ks)
+    if k is None:
+        k = clamp_max_out._fill(ks)
+    return k(self, max, out)
+
+
+clamp_max_out._bind = _bind_clamp_max_out
+clamp_max_out._entry = _entry_clamp_max_out
+_aten._packet('clamp_max')._add(clamp_max_out)
+
+
+# schema/native_functions.yaml:2215
+clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max_Tensor = clamp_max_Tensor._cache
+
+
+def _bind_clamp_max_Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor, (self, max)) from None
+    k = _c_clamp_max_Tensor.get(ks)
+    if k is None:
+        k = clamp_max_Tensor._fill(ks)
+    return k(self, max)
+
+
+clamp_max_Tensor._bind = _bind_clamp_max_Tensor
+clamp_max_Tensor._entry = _entry_clamp_max_Tensor
+_aten._packet('clamp_max')._add(clamp_max_Tensor)
+
+
+# schema/native_functions.yaml:2220
+clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
+    'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=())
+_c_clamp_max_Tensor_out = clamp_max_Tensor_out._cache
+
+
+def _bind_clamp_max_Tensor_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_Tensor_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_clamp_max_Tensor_out.get(ks)
+    if k is None:
+        k = clamp_max_Tensor_out._fill(ks)
+    return k(self, max, out)
+
+
+clamp_max_Tensor_out._bind = _bind_clamp_max_Tensor_out
+clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
+_aten._packet('clamp_max')._add(clamp_max_Tensor_out)
+
+
+# schema/native_functions.yaml:2223
+clamp_max_ = _Op("aten", 'clamp_max_', 'default',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max_ = clamp_max_._cache
+
+
+def _bind_clamp_max_(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_max_.get(ks)
+    if k is None:
+        k = clamp_max_._fill(ks)
+    return k(self, max)
+
+
+clamp_max_._bind = _bind_clamp_max_
+clamp_max_._entry = _entry_clamp_max_
+_aten._packet('clamp_max_')._add(clamp_max_)
+
+
+# schema/native_functions.yaml:2230
+clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max__Tensor = clamp_max__Tensor._cache
+
+
+def _bind_clamp_max__Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max__Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max__Tensor, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp_max__Tensor.get(ks)
+    if k is None:
+        k = clamp_max__Tensor._fill(ks)
+    return k(self, max)
+
+
+clamp_max__Tensor._bind = _bind_clamp_max__Tensor
+clamp_max__Tensor._entry = _entry_clamp_max__Tensor
+_aten._packet('clamp_max_')._add(clamp_max__Tensor)
+
+
+# schema/native_functions.yaml:2237
+clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clamp__Tensor = clamp__Tensor._cache
+
+
+def _bind_clamp__Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clamp__Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp__Tensor, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_clamp__Tensor.get(ks)
+    if k is None:
+        k = clamp__Tensor._fill(ks)
+    return k(self, min, max)
+
+
+clamp__Tensor._bind = _bind_clamp__Tensor
+clamp__Tensor._entry = _entry_clamp__Tensor
+_aten._packet('clamp_')._add(clamp__Tensor)
+
+
+# schema/native_functions.yaml:2244
+gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
+    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
+_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
+
+
+def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
+    return (grad_output, self, approximate, grad_input)
+
+
+def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_gelu_backward_grad_input.get(ks)
+    if k is None:
+        k = gelu_backward_grad_input._fill(ks)
+    return k(grad_output, self, approximate, grad_input)
+
+
+gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
+gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
+_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2249
+silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
+    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
+_c_silu_backward_grad_input = silu_backward_grad_input._cache
+
+
+def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_silu_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_silu_backward_grad_input.get(ks)
+    if k is None:
+        k = silu_backward_grad_input._fill(ks)
+    return k(grad_output, self, grad_input)
+
+
+silu_backward_grad_input._bind = _bind_silu_backward_grad_input
+silu_backward_grad_input._entry = _entry_silu_backward_grad_input
+_aten._packet('silu_backward')._add(silu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2255
+softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
+    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
+_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
+
+
+def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
+    return (grad_output, self, beta, threshold, grad_input)
+
+
+def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_softplus_backward_grad_input.get(ks)
+    if k is None:
+        k = softplus_backward_grad_input._fill(ks)
+    return k(grad_output, self, beta, threshold, grad_input)
+
+
+softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
+softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
+_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
+
+
+# schema/native_functions.yaml:2260
+leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
+    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
+_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
+
+
+def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
+    return (grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_leaky_relu_backward_grad_input.get(ks)
+    if k is None:
+        k = leaky_relu_backward_grad_input._fill(ks)
+    return k(grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
+leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2265
+elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
+    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
+_c_elu_backward_grad_input = elu_backward_grad_input._cache
+
+
+def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_elu_backward_grad_input.get(ks)
+    if k is None:
+        k = elu_backward_grad_input._fill(ks)
+    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+elu_backward_grad_input._bind = _bind_elu_backward_grad_input
+elu_backward_grad_input._entry = _entry_elu_backward_grad_input
+_aten._packet('elu_backward')._add(elu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2270
+hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
+    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
+_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
+
+
+def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
+    return (grad_output, self, min_val, max_val, grad_input)
+
+
+def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_hardtanh_backward_grad_input.get(ks)
+    if k is None:
+        k = hardtanh_backward_grad_input._fill(ks)
+    return k(grad_output, self, min_val, max_val, grad_input)
+
+
+hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
+hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
+_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:2275
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
+    return (grad_output, self, threshold, grad_input)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_threshold_backward_grad_input.get(ks)
+    if k is None:
+        k = threshold_backward_grad_input._fill(ks)
+    return k(grad_output, self, threshold, grad_input)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
+# schema/native_functions.yaml:2280
+sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
+    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
+
+
+def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_sigmoid_backward_grad_input.get(ks)
+    if k is None:
+        k = sigmoid_backward_grad_input._fill(ks)
+    return k(grad_output, output, grad_input)
+
+
+sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
+sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
+_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml:2286
+tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
+    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
+
+
+def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_tanh_backward_grad_input.get(ks)
+    if k is None:
+        k = tanh_backward_grad_input._fill(ks)
+    return k(grad_output, output, grad_input)
+
+
+tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
+tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
+_aten._packet('tanh_backward')._add(tanh_backward_grad_input)

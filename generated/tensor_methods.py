@@ -109,6 +109,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
@@ -146,6 +160,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_dot,
     _entry_dot_out,
     _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
     _entry_embedding,
     _entry_embedding_dense_backward,
     _entry_embedding_dense_backward_out,
@@ -202,12 +221,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ge_Tensor_out,
     _entry_ge__Scalar,
     _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
     _entry_gt__Scalar,
     _entry_gt__Tensor,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
@@ -223,6 +252,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor_out,
     _entry_le__Scalar,
     _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
     _entry_lerp_Scalar,
     _entry_lerp_Scalar_out,
     _entry_lerp_Tensor,
@@ -333,6 +367,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
     _entry_remainder_Scalar,
     _entry_remainder_Scalar_Tensor,
     _entry_remainder_Scalar_Tensor_out,
@@ -360,12 +395,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
     _entry_sign,
     _entry_sign_,
     _entry_sign_out,
     _entry_signbit,
     _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
@@ -375,6 +417,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_Tensor,
     _entry_softmax_int,
     _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -400,8 +446,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
@@ -427,7 +479,7 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1135
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -437,7 +489,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1141
+# schema/native_functions.yaml:1143
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -447,7 +499,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1060
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -457,7 +509,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1068
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -487,7 +539,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:1860
+# schema/native_functions.yaml:1862
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -497,7 +549,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1868
+# schema/native_functions.yaml:1870
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -507,7 +559,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1845
+# schema/native_functions.yaml:1847
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -517,7 +569,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1853
+# schema/native_functions.yaml:1855
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -527,7 +579,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:656
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -537,7 +589,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -547,7 +599,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -557,7 +609,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:623
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -567,7 +619,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:629
+# schema/native_functions.yaml:631
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -577,7 +629,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:699
+# schema/native_functions.yaml:701
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -587,7 +639,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1043
+# schema/native_functions.yaml:1045
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -597,7 +649,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1053
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -607,7 +659,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1075
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -617,7 +669,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:1641
+# schema/native_functions.yaml:1643
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -627,7 +679,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -637,7 +689,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1083
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -647,7 +699,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:1453
+# schema/native_functions.yaml:1455
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -657,7 +709,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:1462
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -667,7 +719,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:1703
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -677,7 +729,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml:1727
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -687,7 +739,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1270
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -697,7 +749,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -707,7 +759,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -717,7 +769,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1763
+# schema/native_functions.yaml:1765
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -727,7 +779,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -737,7 +789,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:1803
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -747,7 +799,7 @@ def bitwise_xor_(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:648
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -757,7 +809,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1165
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -767,7 +819,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1173
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -777,7 +829,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -832,14 +884,229 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:456
-def clamp_(self, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:2237
+def _m0_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c0_clamp_(self, min, max):
+    return _entry_clamp__Tensor(self, min, max)
+
+
+# schema/native_functions.yaml:457
+def _m1_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clamp_(self, min, max):
+    return _entry_clamp_(self, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (self,), (self, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(self, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:2215
+def _m0_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max(self, max):
+    return _entry_clamp_max_Tensor(self, max)
+
+
+# schema/native_functions.yaml:2207
+def _m1_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max(self, max):
+    return _entry_clamp_max(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('max',))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('max',))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:2230
+def _m0_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max_(self, max):
+    return _entry_clamp_max__Tensor(self, max)
+
+
+# schema/native_functions.yaml:2223
+def _m1_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max_(self, max):
+    return _entry_clamp_max_(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('max',))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('max',))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:2185
+def _m0_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min(self, min):
+    return _entry_clamp_min_Tensor(self, min)
+
+
+# schema/native_functions.yaml:2177
+def _m1_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min(self, min):
+    return _entry_clamp_min(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('min',))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('min',))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:2200
+def _m0_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min_(self, min):
+    return _entry_clamp_min__Tensor(self, min)
+
+
+# schema/native_functions.yaml:2193
+def _m1_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min_(self, min):
+    return _entry_clamp_min_(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('min',))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('min',))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -872,7 +1139,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1015
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -882,7 +1149,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1023
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -892,7 +1159,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1105
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -902,7 +1169,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -912,7 +1179,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:834
+# schema/native_functions.yaml:836
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -922,7 +1189,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:780
+# schema/native_functions.yaml:782
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -954,7 +1221,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1013,7 +1280,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:2000
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1050,7 +1317,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:1432
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1070,7 +1337,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml:1901
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1080,7 +1347,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1118
+# schema/native_functions.yaml:1120
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1090,7 +1357,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1128
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1100,7 +1367,7 @@ def erf_(self):
     return _entry_erf_(self)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:510
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1110,7 +1377,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:880
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1120,7 +1387,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:888
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1130,7 +1397,7 @@ def exp2_(self):
     return _entry_exp2_(self)
 
 
-# schema/native_functions.yaml:517
+# schema/native_functions.yaml:518
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1140,7 +1407,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -1151,7 +1418,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1161,7 +1428,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:895
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1171,7 +1438,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:903
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1226,7 +1493,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:814
+# schema/native_functions.yaml:816
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1236,7 +1503,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1150
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1246,7 +1513,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1156
+# schema/native_functions.yaml:1158
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1256,7 +1523,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1529
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1267,7 +1534,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:1535
+# schema/native_functions.yaml:1537
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1301,7 +1568,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1543
+# schema/native_functions.yaml:1545
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1311,7 +1578,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1595
+# schema/native_functions.yaml:1597
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1321,7 +1588,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml:1613
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1331,7 +1598,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1225
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1341,7 +1608,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1361,7 +1628,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1969
+# schema/native_functions.yaml:1971
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1381,7 +1648,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1955
+# schema/native_functions.yaml:1957
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1391,7 +1658,7 @@ def gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:860
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1401,7 +1668,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:874
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1411,7 +1678,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:866
+# schema/native_functions.yaml:868
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1421,7 +1688,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1299
+# schema/native_functions.yaml:1301
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1431,7 +1698,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1441,7 +1708,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1285
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1461,7 +1728,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1943
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1471,7 +1738,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1823
+# schema/native_functions.yaml:1825
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -1481,7 +1748,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:1838
+# schema/native_functions.yaml:1840
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -1491,7 +1758,7 @@ def lerp_(self, end, weight):
     return _entry_lerp__Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:525
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1501,7 +1768,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:925
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1511,7 +1778,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:933
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1521,7 +1788,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:940
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1531,7 +1798,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1541,7 +1808,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:910
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1551,7 +1818,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml:918
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1561,7 +1828,7 @@ def log2_(self):
     return _entry_log2_(self)
 
 
-# schema/native_functions.yaml:532
+# schema/native_functions.yaml:533
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1571,7 +1838,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1492
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1581,7 +1848,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1656
+# schema/native_functions.yaml:1658
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1591,7 +1858,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1601,7 +1868,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:1253
+# schema/native_functions.yaml:1255
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1611,7 +1878,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1261
+# schema/native_functions.yaml:1263
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1621,7 +1888,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:1671
+# schema/native_functions.yaml:1673
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1631,7 +1898,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1641,7 +1908,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:1686
+# schema/native_functions.yaml:1688
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1651,7 +1918,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1671,7 +1938,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1929
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1681,7 +1948,7 @@ def lt_(self, other):
     return _entry_lt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:471
+# schema/native_functions.yaml:472
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -1691,7 +1958,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:487
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -1701,7 +1968,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:664
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1711,7 +1978,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml:1627
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1721,7 +1988,7 @@ def maximum(self, other):
     return _entry_maximum(self, other)
 
 
-# schema/native_functions.yaml:606
+# schema/native_functions.yaml:608
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1732,7 +1999,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:615
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1766,7 +2033,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1633
+# schema/native_functions.yaml:1635
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1776,7 +2043,7 @@ def minimum(self, other):
     return _entry_minimum(self, other)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:640
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1786,7 +2053,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:824
+# schema/native_functions.yaml:826
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -1797,7 +2064,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1851,7 +2118,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1439
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -1861,7 +2128,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1314
+# schema/native_functions.yaml:1316
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -1871,7 +2138,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1322
+# schema/native_functions.yaml:1324
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1881,7 +2148,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1901,7 +2168,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1911,7 +2178,7 @@ def ne_(self, other):
     return _entry_ne__Tensor(self, other)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:495
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1921,7 +2188,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:502
+# schema/native_functions.yaml:503
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1989,7 +2256,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1446
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -1999,7 +2266,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:705
+# schema/native_functions.yaml:707
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -2030,7 +2297,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:985
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2040,7 +2307,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:993
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2050,7 +2317,7 @@ def reciprocal_(self):
     return _entry_reciprocal_(self)
 
 
-# schema/native_functions.yaml:539
+# schema/native_functions.yaml:540
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2060,7 +2327,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:546
+# schema/native_functions.yaml:548
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2070,7 +2337,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1559
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2080,7 +2347,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml:1583
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2090,7 +2357,7 @@ def remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:684
+# schema/native_functions.yaml:686
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -2101,7 +2368,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2111,7 +2378,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1180
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2122,7 +2389,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1188
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2156,7 +2423,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1196
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2167,7 +2434,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1203
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2201,7 +2468,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:968
+# schema/native_functions.yaml:970
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2211,7 +2478,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:976
+# schema/native_functions.yaml:978
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2221,7 +2488,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2231,7 +2498,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:562
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2241,7 +2508,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:568
+# schema/native_functions.yaml:570
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2251,7 +2518,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1240
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2261,7 +2528,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1248
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2271,7 +2538,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2281,7 +2548,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2291,7 +2558,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1008
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2301,7 +2568,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1090
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2311,7 +2578,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1098
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2321,7 +2588,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:763
+# schema/native_functions.yaml:765
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2331,7 +2598,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2341,7 +2608,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2352,7 +2619,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2386,7 +2653,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2396,7 +2663,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2406,7 +2673,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:963
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2416,7 +2683,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:734
+# schema/native_functions.yaml:736
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2427,7 +2694,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:740
+# schema/native_functions.yaml:742
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -2438,7 +2705,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:746
+# schema/native_functions.yaml:748
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -2496,7 +2763,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:591
+# schema/native_functions.yaml:593
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -2507,7 +2774,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:600
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -2541,7 +2808,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2551,7 +2818,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1028
+# schema/native_functions.yaml:1030
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2561,7 +2828,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1036
+# schema/native_functions.yaml:1038
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2571,7 +2838,7 @@ def tan_(self):
     return _entry_tan_(self)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:577
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2581,7 +2848,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:585
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2591,7 +2858,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:711
+# schema/native_functions.yaml:713
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2601,7 +2868,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1210
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2611,7 +2878,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1218
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2621,7 +2888,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2631,7 +2898,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:819
+# schema/native_functions.yaml:821
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2641,7 +2908,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:728
+# schema/native_functions.yaml:730
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2651,7 +2918,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:672
+# schema/native_functions.yaml:674
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -2663,7 +2930,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -2697,7 +2964,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:689
+# schema/native_functions.yaml:691
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2718,7 +2985,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2019
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -2762,7 +3029,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1135
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2782,7 +3049,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:1703
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2804,7 +3071,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1529
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2844,7 +3111,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml:1727
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2854,7 +3121,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1543
+# schema/native_functions.yaml:1545
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2864,7 +3131,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml:1583
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2884,7 +3151,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1270
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2894,7 +3161,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1763
+# schema/native_functions.yaml:1765
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2934,7 +3201,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:1803
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2964,7 +3231,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:664
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2974,7 +3241,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1559
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3006,7 +3273,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:495
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3016,7 +3283,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3046,7 +3313,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:1703
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3056,7 +3323,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1529
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3066,7 +3333,7 @@ def __rfloordiv__(self, other):
     return _entry_floor_divide(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:662
+# schema/native_functions.yaml:664
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3076,7 +3343,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1559
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3096,7 +3363,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3136,7 +3403,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3166,7 +3433,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3215,6 +3482,10 @@ METHODS = {
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
+    'clamp_max': clamp_max,
+    'clamp_max_': clamp_max_,
+    'clamp_min': clamp_min,
+    'clamp_min_': clamp_min_,
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,

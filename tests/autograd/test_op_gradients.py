@@ -32,6 +32,7 @@ from helpers import aten_op, builtin_type, ember_of, np_dtype, to_np, torch_of
 
 import ember
 import ember._generated.autograd as generated_autograd
+import ember._generated.functions as generated_functions
 from ember._generated import ops as generated_ops
 from ember.autograd import formulas
 from ember.core.tensor import MEMORY_FORMATS
@@ -65,6 +66,9 @@ NOT_IMPLEMENTED = "is not implemented"
 TORCH_BROKEN = {
     ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
     ("atan2.default", "bool_float32"): "torch's backward negates the bool self (and raises)",
+    # (op, "*"): every sample of the op
+    ("silu_backward.default", "*"): "torch 2.13 has no derivative for silu_backward (its silu "
+                                    "backward is a composite in grad mode); ember's has one",
 }
 
 
@@ -370,7 +374,8 @@ def test_op_gradients(name, case):
     torch rejects must make ember raise the same exception type."""
     if forward_error(case) is not None:
         return
-    if (name, case.sample.name) not in TORCH_BROKEN and check_against_torch(case) is False:
+    broken = (name, case.sample.name) in TORCH_BROKEN or (name, "*") in TORCH_BROKEN
+    if not broken and check_against_torch(case) is False:
         return
     leaves = make_leaves(case.arrays, "ember", "float64")
     if not (case.gradcheck and float64_outputs(case, leaves)):
@@ -511,7 +516,8 @@ def test_gradcheck_catches_a_wrong_formula(monkeypatch):
 def test_gradcheck_catches_a_wrong_scale(monkeypatch):
     """sigmoid's derivative off by a factor (y instead of y(1 - y)) fails gradcheck."""
     x = _leaf(3, 2)
-    monkeypatch.setattr(formulas, "sigmoid_backward", lambda grad, result: grad * result)
+    monkeypatch.setattr(generated_functions, "sigmoid_backward",
+                        lambda grad, result: grad * result)
     with pytest.raises(ember.autograd.GradcheckError):
         ember.autograd.gradcheck(ember.sigmoid, (x,))
 
@@ -520,7 +526,7 @@ def test_gradgradcheck_catches_a_backward_that_is_not_differentiable(monkeypatch
     """tanh's derivative computed from a detached output is right to first order (gradcheck
     passes) but wrong to second order: gradgradcheck must fail."""
     x = _leaf(3, 2)
-    monkeypatch.setattr(formulas, "tanh_backward",
+    monkeypatch.setattr(generated_functions, "tanh_backward",
                         lambda grad, result: grad * (1 - result.detach() * result.detach()))
     assert ember.autograd.gradcheck(ember.tanh, (x,))
     assert ember.autograd.gradgradcheck(ember.sigmoid, (x,))
