@@ -15,9 +15,9 @@ def test_inplace_entry_gets_the_next_node_number(project):  # noqa: F811
     assert [d.node for d in ds] == ["ExpBackward0", "ExpBackward1"]
 
 
-def test_argument_named_like_the_op_is_renamed_in_the_entry(project):  # noqa: F811
+def test_argument_named_like_the_op_does_not_shadow_it(project):  # noqa: F811
     _, fns = _derivs(project, "")
     ctx = op_context(fns["threshold"])
-    assert ctx["args"] == "self, threshold_, value"
-    assert ctx["bind_tuple"] == "(self, threshold, value)"      # keyword binding unchanged
-    assert op_context(fns["threshold.out"])["args"] == "self, threshold, value, out"
+    assert ctx["args"] == "self, threshold, value"
+    assert ctx["op_ref"] == "_op_threshold"         # the op object under another name
+    assert op_context(fns["threshold.out"])["op_ref"] == "threshold_out"
