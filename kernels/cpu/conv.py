@@ -141,7 +141,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    p, shapes = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
+    p, _ = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
                                                   padding, dilation, transposed, output_padding,
                                                   groups, output_mask)
     dt = input._dtype
@@ -219,7 +219,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     g = grad_output._np
     h, w = self._shape[-2:]
     planes = int(np.prod(self._shape[:-2]))
-    idx = indices._np.reshape(planes, -1).astype(np.int64)
+    idx = indices._np.reshape(planes, int(np.prod(indices._shape[-2:]))).astype(np.int64)
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
     return _finish(gi.reshape(self._shape), dt)
@@ -254,7 +254,7 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     dt = self._dtype
     x = _arr(self, acc_dtype(dt))
     x = _as4d(x)
-    n, c, h, w = x.shape
+    h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw) = p.kernel, p.stride, p.padding
     oh, ow = p.out
     rh = max(ph, (oh - 1) * sh + kh - h - ph)
