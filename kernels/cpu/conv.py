@@ -54,15 +54,30 @@ def im2col(x, kernel, stride, padding, dilation, out):
 
 
 def _group_cols(cols, groups):
-    """(N, C, *out, *k) windows -> (groups, N * L, Cg * K) matrix (a copy)."""
+    """(N, C, *out, *k) windows -> the (groups, Cg * K, N * L) matrix (one copy, whose
+    innermost run is an output row: contiguous reads for stride 1)."""
     n, c = cols.shape[:2]
     d = (cols.ndim - 2) // 2
     out, kern = cols.shape[2:2 + d], cols.shape[2 + d:]
-    cg = c // groups
-    g = cols.reshape((n, groups, cg) + out + kern)
-    # -> (groups, N, *out, Cg, *kernel)
-    perm = (1, 0) + tuple(range(3, 3 + d)) + (2,) + tuple(range(3 + d, 3 + 2 * d))
-    return g.transpose(perm).reshape(groups, n * int(np.prod(out)), cg * int(np.prod(kern)))
+    # -> (C, *kernel, N, *out)
+    perm = (1,) + tuple(range(2 + d, 2 + 2 * d)) + (0,) + tuple(range(2, 2 + d))
+    m = np.ascontiguousarray(cols.transpose(perm))
+    return m.reshape(groups, (c // groups) * int(np.prod(kern)), n * int(np.prod(out)))
+
+
+def _grouped(gy, groups):
+    """(N, O, *out) -> (groups, Og, N * L)."""
+    n, o = gy.shape[:2]
+    length = int(np.prod(gy.shape[2:]))
+    m = np.ascontiguousarray(gy.reshape(n, o, length).transpose(1, 0, 2))
+    return m.reshape(groups, o // groups, n * length)
+
+
+def _ungrouped(m, n, out):
+    """(groups, Og, N * L) -> contiguous (N, O, *out)."""
+    g, og = m.shape[:2]
+    y = m.reshape(g * og, n, int(np.prod(out))).transpose(1, 0, 2)
+    return np.ascontiguousarray(y).reshape((n, g * og) + tuple(out))
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, out):
@@ -71,52 +86,39 @@ def conv_forward(x, w, stride, padding, dilation, groups, out):
     o, cg = w.shape[:2]
     kern = w.shape[2:]
     cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)
-    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern))).transpose(0, 2, 1)
-    y = np.matmul(cols, wm)                                # (g, N*L, Og)
-    y = y.reshape((groups, n) + tuple(out) + (o // groups,))
-    d = len(out)
-    y = y.transpose((1, 0, 2 + d) + tuple(range(2, 2 + d)))   # (N, g, Og, *out)
-    return np.ascontiguousarray(y).reshape((n, o) + tuple(out))
+    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern)))
+    return _ungrouped(np.matmul(wm, cols), n, out)       # (g, Og, N*L)
 
 
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial)."""
-    n, o = gy.shape[:2]
+    n = gy.shape[0]
     out = gy.shape[2:]
     d = len(out)
-    cg = w.shape[1]
+    o, cg = w.shape[:2]
     kern = w.shape[2:]
-    og = o // groups
-    length = int(np.prod(out))
-    gym = gy.reshape((n, groups, og, length)).transpose(1, 0, 3, 2).reshape(groups, n * length, og)
-    wm = w.reshape(groups, og, cg * int(np.prod(kern)))
-    cols = np.matmul(gym, wm)                              # (g, N*L, Cg*K)
-    cols = cols.reshape((groups, n) + tuple(out) + (cg,) + tuple(kern))
-    # -> (N, g, Cg, *kernel, *out), so each tap is a contiguous-ish block
-    perm = (1, 0, 2 + d) + tuple(range(3 + d, 3 + 2 * d)) + tuple(range(2, 2 + d))
-    cols = np.ascontiguousarray(cols.transpose(perm))
+    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern)))
+    cols = np.matmul(wm.transpose(0, 2, 1), _grouped(gy, groups))     # (g, Cg*K, N*L)
+    cols = cols.reshape((groups * cg,) + tuple(kern) + (n,) + tuple(out))
     padded = [s + 2 * p for s, p in zip(in_spatial, padding)]
-    gx = np.zeros((n, groups, cg) + tuple(padded), cols.dtype)
-    lead = (slice(None),) * 3
+    gx = np.zeros((groups * cg, n) + tuple(padded), cols.dtype)       # (C, N, *padded)
+    lead = (slice(None),) * 2
     for tap in itertools.product(*(range(k) for k in kern)):
         dst = tuple(slice(t * dl, t * dl + s * (oo - 1) + 1, s)
                     for t, dl, s, oo in zip(tap, dilation, stride, out))
-        gx[lead + dst] += cols[lead + tap]
+        gx[lead + dst] += cols[(slice(None),) + tap]
     crop = tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))
-    return gx.reshape((n, groups * cg) + tuple(padded))[(slice(None),) * 2 + crop]
+    gx = gx[lead + crop].transpose((1, 0) + tuple(range(2, 2 + d)))
+    return np.ascontiguousarray(gx)
 
 
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     """The adjoint of conv_forward in w: sum over batch and positions of gy * windows(x)."""
     o = gy.shape[1]
     out = gy.shape[2:]
-    og = o // groups
     cg = x.shape[1] // groups
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)  # (g, NL, CgK)
-    n = gy.shape[0]
-    length = int(np.prod(out))
-    gym = gy.reshape((n, groups, og, length)).transpose(1, 2, 0, 3).reshape(groups, og, n * length)
-    gw = np.matmul(gym, cols)                              # (g, Og, Cg*K)
+    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)  # (g, CgK, NL)
+    gw = np.matmul(_grouped(gy, groups), cols.transpose(0, 2, 1))    # (g, Og, Cg*K)
     return gw.reshape((o, cg) + tuple(kern))
 
 
