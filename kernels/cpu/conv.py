@@ -34,9 +34,13 @@ def _arr(t, acc):
     return a if a.dtype == acc else a.astype(acc)
 
 
-def _finish(a, dt):
-    a = np.ascontiguousarray(a)
-    return from_array(a if a.dtype == dt.np else a.astype(dt.np), dt)
+def _finish(a, dt, cl=False):
+    """A fresh result in `dt`: contiguous, or channels_last (NHWC in memory) when `cl`."""
+    if a.dtype != dt.np:
+        a = a.astype(dt.np)
+    if cl and a.ndim == 4:
+        return from_array(np.ascontiguousarray(a.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2), dt)
+    return from_array(a if a.flags.c_contiguous else np.ascontiguousarray(a), dt)
 
 
 # ---------------------------------------------------------------- NumPy building blocks
@@ -138,7 +142,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         y = conv_input_grad(x, w, out, p.stride, p.padding, p.dilation, groups)
     if bias is not None:
         y = y + _arr(bias, acc).reshape((1, -1) + (1,) * p.dim)
-    return _finish(y, dt)
+    return _finish(y, dt, _meta.channels_last(input, weight))
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
@@ -149,6 +153,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     dt = input._dtype
     acc = acc_dtype(dt)
     gy = _arr(grad_output, acc)
+    cl = _meta.channels_last(input, weight)
     gx = gw = gb = None
     if output_mask[0]:
         w = _arr(weight, acc)
@@ -156,7 +161,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
             gx = conv_input_grad(gy, w, input._shape[2:], p.stride, p.padding, p.dilation, groups)
         else:
             gx = conv_forward(gy, w, p.stride, p.padding, p.dilation, groups, input._shape[2:])
-        gx = _finish(gx, dt)
+        gx = _finish(gx, dt, cl)
     if output_mask[1]:
         x = _arr(input, acc)
         if not transposed:
@@ -165,7 +170,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         else:
             gw = conv_weight_grad(gy, x, weight._shape[2:], p.stride, p.padding, p.dilation,
                                   groups)
-        gw = _finish(gw, dt)
+        gw = _finish(gw, dt, cl)
     if output_mask[2]:
         gb = _finish(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), dt)
     return gx, gw, gb
@@ -208,9 +213,8 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
         hh = np.where(bad, np.broadcast_to(fh, hh.shape), hh)
         ww = np.where(bad, np.broadcast_to(fw, ww.shape), ww)
     idx = (hh * w + ww).astype(np.int64)
-    shape = p.shape
-    return _finish(vals.reshape(shape), dt), from_array(np.ascontiguousarray(idx.reshape(shape)),
-                                                         D.int64)
+    shape, cl = p.shape, _meta.channels_last(self)
+    return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
@@ -224,7 +228,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     idx = indices._np.reshape(planes, int(np.prod(indices._shape[-2:]))).astype(np.int64)
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
-    return _finish(gi.reshape(self._shape), dt)
+    return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
 
 
 def _avg_divisor(p, h, w, count_include_pad, divisor_override):
@@ -265,7 +269,7 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     s = im2col(xp, (kh, kw), (sh, sw), (0, 0), (1, 1), (oh, ow)).sum(axis=(-2, -1))
     div = _avg_divisor(p, h, w, count_include_pad, divisor_override)
     y = _int_div(s, div) if x.dtype.kind == "i" else s / div.astype(x.dtype)
-    return _finish(y.reshape(p.shape), dt)
+    return _finish(y.reshape(p.shape), dt, _meta.channels_last(self))
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
@@ -286,7 +290,8 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     for i in range(kh):
         for j in range(kw):
             gx[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += gd
-    return _finish(gx[:, :, ph:ph + h, pw:pw + w].reshape(self._shape), dt)
+    return _finish(gx[:, :, ph:ph + h, pw:pw + w].reshape(self._shape), dt,
+                   _meta.channels_last(self))
 
 
 def _adaptive_matrix(n_in, n_out, acc):
@@ -306,7 +311,7 @@ def adaptive_avg_pool2d_kernel(self, output_size):
     x = _arr(self, acc)
     ah = _adaptive_matrix(x.shape[-2], shape[-2], acc)
     aw = _adaptive_matrix(x.shape[-1], shape[-1], acc)
-    return _finish(np.matmul(np.matmul(ah, x), aw.T), dt)
+    return _finish(np.matmul(np.matmul(ah, x), aw.T), dt, _meta.channels_last(self))
 
 
 def adaptive_avg_pool2d_backward_kernel(grad_output, self):
@@ -316,7 +321,7 @@ def adaptive_avg_pool2d_backward_kernel(grad_output, self):
     g = _arr(grad_output, acc)
     ah = _adaptive_matrix(self._shape[-2], g.shape[-2], acc)
     aw = _adaptive_matrix(self._shape[-1], g.shape[-1], acc)
-    return _finish(np.matmul(np.matmul(ah.T, g), aw), dt)
+    return _finish(np.matmul(np.matmul(ah.T, g), aw), dt, _meta.channels_last(self))
 
 
 # ---------------------------------------------------------------- padding
@@ -331,11 +336,11 @@ def constant_pad_nd(self, pad, value):
         size = self._shape[i]
         lo, hi = max(-before, 0), size - max(-after, 0)
         if hi <= lo:
-            return from_array(out, dt)
+            return _finish(out, dt, _meta.channels_last(self))
         src[i] = slice(lo, hi)
         dst[i] = slice(max(before, 0), max(before, 0) + hi - lo)
     out[tuple(dst)] = self._np[tuple(src)]
-    return from_array(out, dt)
+    return _finish(out, dt, _meta.channels_last(self))
 
 
 # ---------------------------------------------------------------- embedding

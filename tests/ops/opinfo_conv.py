@@ -47,6 +47,12 @@ def grad_extra() -> dict:
 
 
 # ---------------------------------------------------------------- convolution
+def _cl(shape, dt=F32, **kw):
+    """A channels_last (NHWC in memory) input of NCHW `shape`."""
+    n, c, h, w = shape
+    return View(make((n, h, w, c), dt, **kw), "permute.default", ([0, 3, 1, 2],))
+
+
 def _conv(x, w, b=None, stride=1, padding=0, dilation=1, transposed=False, output_padding=0,
           groups=1, *, name, nd=2):
     def lst(v):
@@ -74,6 +80,11 @@ def _conv_samples():
         _conv(make((0, 3, 5, 5), F32), make((4, 3, 3, 3), F32), name="empty_batch"),
         _conv(transposed((2, 3, 5, 6), F32), strided((4, 3, 3, 3), F32), offset((4,), F32),
               name="noncontiguous"),
+        _conv(_cl((2, 3, 5, 6)), make((4, 3, 3, 3), F32), make((4,), F32), 1, 1,
+              name="channels_last_input"),
+        _conv(make((2, 3, 5, 6), F64), _cl((4, 3, 3, 3), F64), None, 2, name="channels_last_weight"),
+        _conv(_cl((2, 4, 5, 4)), make((4, 3, 3, 2), F32), make((6,), F32), [2, 3], [1, 0],
+              1, True, [1, 2], 2, name="channels_last_transposed"),
         _conv(make((2, 3, 5, 5), F32), make((4, 3, 3, 3), F64), name="dtype_mismatch_error"),
         _conv(make((2, 3, 5, 5), F32), make((4, 3, 3, 3), F32), make((4,), F64),
               name="bias_dtype_error"),
@@ -120,6 +131,10 @@ def _conv_backward_samples():
                  [1], [2], False, [0], 1, name="1d"),
         _conv_bw(make((2, 6, 10, 11), F32), make((2, 4, 5, 4), F32), make((4, 3, 3, 2), F32),
                  [6], [2, 3], [1, 0], [1, 1], True, [1, 2], 2, name="transposed"),
+        _conv_bw(make((2, 4, 3, 3), F32), _cl((2, 3, 5, 5)), make((4, 3, 3, 3), F32), [4],
+                 [1, 1], [0, 0], [1, 1], False, [0, 0], 1, name="channels_last_input"),
+        _conv_bw(_cl((2, 4, 3, 3)), make((2, 3, 5, 5), F32), make((4, 3, 3, 3), F32), [4],
+                 [1, 1], [0, 0], [1, 1], False, [0, 0], 1, name="channels_last_grad"),
         _conv_bw(make((0, 4, 3, 3), F32), make((0, 3, 5, 5), F32), make((4, 3, 3, 3), F32), [4],
                  [1, 1], [0, 0], [1, 1], False, [0, 0], 1, name="empty_batch"),
         _conv_bw(make((2, 4, 3, 3), F32), make((2, 3, 5, 5), F32), make((4, 3, 3, 3), F32), [4],
@@ -236,6 +251,7 @@ def _max_pool_samples():
         S(np.full((1, 1, 3, 3), -np.inf, np.float32), [3, 3], [2, 2], [1, 1], name="all_neg_inf"),
         S(np.array([[[[1, np.nan], [2, 3]]]], np.float32), [2, 2], name="nan"),
         S(transposed((2, 3, 6, 5), F32), [2, 2], name="transposed"),
+        S(_cl((2, 3, 7, 6)), [3, 3], [2, 2], [1, 1], [1, 1], True, name="channels_last"),
         S(x, [2, 2], [2, 2], [2, 2], name="pad_too_big_error"),
         S(x, [2, 2], [0, 2], name="stride_0_error"),
         S(x, [2, 2], [], [0, 0], [0, 0], name="dilation_0_error"),
@@ -268,6 +284,7 @@ def _max_pool_backward_samples():
         case(x, ([3, 2], [1, 1], [1, 1], [1, 2], False), "overlapping"),
         case(_ties((2, 2, 4, 4)), ([2, 2], [1, 1], [0, 0], [1, 1], False), "ties"),
         case(make((3, 5, 5), F32), full, "unbatched"),
+        case(make((2, 6, 7, 3), F32).transpose(0, 3, 1, 2), full, "channels_last"),
         case(x, full, "grad_dtype_error", F64),
         case(make((2, 3, 6, 6), I64), full, "int64_error"),
     ]
@@ -288,6 +305,7 @@ def _avg_pool_samples():
         S(make((2, 3, 7, 6), I64), [3, 3], [2, 2], [1, 1], True, False, name="int64_exclude_pad"),
         S(make((0, 3, 5, 5), F32), [2, 2], name="empty_batch"),
         S(transposed((2, 3, 6, 5), F32), [2, 2], name="transposed"),
+        S(_cl((2, 3, 7, 6)), [3, 3], [2, 2], [1, 1], True, False, name="channels_last"),
         S(make((2, 3, 6, 6), U8), [2, 2], name="uint8_error"),
         S(make((2, 3, 6, 6), I32), [2, 2], name="int32_error"),
         S(x, [2, 2], [2, 2], [2, 2], name="pad_too_big_error"),
@@ -336,6 +354,7 @@ def _adaptive_samples():
         S(make((3, 5, 5), F64), [2, 3], name="unbatched"),
         S(make((0, 3, 5, 5), F32), [2, 2], name="empty_batch"),
         S(transposed((2, 3, 6, 5), F32), [2, 2], name="transposed"),
+        S(_cl((2, 3, 7, 6)), [3, 4], name="channels_last"),
         S(make((2, 3, 6, 6), I64), [2, 2], name="int64_error"),
         S(x, [4], name="output_size_error"),
         S(make((6, 6), F32), [2, 2], name="2d_error"),
@@ -357,6 +376,7 @@ def _adaptive_backward_samples():
         S(make((2, 3, 9, 8), F64), make((2, 3, 7, 6), F64), name="upsample"),
         S(make((3, 2, 2), BF16), make((3, 5, 5), BF16), name="unbatched_bfloat16"),
         S(make((2, 3, 1, 1), F16), make((2, 3, 6, 6), F16), name="global_float16"),
+        S(make((2, 3, 3, 4), F32), _cl((2, 3, 7, 6)), name="channels_last"),
         S(make((2, 3, 3, 4), F64), x, name="dtype_error"),
     ]
 
@@ -379,6 +399,7 @@ def _constant_pad_samples():
         S(make((), F32), [], name="0d"),
         S(make((0, 3), F32), [1, 1, 1, 1], name="empty"),
         S(transposed((3, 4), F32), [1, 2, 0, 1], name="transposed"),
+        S(_cl((2, 3, 4, 5)), [1, 2, 0, 1], name="channels_last"),
         S(make((3, 4), F32), [1, 1, 1], name="odd_length_error"),
         S(make((3, 4), F32), [1] * 6, name="too_long_error"),
         S(make((3, 4), F32), [-3, -3], name="negative_size_error"),
