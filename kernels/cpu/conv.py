@@ -58,71 +58,68 @@ def im2col(x, kernel, stride, padding, dilation, out):
 
 
 def _group_cols(cols, groups):
-    """(N, C, *out, *k) windows -> the (groups, Cg * K, N * L) matrix (one copy, whose
+    """(N, C, *out, *k) windows -> the (groups, N, Cg * K, L) matrices (one copy, whose
     innermost run is an output row: contiguous reads for stride 1)."""
     n, c = cols.shape[:2]
     d = (cols.ndim - 2) // 2
     out, kern = cols.shape[2:2 + d], cols.shape[2 + d:]
-    # -> (C, *kernel, N, *out)
-    perm = (1,) + tuple(range(2 + d, 2 + 2 * d)) + (0,) + tuple(range(2, 2 + d))
+    # -> (N, C, *kernel, *out)
+    perm = (0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d))
     m = np.ascontiguousarray(cols.transpose(perm))
-    return m.reshape(groups, (c // groups) * int(np.prod(kern)), n * int(np.prod(out)))
+    m = m.reshape(n, groups, (c // groups) * int(np.prod(kern)), int(np.prod(out)))
+    return m.transpose(1, 0, 2, 3)
 
 
 def _grouped(gy, groups):
-    """(N, O, *out) -> (groups, Og, N * L)."""
+    """(N, O, *out) -> (groups, N, Og, L) (a view)."""
     n, o = gy.shape[:2]
-    length = int(np.prod(gy.shape[2:]))
-    m = np.ascontiguousarray(gy.reshape(n, o, length).transpose(1, 0, 2))
-    return m.reshape(groups, o // groups, n * length)
+    return gy.reshape(n, groups, o // groups, int(np.prod(gy.shape[2:]))).transpose(1, 0, 2, 3)
 
 
-def _ungrouped(m, n, out):
-    """(groups, Og, N * L) -> contiguous (N, O, *out)."""
-    g, og = m.shape[:2]
-    y = m.reshape(g * og, n, int(np.prod(out))).transpose(1, 0, 2)
-    return np.ascontiguousarray(y).reshape((n, g * og) + tuple(out))
+def _weight_matrix(w, groups):
+    """(O, Cg, *k) -> (groups, 1, Og, Cg * K)."""
+    o = w.shape[0]
+    return w.reshape(groups, 1, o // groups, -1) if w.size else \
+        np.zeros((groups, 1, o // groups, int(np.prod(w.shape[1:]))), w.dtype)
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, out):
-    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]."""
-    n = x.shape[0]
-    o, cg = w.shape[:2]
-    kern = w.shape[2:]
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)
-    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern)))
-    return _ungrouped(np.matmul(wm, cols), n, out)       # (g, Og, N*L)
+    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]: one batched
+    matmul (g, N, Og, L) per group, already in (N, O, *out) order when groups == 1."""
+    n, o = x.shape[0], w.shape[0]
+    cols = _group_cols(im2col(x, w.shape[2:], stride, padding, dilation, out), groups)
+    y = np.matmul(_weight_matrix(w, groups), cols)               # (g, N, Og, L)
+    y = y[0] if groups == 1 else y.transpose(1, 0, 2, 3)
+    return np.ascontiguousarray(y).reshape((n, o) + tuple(out))
 
 
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial)."""
     n = gy.shape[0]
     out = gy.shape[2:]
-    d = len(out)
-    o, cg = w.shape[:2]
+    cg = w.shape[1]
     kern = w.shape[2:]
-    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern)))
-    cols = np.matmul(wm.transpose(0, 2, 1), _grouped(gy, groups))     # (g, Cg*K, N*L)
-    cols = cols.reshape((groups * cg,) + tuple(kern) + (n,) + tuple(out))
+    cols = np.matmul(_weight_matrix(w, groups).transpose(0, 1, 3, 2), _grouped(gy, groups))
+    cols = (cols[0] if groups == 1 else cols.transpose(1, 0, 2, 3))  # (N, g, Cg*K, L)
+    cols = cols.reshape((n, groups * cg) + tuple(kern) + tuple(out))
     padded = [s + 2 * p for s, p in zip(in_spatial, padding)]
-    gx = np.zeros((groups * cg, n) + tuple(padded), cols.dtype)       # (C, N, *padded)
+    gx = np.zeros((n, groups * cg) + tuple(padded), cols.dtype)
     lead = (slice(None),) * 2
     for tap in itertools.product(*(range(k) for k in kern)):
         dst = tuple(slice(t * dl, t * dl + s * (oo - 1) + 1, s)
                     for t, dl, s, oo in zip(tap, dilation, stride, out))
-        gx[lead + dst] += cols[(slice(None),) + tap]
-    crop = tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))
-    gx = gx[lead + crop].transpose((1, 0) + tuple(range(2, 2 + d)))
-    return np.ascontiguousarray(gx)
+        gx[lead + dst] += cols[lead + tap]
+    if any(padding):
+        gx = gx[lead + tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))]
+    return gx
 
 
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     """The adjoint of conv_forward in w: sum over batch and positions of gy * windows(x)."""
     o = gy.shape[1]
-    out = gy.shape[2:]
     cg = x.shape[1] // groups
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)  # (g, CgK, NL)
-    gw = np.matmul(_grouped(gy, groups), cols.transpose(0, 2, 1))    # (g, Og, Cg*K)
+    cols = _group_cols(im2col(x, kern, stride, padding, dilation, gy.shape[2:]), groups)
+    gw = np.matmul(_grouped(gy, groups), cols.transpose(0, 1, 3, 2)).sum(axis=1)
     return gw.reshape((o, cg) + tuple(kern))
 
 
