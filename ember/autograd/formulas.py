@@ -339,9 +339,11 @@ def convolution_backward_formula(grad, input, weight, bias, stride, padding, dil
     """(grad_input, grad_weight, grad_bias) of a convolution, by the convolution_backward op
     (differentiable itself, so double backward works)."""
     has_bias = bias is not None
+    # like torch's grad_input_mask: no col2im for an input that needs no gradient
+    mask = [input.requires_grad, weight.requires_grad, has_bias and bias.requires_grad]
     gi, gw, gb = ember.convolution_backward(
         grad, input, weight, [bias.shape[0]] if has_bias else None, stride, padding, dilation,
-        transposed, output_padding, groups, [True, True, has_bias])
+        transposed, output_padding, groups, mask)
     return gi, gw, gb
 
 

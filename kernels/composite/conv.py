@@ -190,6 +190,12 @@ def one_hot(self, num_classes):
     if self.dtype is not ember.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     shape = tuple(self.shape)
+    if self.device.type == "meta":
+        # torch's functional path: no value checks (num_classes=-1 needs the values)
+        if num_classes == -1:
+            num_classes = self.amax().item() + 1
+        index = ember.arange(num_classes, device=self.device)
+        return ember.eq(self.unsqueeze(-1), index).to(ember.int64)
     if self.numel() == 0:
         if num_classes <= 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")

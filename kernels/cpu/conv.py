@@ -34,9 +34,13 @@ def _arr(t, acc):
     return a if a.dtype == acc else a.astype(acc)
 
 
-def _finish(a, dt):
-    a = np.ascontiguousarray(a)
-    return from_array(a if a.dtype == dt.np else a.astype(dt.np), dt)
+def _finish(a, dt, cl=False):
+    """A fresh result in `dt`: contiguous, or channels_last (NHWC in memory) when `cl`."""
+    if a.dtype != dt.np:
+        a = a.astype(dt.np)
+    if cl and a.ndim == 4:
+        return from_array(np.ascontiguousarray(a.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2), dt)
+    return from_array(a if a.flags.c_contiguous else np.ascontiguousarray(a), dt)
 
 
 # ---------------------------------------------------------------- NumPy building blocks
@@ -54,69 +58,68 @@ def im2col(x, kernel, stride, padding, dilation, out):
 
 
 def _group_cols(cols, groups):
-    """(N, C, *out, *k) windows -> (groups, N * L, Cg * K) matrix (a copy)."""
+    """(N, C, *out, *k) windows -> the (groups, N, Cg * K, L) matrices (one copy, whose
+    innermost run is an output row: contiguous reads for stride 1)."""
     n, c = cols.shape[:2]
     d = (cols.ndim - 2) // 2
     out, kern = cols.shape[2:2 + d], cols.shape[2 + d:]
-    cg = c // groups
-    g = cols.reshape((n, groups, cg) + out + kern)
-    # -> (groups, N, *out, Cg, *kernel)
-    perm = (1, 0) + tuple(range(3, 3 + d)) + (2,) + tuple(range(3 + d, 3 + 2 * d))
-    return g.transpose(perm).reshape(groups, n * int(np.prod(out)), cg * int(np.prod(kern)))
+    # -> (N, C, *kernel, *out)
+    perm = (0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d))
+    m = np.ascontiguousarray(cols.transpose(perm))
+    m = m.reshape(n, groups, (c // groups) * int(np.prod(kern)), int(np.prod(out)))
+    return m.transpose(1, 0, 2, 3)
+
+
+def _grouped(gy, groups):
+    """(N, O, *out) -> (groups, N, Og, L) (a view)."""
+    n, o = gy.shape[:2]
+    return gy.reshape(n, groups, o // groups, int(np.prod(gy.shape[2:]))).transpose(1, 0, 2, 3)
+
+
+def _weight_matrix(w, groups):
+    """(O, Cg, *k) -> (groups, 1, Og, Cg * K)."""
+    o = w.shape[0]
+    return w.reshape(groups, 1, o // groups, -1) if w.size else \
+        np.zeros((groups, 1, o // groups, int(np.prod(w.shape[1:]))), w.dtype)
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, out):
-    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]."""
-    n = x.shape[0]
-    o, cg = w.shape[:2]
-    kern = w.shape[2:]
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)
-    wm = w.reshape(groups, o // groups, cg * int(np.prod(kern))).transpose(0, 2, 1)
-    y = np.matmul(cols, wm)                                # (g, N*L, Og)
-    y = y.reshape((groups, n) + tuple(out) + (o // groups,))
-    d = len(out)
-    y = y.transpose((1, 0, 2 + d) + tuple(range(2, 2 + d)))   # (N, g, Og, *out)
+    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]: one batched
+    matmul (g, N, Og, L) per group, already in (N, O, *out) order when groups == 1."""
+    n, o = x.shape[0], w.shape[0]
+    cols = _group_cols(im2col(x, w.shape[2:], stride, padding, dilation, out), groups)
+    y = np.matmul(_weight_matrix(w, groups), cols)               # (g, N, Og, L)
+    y = y[0] if groups == 1 else y.transpose(1, 0, 2, 3)
     return np.ascontiguousarray(y).reshape((n, o) + tuple(out))
 
 
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial)."""
-    n, o = gy.shape[:2]
+    n = gy.shape[0]
     out = gy.shape[2:]
-    d = len(out)
     cg = w.shape[1]
     kern = w.shape[2:]
-    og = o // groups
-    length = int(np.prod(out))
-    gym = gy.reshape((n, groups, og, length)).transpose(1, 0, 3, 2).reshape(groups, n * length, og)
-    wm = w.reshape(groups, og, cg * int(np.prod(kern)))
-    cols = np.matmul(gym, wm)                              # (g, N*L, Cg*K)
-    cols = cols.reshape((groups, n) + tuple(out) + (cg,) + tuple(kern))
-    # -> (N, g, Cg, *kernel, *out), so each tap is a contiguous-ish block
-    perm = (1, 0, 2 + d) + tuple(range(3 + d, 3 + 2 * d)) + tuple(range(2, 2 + d))
-    cols = np.ascontiguousarray(cols.transpose(perm))
+    cols = np.matmul(_weight_matrix(w, groups).transpose(0, 1, 3, 2), _grouped(gy, groups))
+    cols = (cols[0] if groups == 1 else cols.transpose(1, 0, 2, 3))  # (N, g, Cg*K, L)
+    cols = cols.reshape((n, groups * cg) + tuple(kern) + tuple(out))
     padded = [s + 2 * p for s, p in zip(in_spatial, padding)]
-    gx = np.zeros((n, groups, cg) + tuple(padded), cols.dtype)
-    lead = (slice(None),) * 3
+    gx = np.zeros((n, groups * cg) + tuple(padded), cols.dtype)
+    lead = (slice(None),) * 2
     for tap in itertools.product(*(range(k) for k in kern)):
         dst = tuple(slice(t * dl, t * dl + s * (oo - 1) + 1, s)
                     for t, dl, s, oo in zip(tap, dilation, stride, out))
         gx[lead + dst] += cols[lead + tap]
-    crop = tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))
-    return gx.reshape((n, groups * cg) + tuple(padded))[(slice(None),) * 2 + crop]
+    if any(padding):
+        gx = gx[lead + tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))]
+    return gx
 
 
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     """The adjoint of conv_forward in w: sum over batch and positions of gy * windows(x)."""
     o = gy.shape[1]
-    out = gy.shape[2:]
-    og = o // groups
     cg = x.shape[1] // groups
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, out), groups)  # (g, NL, CgK)
-    n = gy.shape[0]
-    length = int(np.prod(out))
-    gym = gy.reshape((n, groups, og, length)).transpose(1, 2, 0, 3).reshape(groups, og, n * length)
-    gw = np.matmul(gym, cols)                              # (g, Og, Cg*K)
+    cols = _group_cols(im2col(x, kern, stride, padding, dilation, gy.shape[2:]), groups)
+    gw = np.matmul(_grouped(gy, groups), cols.transpose(0, 1, 3, 2)).sum(axis=1)
     return gw.reshape((o, cg) + tuple(kern))
 
 
@@ -136,17 +139,18 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         y = conv_input_grad(x, w, out, p.stride, p.padding, p.dilation, groups)
     if bias is not None:
         y = y + _arr(bias, acc).reshape((1, -1) + (1,) * p.dim)
-    return _finish(y, dt)
+    return _finish(y, dt, _meta.channels_last(input, weight))
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                          transposed, output_padding, groups, output_mask):
-    p, shapes = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
+    p, _ = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
                                                   padding, dilation, transposed, output_padding,
                                                   groups, output_mask)
     dt = input._dtype
     acc = acc_dtype(dt)
     gy = _arr(grad_output, acc)
+    cl = _meta.channels_last(input, weight)
     gx = gw = gb = None
     if output_mask[0]:
         w = _arr(weight, acc)
@@ -154,7 +158,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
             gx = conv_input_grad(gy, w, input._shape[2:], p.stride, p.padding, p.dilation, groups)
         else:
             gx = conv_forward(gy, w, p.stride, p.padding, p.dilation, groups, input._shape[2:])
-        gx = _finish(gx, dt)
+        gx = _finish(gx, dt, cl)
     if output_mask[1]:
         x = _arr(input, acc)
         if not transposed:
@@ -163,7 +167,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         else:
             gw = conv_weight_grad(gy, x, weight._shape[2:], p.stride, p.padding, p.dilation,
                                   groups)
-        gw = _finish(gw, dt)
+        gw = _finish(gw, dt, cl)
     if output_mask[2]:
         gb = _finish(gy.sum(axis=(0,) + tuple(range(2, gy.ndim))), dt)
     return gx, gw, gb
@@ -206,9 +210,8 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
         hh = np.where(bad, np.broadcast_to(fh, hh.shape), hh)
         ww = np.where(bad, np.broadcast_to(fw, ww.shape), ww)
     idx = (hh * w + ww).astype(np.int64)
-    shape = p.shape
-    return _finish(vals.reshape(shape), dt), from_array(np.ascontiguousarray(idx.reshape(shape)),
-                                                         D.int64)
+    shape, cl = p.shape, _meta.channels_last(self)
+    return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
@@ -219,10 +222,10 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     g = grad_output._np
     h, w = self._shape[-2:]
     planes = int(np.prod(self._shape[:-2]))
-    idx = indices._np.reshape(planes, -1).astype(np.int64)
+    idx = indices._np.reshape(planes, int(np.prod(indices._shape[-2:]))).astype(np.int64)
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
-    return _finish(gi.reshape(self._shape), dt)
+    return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
 
 
 def _avg_divisor(p, h, w, count_include_pad, divisor_override):
@@ -254,7 +257,7 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     dt = self._dtype
     x = _arr(self, acc_dtype(dt))
     x = _as4d(x)
-    n, c, h, w = x.shape
+    h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw) = p.kernel, p.stride, p.padding
     oh, ow = p.out
     rh = max(ph, (oh - 1) * sh + kh - h - ph)
@@ -263,7 +266,7 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     s = im2col(xp, (kh, kw), (sh, sw), (0, 0), (1, 1), (oh, ow)).sum(axis=(-2, -1))
     div = _avg_divisor(p, h, w, count_include_pad, divisor_override)
     y = _int_div(s, div) if x.dtype.kind == "i" else s / div.astype(x.dtype)
-    return _finish(y.reshape(p.shape), dt)
+    return _finish(y.reshape(p.shape), dt, _meta.channels_last(self))
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
@@ -284,7 +287,8 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     for i in range(kh):
         for j in range(kw):
             gx[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw] += gd
-    return _finish(gx[:, :, ph:ph + h, pw:pw + w].reshape(self._shape), dt)
+    return _finish(gx[:, :, ph:ph + h, pw:pw + w].reshape(self._shape), dt,
+                   _meta.channels_last(self))
 
 
 def _adaptive_matrix(n_in, n_out, acc):
@@ -304,7 +308,7 @@ def adaptive_avg_pool2d_kernel(self, output_size):
     x = _arr(self, acc)
     ah = _adaptive_matrix(x.shape[-2], shape[-2], acc)
     aw = _adaptive_matrix(x.shape[-1], shape[-1], acc)
-    return _finish(np.matmul(np.matmul(ah, x), aw.T), dt)
+    return _finish(np.matmul(np.matmul(ah, x), aw.T), dt, _meta.channels_last(self))
 
 
 def adaptive_avg_pool2d_backward_kernel(grad_output, self):
@@ -314,7 +318,7 @@ def adaptive_avg_pool2d_backward_kernel(grad_output, self):
     g = _arr(grad_output, acc)
     ah = _adaptive_matrix(self._shape[-2], g.shape[-2], acc)
     aw = _adaptive_matrix(self._shape[-1], g.shape[-1], acc)
-    return _finish(np.matmul(np.matmul(ah.T, g), aw), dt)
+    return _finish(np.matmul(np.matmul(ah.T, g), aw), dt, _meta.channels_last(self))
 
 
 # ---------------------------------------------------------------- padding
@@ -329,11 +333,11 @@ def constant_pad_nd(self, pad, value):
         size = self._shape[i]
         lo, hi = max(-before, 0), size - max(-after, 0)
         if hi <= lo:
-            return from_array(out, dt)
+            return _finish(out, dt, _meta.channels_last(self))
         src[i] = slice(lo, hi)
         dst[i] = slice(max(before, 0), max(before, 0) + hi - lo)
     out[tuple(dst)] = self._np[tuple(src)]
-    return from_array(out, dt)
+    return _finish(out, dt, _meta.channels_last(self))
 
 
 # ---------------------------------------------------------------- embedding

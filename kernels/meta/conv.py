@@ -13,7 +13,22 @@ from dataclasses import dataclass
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
+from ember.core.tensor import channels_last as _CHANNELS_LAST
+from ember.core.tensor import channels_last_strides
 from ember.kernels.common._errors import not_implemented_for
+
+
+def channels_last(*tensors) -> bool:
+    """Whether torch computes in channels_last: a 4-d input that suggests it."""
+    return any(t is not None and t.dim() == 4 and t.suggest_memory_format() is
+               _CHANNELS_LAST for t in tensors)
+
+
+def empty_like_format(shape, dt, cl: bool):
+    """A Meta result, channels_last (NHWC strides) when `cl` and 4-d."""
+    if cl and len(shape) == 4:
+        return empty_meta(shape, dt, channels_last_strides(shape))
+    return empty_meta(shape, dt)
 
 
 def _sizes(shape) -> str:
@@ -153,7 +168,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     p = conv_params(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                     groups)
     check_conv_dtypes(input, weight, bias, transposed)
-    return empty_meta(p.out_shape, input._dtype)
+    return empty_like_format(p.out_shape, input._dtype, channels_last(input, weight))
 
 
 def convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride, padding, dilation,
@@ -177,7 +192,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     _, shapes = convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
                                             padding, dilation, transposed, output_padding, groups,
                                             output_mask)
-    return tuple(None if s is None else empty_meta(s, input._dtype) for s in shapes)
+    cl = channels_last(input, weight)
+    return tuple(None if s is None else empty_like_format(s, input._dtype, cl) for s in shapes)
 
 
 # ---------------------------------------------------------------- pooling
@@ -267,7 +283,8 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     p = pool2d_params(self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     if self._dtype is D.bool_:
         raise not_implemented_for("max_pool2d", D.bool_)
-    return empty_meta(p.shape, self._dtype), empty_meta(p.shape, D.int64)
+    cl = channels_last(self)
+    return empty_like_format(p.shape, self._dtype, cl), empty_like_format(p.shape, D.int64, cl)
 
 
 def check_pool_backward(grad_output, self, p: PoolParams):
@@ -289,7 +306,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     if tuple(indices._shape) != tuple(p.shape):
         raise RuntimeError(f"Expected indices of size {_sizes(p.shape)}, but got "
                            f"{_sizes(indices._shape)}")
-    return empty_meta(self._shape, grad_output._dtype)
+    return empty_like_format(self._shape, grad_output._dtype, channels_last(self))
 
 
 def avg_pool2d_params(self, kernel_size, stride, padding, ceil_mode, divisor_override):
@@ -311,7 +328,7 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                divisor_override):
     p = avg_pool2d_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     check_avg_dtype(self)
-    return empty_meta(p.shape, self._dtype)
+    return empty_like_format(p.shape, self._dtype, channels_last(self))
 
 
 def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode,
@@ -319,7 +336,7 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     p = avg_pool2d_params(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     check_pool_backward(grad_output, self, p)
     check_avg_dtype(self)
-    return empty_meta(self._shape, self._dtype)
+    return empty_like_format(self._shape, self._dtype, channels_last(self))
 
 
 def adaptive_avg_pool2d_shape(self, output_size):
@@ -342,7 +359,8 @@ def adaptive_avg_pool2d_shape(self, output_size):
 
 
 def adaptive_avg_pool2d_kernel(self, output_size):
-    return empty_meta(adaptive_avg_pool2d_shape(self, output_size), self._dtype)
+    return empty_like_format(adaptive_avg_pool2d_shape(self, output_size), self._dtype,
+                             channels_last(self))
 
 
 def check_adaptive_backward(grad_output, self):
@@ -365,7 +383,7 @@ def check_adaptive_backward(grad_output, self):
 
 def adaptive_avg_pool2d_backward_kernel(grad_output, self):
     check_adaptive_backward(grad_output, self)
-    return empty_meta(self._shape, self._dtype)
+    return empty_like_format(self._shape, self._dtype, channels_last(self))
 
 
 # ---------------------------------------------------------------- padding
@@ -408,7 +426,7 @@ def constant_pad_params(self, pad):
 
 def constant_pad_nd(self, pad, value):
     shape, _ = constant_pad_params(self, pad)
-    return empty_meta(shape, self._dtype)
+    return empty_like_format(shape, self._dtype, channels_last(self))
 
 
 # ---------------------------------------------------------------- embedding
