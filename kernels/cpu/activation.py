@@ -17,6 +17,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
+from ember.kernels.cpu import _special as special
 from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.meta import activation as M
 
@@ -86,38 +87,6 @@ def _scalar_to(value, dt: D.dtype):
     return np.asarray(value).astype(dt.np)[()]
 
 
-# --- erf (NumPy has none) -------------------------------------------------------------------
-def _erf(x, precise=True):
-    """erf in float64, accurate to ~1e-15 (`precise=False`: ~1e-8, enough for float32 and
-    half results, in fewer steps): the series 2/sqrt(pi) x e^(-x^2) sum (2x^2)^n /
-    (2n+1)!! below |x| = 2 (all terms positive), the continued fraction of erfc from 2 to 6,
-    +-1 beyond (NaN stays NaN)."""
-    shape = np.shape(x)
-    x = np.asarray(x, np.float64).reshape(-1)
-    ax = np.abs(x)
-    r = np.copysign(np.ones_like(x), x)
-    r[np.isnan(x)] = np.nan
-    small = ax < 2
-    if small.any():
-        xs = x[small]
-        two_x2 = 2 * xs * xs
-        term = np.ones_like(xs)
-        total = np.ones_like(xs)
-        for n in range(1, 32 if precise else 20):
-            term *= two_x2
-            term /= 2 * n + 1
-            total += term
-        r[small] = (2 / _SQRT_PI) * xs * np.exp(-0.5 * two_x2) * total
-    mid = (ax >= 2) & (ax < 6)
-    if mid.any():
-        xm = ax[mid]
-        f = xm.copy()
-        for k in range(45 if precise else 20, 0, -1):
-            f = xm + (k / 2) / f
-        r[mid] = np.copysign(1 - np.exp(-xm * xm) / _SQRT_PI / f, x[mid])
-    return r.reshape(shape)
-
-
 # --- gelu -----------------------------------------------------------------------------------
 _K_BETA_TANH = math.sqrt(2) * (2 / _SQRT_PI) * 0.5   # sqrt(2 / pi)
 _K_KAPPA = 0.044715
@@ -129,7 +98,7 @@ def _gelu_np(approximate):
         if approximate == "tanh":
             inner = _K_BETA_TANH * (a + _K_KAPPA * a * a * a)
             return 0.5 * a * (1 + np.tanh(inner))
-        erf = _erf(a * math.sqrt(0.5), a.dtype == np.float64)
+        erf = special.erf(a * math.sqrt(0.5))
         return (a * 0.5 * (1 + erf)).astype(a.dtype)
     return fn
 
@@ -143,7 +112,7 @@ def _gelu_backward_np(approximate):
             left_derivative = 0.5 * (1 + t)
             right_derivative = 0.5 * a * (1 - t * t) * _K_BETA_TANH * (1 + 3 * _K_KAPPA * x_sq)
             return g * (left_derivative + right_derivative)
-        cdf = 0.5 * (1 + _erf(a * math.sqrt(0.5), np.result_type(g, a) == np.float64))
+        cdf = 0.5 * (1 + special.erf(a * math.sqrt(0.5)))
         pdf = np.exp(-0.5 * a.astype(np.float64) ** 2) * _INV_SQRT_2PI
         return (g * (cdf + a * pdf)).astype(np.result_type(g, a))
     return fn

@@ -6,28 +6,16 @@ resolution with Python numbers.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from helpers import to_np
 
 import ember
-from ember.kernels.cpu.activation import _erf
 
 torch = pytest.importorskip("torch")
 tnn = torch._C._nn
 
 X = np.array([-3.0, -1.2, -0.4, 0.3, 0.9, 2.5], np.float64)
-
-
-def test_erf_is_accurate_to_double_precision():
-    xs = np.concatenate([np.linspace(-7, 7, 20001), [0.0, -0.0, 1e-300, 2.0, 6.0, np.nan]])
-    ref = np.array([math.erf(v) for v in xs])
-    got = _erf(xs)
-    np.testing.assert_allclose(got, ref, rtol=2e-15, atol=0, equal_nan=True)
-    assert math.copysign(1, _erf(np.array(-0.0))) == -1
-    np.testing.assert_allclose(_erf(xs[:-1], precise=False), ref[:-1], rtol=1e-8)
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
