@@ -112,6 +112,10 @@ _c__softmax = _o._softmax._cache
 _c__log_softmax = _o._log_softmax._cache
 _c__softmax_backward_data = _o._softmax_backward_data._cache
 _c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
+_c_nll_loss_forward = _o.nll_loss_forward._cache
+_c_nll_loss_backward = _o.nll_loss_backward._cache
+_c_binary_cross_entropy = _o.binary_cross_entropy._cache
+_c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
 
 
 # schema/derivatives.yaml:58
@@ -2134,6 +2138,203 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
+# schema/derivatives.yaml:348
+class NllLossForwardBackward0(_Node):
+    """Backward of nll_loss_forward (schema/derivatives.yaml:348)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:354
+class NllLossBackwardBackward0(_Node):
+    """Backward of nll_loss_backward (schema/derivatives.yaml:354)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:361
+class BinaryCrossEntropyBackward0(_Node):
+    """Backward of binary_cross_entropy (schema/derivatives.yaml:361)."""
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        if _n[1]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:366
+class BinaryCrossEntropyBackwardBackward0(_Node):
+    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:366)."""
+    __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if _n[2]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3950,6 +4151,113 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
+# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:348)
+def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:354)
+def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:988 (derivative: schema/derivatives.yaml:361)
+def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy._fill(_ks)
+    _out = _k(self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:994 (derivative: schema/derivatives.yaml:366)
+def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy_backward.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4074,3 +4382,14 @@ _o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_
 _o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
 _o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
 _o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)
+_o.nll_loss_forward.register("Autograd", _ag_nll_loss_forward, with_keyset=True)
+_o.nll_loss_forward_output.register("Autograd", _autograd_out(_o.nll_loss_forward_output), with_keyset=True)
+_o.nll_loss_backward.register("Autograd", _ag_nll_loss_backward, with_keyset=True)
+_o.nll_loss_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss_backward_grad_input), with_keyset=True)
+_o.nll_loss_out.register("Autograd", _autograd_out(_o.nll_loss_out), with_keyset=True)
+_o.mse_loss_out.register("Autograd", _autograd_out(_o.mse_loss_out), with_keyset=True)
+_o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keyset=True)
+_o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
+_o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
+_o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)

@@ -40,6 +40,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -53,6 +59,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_contiguous,
     _entry_copy_,
+    _entry_cross_entropy_loss,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -90,6 +97,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_l1_loss,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
@@ -113,6 +121,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
     _entry_mul_Scalar,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
@@ -131,6 +141,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nll_loss,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
     _entry_ones,
     _entry_ones_like,
     _entry_outer,
@@ -210,6 +227,9 @@ __all__ = [
     'argmax',
     'as_strided',
     'baddbmm',
+    'binary_cross_entropy',
+    'binary_cross_entropy_backward',
+    'binary_cross_entropy_with_logits',
     'bmm',
     'cat',
     'chunk',
@@ -217,6 +237,7 @@ __all__ = [
     'clamp_',
     'clone',
     'copy_',
+    'cross_entropy_loss',
     'detach',
     'diagonal',
     'div',
@@ -237,6 +258,7 @@ __all__ = [
     'index',
     'index_put',
     'index_put_',
+    'l1_loss',
     'le',
     'linear',
     'log',
@@ -248,12 +270,17 @@ __all__ = [
     'mean',
     'mm',
     'movedim',
+    'mse_loss',
     'mul',
     'mv',
     'narrow',
     'ne',
     'neg',
     'neg_',
+    'nll_loss',
+    'nll_loss_backward',
+    'nll_loss_forward',
+    'nll_loss_nd',
     'ones',
     'ones_like',
     'outer',
@@ -504,6 +531,42 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
+# schema/native_functions.yaml:988
+def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy(input, target, weight, reduction)
+    return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:994
+def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
+    return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:1003
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+
+
 # schema/native_functions.yaml:635
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -615,6 +678,16 @@ def copy_(input, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(input, src, non_blocking)
+
+
+# schema/native_functions.yaml:975
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if r is not _NO:
+            return r
+    return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
 # schema/native_functions.yaml:823
@@ -909,6 +982,16 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
+# schema/native_functions.yaml:984
+def l1_loss(input, target, reduction=1):
+    """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if r is not _NO:
+            return r
+    return _entry_l1_loss(input, target, reduction)
+
+
 # schema/native_functions.yaml:393
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1101,6 +1184,18 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
+# schema/native_functions.yaml:979
+def mse_loss(input, target, reduction=1, *, out=None):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mse_loss(input, target, reduction)
+    return _entry_mse_loss_out(input, target, reduction, out)
+
+
 # schema/native_functions.yaml:261
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1167,6 +1262,52 @@ def neg_(input):
         if r is not _NO:
             return r
     return _entry_neg_(input)
+
+
+# schema/native_functions.yaml:966
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:957
+def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:948
+def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss_forward(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:971
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if r is not _NO:
+            return r
+    return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
 # schema/native_functions.yaml:36

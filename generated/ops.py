@@ -5238,3 +5238,495 @@ def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype,
 _log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
 _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:948
+nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
+    'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_forward = nll_loss_forward._cache
+
+
+def _bind_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss_forward.get(ks)
+    if k is None:
+        k = nll_loss_forward._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_forward._bind = _bind_nll_loss_forward
+nll_loss_forward._entry = _entry_nll_loss_forward
+_aten._packet('nll_loss_forward')._add(nll_loss_forward)
+
+
+# schema/native_functions.yaml:953
+nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
+    'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss_forward_output = nll_loss_forward_output._cache
+
+
+def _bind_nll_loss_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    k = _c_nll_loss_forward_output.get(ks)
+    if k is None:
+        k = nll_loss_forward_output._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss_forward_output._bind = _bind_nll_loss_forward_output
+nll_loss_forward_output._entry = _entry_nll_loss_forward_output
+_aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
+
+
+# schema/native_functions.yaml:957
+nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
+    'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss_backward = nll_loss_backward._cache
+
+
+def _bind_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    k = _c_nll_loss_backward.get(ks)
+    if k is None:
+        k = nll_loss_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss_backward._bind = _bind_nll_loss_backward
+nll_loss_backward._entry = _entry_nll_loss_backward
+_aten._packet('nll_loss_backward')._add(nll_loss_backward)
+
+
+# schema/native_functions.yaml:962
+nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
+    'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss_backward_grad_input = nll_loss_backward_grad_input._cache
+
+
+def _bind_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_nll_loss_backward_grad_input.get(ks)
+    if k is None:
+        k = nll_loss_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss_backward_grad_input._bind = _bind_nll_loss_backward_grad_input
+nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
+_aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
+
+
+# schema/native_functions.yaml:966
+nll_loss = _Op("aten", 'nll_loss', 'default',
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss = nll_loss._cache
+
+
+def _bind_nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss.get(ks)
+    if k is None:
+        k = nll_loss._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss._bind = _bind_nll_loss
+nll_loss._entry = _entry_nll_loss
+_aten._packet('nll_loss')._add(nll_loss)
+
+
+# schema/native_functions.yaml:969
+nll_loss_out = _Op("aten", 'nll_loss', 'out',
+    'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss_out = nll_loss_out._cache
+
+
+def _bind_nll_loss_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_nll_loss_out.get(ks)
+    if k is None:
+        k = nll_loss_out._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss_out._bind = _bind_nll_loss_out
+nll_loss_out._entry = _entry_nll_loss_out
+_aten._packet('nll_loss')._add(nll_loss_out)
+
+
+# schema/native_functions.yaml:971
+nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
+    'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_nd = nll_loss_nd._cache
+
+
+def _bind_nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_nd, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss_nd.get(ks)
+    if k is None:
+        k = nll_loss_nd._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_nd._bind = _bind_nll_loss_nd
+nll_loss_nd._entry = _entry_nll_loss_nd
+_aten._packet('nll_loss_nd')._add(nll_loss_nd)
+
+
+# schema/native_functions.yaml:975
+cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
+    'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
+_c_cross_entropy_loss = cross_entropy_loss._cache
+
+
+def _bind_cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return (self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross_entropy_loss, (self, target, weight, reduction, ignore_index, label_smoothing)) from None
+    k = _c_cross_entropy_loss.get(ks)
+    if k is None:
+        k = cross_entropy_loss._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+cross_entropy_loss._bind = _bind_cross_entropy_loss
+cross_entropy_loss._entry = _entry_cross_entropy_loss
+_aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
+
+
+# schema/native_functions.yaml:979
+mse_loss = _Op("aten", 'mse_loss', 'default',
+    'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_mse_loss = mse_loss._cache
+
+
+def _bind_mse_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_mse_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss, (self, target, reduction)) from None
+    k = _c_mse_loss.get(ks)
+    if k is None:
+        k = mse_loss._fill(ks)
+    return k(self, target, reduction)
+
+
+mse_loss._bind = _bind_mse_loss
+mse_loss._entry = _entry_mse_loss
+_aten._packet('mse_loss')._add(mse_loss)
+
+
+# schema/native_functions.yaml:982
+mse_loss_out = _Op("aten", 'mse_loss', 'out',
+    'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'reduction', 'out'), 3, tags=())
+_c_mse_loss_out = mse_loss_out._cache
+
+
+def _bind_mse_loss_out(self, target, reduction=1, *, out):
+    return (self, target, reduction, out)
+
+
+def _entry_mse_loss_out(self, target, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss_out, (self, target, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mse_loss_out.get(ks)
+    if k is None:
+        k = mse_loss_out._fill(ks)
+    return k(self, target, reduction, out)
+
+
+mse_loss_out._bind = _bind_mse_loss_out
+mse_loss_out._entry = _entry_mse_loss_out
+_aten._packet('mse_loss')._add(mse_loss_out)
+
+
+# schema/native_functions.yaml:984
+l1_loss = _Op("aten", 'l1_loss', 'default',
+    'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_l1_loss = l1_loss._cache
+
+
+def _bind_l1_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_l1_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(l1_loss, (self, target, reduction)) from None
+    k = _c_l1_loss.get(ks)
+    if k is None:
+        k = l1_loss._fill(ks)
+    return k(self, target, reduction)
+
+
+l1_loss._bind = _bind_l1_loss
+l1_loss._entry = _entry_l1_loss
+_aten._packet('l1_loss')._add(l1_loss)
+
+
+# schema/native_functions.yaml:988
+binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'reduction'), 4, tags=())
+_c_binary_cross_entropy = binary_cross_entropy._cache
+
+
+def _bind_binary_cross_entropy(self, target, weight=None, reduction=1):
+    return (self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy(self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy, (self, target, weight, reduction)) from None
+    k = _c_binary_cross_entropy.get(ks)
+    if k is None:
+        k = binary_cross_entropy._fill(ks)
+    return k(self, target, weight, reduction)
+
+
+binary_cross_entropy._bind = _bind_binary_cross_entropy
+binary_cross_entropy._entry = _entry_binary_cross_entropy
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
+
+
+# schema/native_functions.yaml:992
+binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
+    'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
+_c_binary_cross_entropy_out = binary_cross_entropy_out._cache
+
+
+def _bind_binary_cross_entropy_out(self, target, weight=None, reduction=1, *, out):
+    return (self, target, weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_out, (self, target, weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_binary_cross_entropy_out.get(ks)
+    if k is None:
+        k = binary_cross_entropy_out._fill(ks)
+    return k(self, target, weight, reduction, out)
+
+
+binary_cross_entropy_out._bind = _bind_binary_cross_entropy_out
+binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
+
+
+# schema/native_functions.yaml:994
+binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
+    'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_backward = binary_cross_entropy_backward._cache
+
+
+def _bind_binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    return (grad_output, self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward, (grad_output, self, target, weight, reduction)) from None
+    k = _c_binary_cross_entropy_backward.get(ks)
+    if k is None:
+        k = binary_cross_entropy_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction)
+
+
+binary_cross_entropy_backward._bind = _bind_binary_cross_entropy_backward
+binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
+
+
+# schema/native_functions.yaml:999
+binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
+    'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
+_c_binary_cross_entropy_backward_grad_input = binary_cross_entropy_backward_grad_input._cache
+
+
+def _bind_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight=None, reduction=1, *, grad_input):
+    return (grad_output, self, target, weight, reduction, grad_input)
+
+
+def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, reduction, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward_grad_input, (grad_output, self, target, weight, reduction, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_binary_cross_entropy_backward_grad_input.get(ks)
+    if k is None:
+        k = binary_cross_entropy_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, grad_input)
+
+
+binary_cross_entropy_backward_grad_input._bind = _bind_binary_cross_entropy_backward_grad_input
+binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_backward_grad_input
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
+
+
+# schema/native_functions.yaml:1003
+binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
+    'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits._cache
+
+
+def _bind_binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return (self, target, weight, pos_weight, reduction)
+
+
+def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits, (self, target, weight, pos_weight, reduction)) from None
+    k = _c_binary_cross_entropy_with_logits.get(ks)
+    if k is None:
+        k = binary_cross_entropy_with_logits._fill(ks)
+    return k(self, target, weight, pos_weight, reduction)
+
+
+binary_cross_entropy_with_logits._bind = _bind_binary_cross_entropy_with_logits
+binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logits
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
+
+
+# schema/native_functions.yaml:1006
+binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
+    'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
+_c_binary_cross_entropy_with_logits_out = binary_cross_entropy_with_logits_out._cache
+
+
+def _bind_binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=1, *, out):
+    return (self, target, weight, pos_weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits_out, (self, target, weight, pos_weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_binary_cross_entropy_with_logits_out.get(ks)
+    if k is None:
+        k = binary_cross_entropy_with_logits_out._fill(ks)
+    return k(self, target, weight, pos_weight, reduction, out)
+
+
+binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
+binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_logits_out
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)

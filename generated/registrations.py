@@ -740,3 +740,65 @@ _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 # schema/native_functions.yaml:946
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:948
+_o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
+
+# schema/native_functions.yaml:953
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+_o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:957
+_o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
+
+# schema/native_functions.yaml:962
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+_o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:966
+_o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
+
+# schema/native_functions.yaml:969
+_o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
+_o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:971
+_o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
+
+# schema/native_functions.yaml:975
+_o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
+
+# schema/native_functions.yaml:979
+_o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
+
+# schema/native_functions.yaml:982
+_o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
+_o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:984
+_o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
+
+# schema/native_functions.yaml:988
+_o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
+_o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
+
+# schema/native_functions.yaml:992
+_o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
+_o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:994
+_o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
+
+# schema/native_functions.yaml:999
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+_o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1003
+_o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
+
+# schema/native_functions.yaml:1006
+_o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
+_o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)

@@ -358,3 +358,62 @@ def log_softmax_double_backward_grad_output(grad, dim, output):
 def log_softmax_double_backward_output(grad, grad_output, dim, output):
     """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
     return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()
+
+
+def nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight):
+    """nll_loss_backward is linear in grad_output: its gradient is the loss of `grad`
+    (rows picked at the targets), divided by total_weight for the mean."""
+    out = ember.nll_loss_forward(grad, target, weight, 0 if reduction == 0 else 2,
+                                 ignore_index)[0]
+    if reduction == 1:
+        out = out / total_weight
+    return out
+
+
+def _bce_scale(g, weight, reduction, numel):
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g / numel
+    return g
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """d/d(target) of binary_cross_entropy: grad * (log(1 - x) - log(x))."""
+    g = grad * ((1 - self).log() - self.log())
+    return reduce_to(_bce_scale(g, weight, reduction, self.numel()), target.shape, target.dtype)
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction):
+    """d/d(self) of binary_cross_entropy_backward (torch's formula, eps 1e-12)."""
+    eps = 1e-12
+    num = self * self - self * target * 2 + target
+    den = (self + eps).pow(2) * (1 - self + eps).pow(2)
+    g = num / den * (grad * grad_output)
+    return reduce_to(_bce_scale(g, weight, reduction, self.numel()), self.shape, self.dtype)
+
+
+def binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction,
+                                                     grad_output):
+    """d/d(grad_output) of binary_cross_entropy_backward."""
+    eps = 1e-12
+    g = (self - target) / ((self + eps) * (1 - self + eps)) * grad
+    if weight is not None:
+        g = g * weight
+    if reduction == 1:
+        g = g.sum() / max(self.numel(), 1)
+    elif reduction == 2:
+        g = g.sum()
+    return reduce_to(g, grad_output.shape, grad_output.dtype)
+
+
+def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight,
+                                                reduction):
+    """d/d(target) of binary_cross_entropy_backward: -grad * grad_output / (x (1 - x))."""
+    g = (grad * grad_output).neg()
+    if weight is not None:
+        g = g * weight
+    g = g / ((1 - self) * self).clamp(min=1e-12)
+    if reduction == 1:
+        g = g / self.numel()
+    return reduce_to(g, target.shape, target.dtype)

@@ -187,3 +187,179 @@ def softmax_int(self, dim, dtype):
 def log_softmax_int(self, dim, dtype):
     x = self if dtype is None else self.to(dtype)
     return ember._log_softmax(x, dim, False)
+
+
+# --------------------------------------------------------------------------- losses
+def _no_requires_grad(fn, **tensors):
+    """torch's check_no_requires_grad: its explicit-autograd op refuses these inputs
+    requiring grad (in grad mode)."""
+    if not ember.is_grad_enabled():
+        return
+    for name, t in tensors.items():
+        if t is not None and t.requires_grad:
+            raise RuntimeError(f"The function '{fn}' is not differentiable with respect to "
+                               f"argument '{name}'. This input cannot have requires_grad True.")
+
+
+def _reduce_loss(loss, reduction):
+    """torch's apply_loss_reduction: 1 mean, 2 sum, anything else none."""
+    if reduction == 1:
+        return loss.mean()
+    if reduction == 2:
+        return loss.sum()
+    return loss
+
+
+def _abs(x):
+    """|x| from clamps (gradient 0 at 0, like torch's abs)."""
+    return x.clamp(min=0) - x.clamp(max=0)
+
+
+def mse_loss(self, target, reduction):
+    """(self - target)^2, reduced; floating inputs only (torch's "mse_cpu")."""
+    dt = D.result_type(self, target)
+    if dt.category != D.FLOAT:
+        raise not_implemented_for("mse_cpu", dt)
+    if reduction not in (0, 1, 2):
+        raise RuntimeError("reduction == Reduction::Mean || reduction == Reduction::Sum "
+                           "INTERNAL ASSERT FAILED: unknown reduction")
+    d = self - target
+    return _reduce_loss(d * d, reduction)
+
+
+def l1_loss(self, target, reduction):
+    """|self - target|, reduced (torch's composite)."""
+    return _reduce_loss(_abs(self - target), reduction)
+
+
+def _log_sigmoid(x):
+    """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), in float32 for half types."""
+    if x._dtype.category != D.FLOAT:
+        raise not_implemented_for("log_sigmoid_cpu", x._dtype)
+    half = x._dtype in (D.float16, D.bfloat16)
+    y = x.to(D.float32) if half else x
+    m = y.clamp(max=0)
+    out = m - ((m * 2 - y).exp() + 1).log()
+    return out.to(x._dtype) if half else out
+
+
+def binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    """torch's formula, in-place steps included (they give its dtype and shape rules):
+    (1 - t) * x - log_sigmoid(x) * (1 + (pos_weight - 1) * t), times weight, reduced."""
+    _no_requires_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    lsi = _log_sigmoid(self)
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1).mul(target).add_(1)
+        lsi = lsi.mul_(log_weight)
+    loss = (1 - target).mul_(self).sub_(lsi)
+    if weight is not None:
+        loss = loss.mul_(weight)
+    return _reduce_loss(loss, reduction)
+
+
+def nll_loss(self, target, weight, reduction, ignore_index):
+    return ember.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss_nd(self, target, weight, reduction, ignore_index):
+    """nll_loss over (N, C, d1, ...) inputs: the class dim moved last and flattened into
+    rows of one nll_loss (torch's checks and messages)."""
+    if self.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
+    if self.dim() != 1 and self._shape[0] != target._shape[0]:
+        raise ValueError(f"Expected input batch_size ({self._shape[0]}) to match target "
+                         f"batch_size ({target._shape[0]}).")
+    if self.dim() <= 2:
+        return nll_loss(self, target, weight, reduction, ignore_index)
+    n, c = self._shape[:2]
+    out_size = (n,) + tuple(self._shape[2:])
+    if tuple(target._shape) != out_size:
+        if self.dim() == 4:
+            raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
+                               f"{list(target._shape)})")
+        raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target._shape)}")
+    rows = self.movedim(1, -1).reshape(-1, c)
+    out = ember.nll_loss_forward(rows, target.reshape(-1), weight, reduction, ignore_index)[0]
+    return out.view(out_size) if reduction == 0 else out
+
+
+def _class_weight(weight, ndim, class_dim):
+    if ndim <= 1:
+        return weight
+    shape = [1] * ndim
+    shape[class_dim] = weight._shape[0]
+    return weight.view(shape)
+
+
+def _ce_prob_target(self, target, weight, reduction, label_smoothing):
+    class_dim = 0 if self.dim() == 1 else 1
+    n_classes = self._shape[class_dim]
+    if weight is not None and not (weight.dim() == 1 and weight.numel() == n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all "
+                           f"{n_classes} classes or no classes but got weight tensor of shape: "
+                           f"{list(weight._shape)}")
+    inp = ember._log_softmax(self, class_dim, False)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        target = target * (1 - label_smoothing) + (label_smoothing / n_classes)
+    prod = inp * target
+    if weight is not None:
+        prod = prod * _class_weight(weight, inp.dim(), 1)
+    if reduction == 1:
+        if inp.numel() == 0:
+            return prod.sum().neg() * float("nan")
+        return prod.sum().neg() / (inp.numel() // n_classes)
+    if reduction == 2:
+        return prod.sum().neg()
+    if reduction == 0:
+        return prod.sum(class_dim).neg()
+    raise RuntimeError(f"Invalid reduction type encountered in cross_entropy: {reduction}")
+
+
+def _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing):
+    class_dim = 0 if self.dim() == 1 else 1
+    inp = ember._log_softmax(self, class_dim, False)
+    nll = nll_loss_nd(inp, target, weight, reduction, ignore_index)
+    n_classes = inp._shape[class_dim]
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        smooth = (inp * _class_weight(weight, inp.dim(), class_dim)).sum(class_dim).neg()
+    else:
+        smooth = inp.sum(class_dim).neg()
+    smooth = smooth.masked_fill(ignore_mask, 0.0)
+    if reduction == 1:
+        if weight is not None:
+            picked = weight[target.masked_fill(ignore_mask, 0).reshape(-1)]
+            ret = smooth.sum() / picked.masked_fill(ignore_mask.reshape(-1), 0).sum()
+        else:
+            ret = smooth.sum() / (ignore_mask == 0).sum()
+    elif reduction == 2:
+        ret = smooth.sum()
+    elif reduction == 0:
+        ret = smooth
+    else:
+        raise RuntimeError(f"Invalid reduction type encountered in cross_entropy: {reduction}")
+    return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
+
+
+def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    """log_softmax over the class dim, then nll_loss (class-index targets), or the
+    -sum(target * log_softmax) of class-probability targets (same shape as the input)."""
+    if tuple(self._shape) == tuple(target._shape):
+        if target._dtype.category != D.FLOAT:
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target._dtype.scalar_name}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _ce_prob_target(self, target, weight, reduction, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError("label_smoothing must be between 0.0 and 1.0. Got: "
+                               f"{label_smoothing}")
+        return _ce_label_smoothing(self, target, weight, reduction, ignore_index,
+                                   label_smoothing)
+    class_dim = 0 if self.dim() == 1 else 1
+    return nll_loss_nd(ember._log_softmax(self, class_dim, False), target, weight, reduction,
+                       ignore_index)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
@@ -125,3 +126,118 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     _check_float("log_softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
     return _result(g - np.exp(y) * g.sum(axis=d, keepdims=True), grad_output)
+
+
+# --------------------------------------------------------------------------- losses
+def _compute(t):
+    """A tensor's values in the computation dtype (float32 for half types)."""
+    a = t._np
+    return a.astype(np.float32) if t._dtype is D.float16 or t._dtype is D.bfloat16 else a
+
+
+def _nll_gather(self, target, weight, ignore_index):
+    """(targets with ignored ones at 0, not-ignored mask, per-row weights), checking bounds."""
+    n_classes = self._shape[-1]
+    t = target._np.reshape(-1).astype(np.int64)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {t[bad][0]} is out of bounds.")
+    safe = np.where(keep, t, 0)
+    w = np.ones(t.shape, np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np) \
+        if weight is None else _compute(weight)[safe]
+    return safe, keep, w * keep
+
+
+def _nll_float(kernel, self):
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for(kernel, self._dtype)
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """-weight[t] * self[i, t] per row; summed (reduction 2) or divided by the total
+    weight (reduction 1, NaN when every target is ignored); (output, total_weight)."""
+    _meta.check_nll(self, target, weight)
+    _nll_float("nll_loss_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight)
+    dt = self._dtype
+    x = _compute(self).reshape(-1, self._shape[-1])
+    safe, _, w = _nll_gather(self, target, weight, ignore_index)
+    losses = -x[np.arange(len(safe)), safe] * w
+    if reduction == 0 and self.dim() == 2:
+        return from_array(losses.astype(dt.np), dt), from_array(np.zeros((), dt.np), dt)
+    total = w.sum(dtype=losses.dtype)
+    out = losses.sum()
+    if reduction == 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = out / total
+    return (from_array(np.array(out, dtype=dt.np), dt),
+            from_array(np.array(total, dtype=dt.np), dt))
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Zeros with -weight[t] * grad (/ total_weight for the mean) at each row's target."""
+    _meta.check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    _nll_float("nll_loss_backward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    dt = self._dtype
+    safe, keep, w = _nll_gather(self, target, weight, ignore_index)
+    g = _compute(grad_output).reshape(-1)
+    if not (reduction == 0 and self.dim() == 2):
+        g = g[0]
+        if reduction == 1:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = g / _compute(total_weight).reshape(-1)[0]
+    out = np.zeros((len(safe), self._shape[-1]), w.dtype)
+    rows = np.arange(len(safe))[keep]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[rows, safe[keep]] = (-w * g)[keep]
+    return from_array(out.reshape(self._shape).astype(dt.np), dt)
+
+
+def _bce_checks(kernel, self, target, weight, grad_output=None):
+    _meta.check_bce(self, target, weight, grad_output)
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for(kernel, self._dtype)
+
+
+def _like_self(arr, self):
+    """A result laid out like empty_like(self)."""
+    out = empty_cpu(self._shape, self._dtype, _meta.bce_layout(self))
+    out._np[...] = arr
+    return out
+
+
+def binary_cross_entropy(self, target, weight, reduction):
+    """-weight * (t * log(x) + (1 - t) * log(1 - x)), the logs clamped at -100."""
+    _bce_checks("binary_cross_entropy", self, target, weight)
+    x = _compute(self)
+    t = np.broadcast_to(_compute(target), x.shape)
+    if ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if ((t < 0) | (t > 1)).any():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+    if weight is not None:
+        loss = loss * _compute(weight)
+    dt = self._dtype
+    if reduction == 1:
+        with np.errstate(invalid="ignore"):
+            return from_array(np.array(loss.mean() if loss.size else np.nan, dt.np), dt)
+    if reduction == 2:
+        return from_array(np.array(loss.sum(), dt.np), dt)
+    return _like_self(loss, self)
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    """grad * (x - t) / max(x * (1 - x), 1e-12) * weight (/ numel for the mean)."""
+    _bce_checks("binary_cross_entropy_backward", self, target, weight, grad_output)
+    x = _compute(self)
+    t = _compute(target)
+    g = (_compute(grad_output) * (x - t)) / np.maximum((1 - x) * x, 1e-12)
+    if weight is not None:
+        g = g * _compute(weight)
+    if reduction == 1:
+        g = g / max(self.numel(), 1) if self.numel() else g
+    return _like_self(np.broadcast_to(g, self._shape), self)

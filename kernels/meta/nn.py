@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
-from ember.core.shapes import wrap_dim
+from ember.core.factory_args import like_strides
+from ember.core.shapes import broadcast_shapes, wrap_dim
 
 from .linalg import CPP_NAMES, _check_expands
 
@@ -135,3 +136,102 @@ def log_softmax_forward(self, dim, half_to_float):
 def softmax_backward_data(grad_output, output, dim, input_dtype):
     check_softmax_backward(grad_output, output, dim, input_dtype)
     return empty_meta(grad_output._shape, grad_output._dtype)
+
+
+# --------------------------------------------------------------------------- losses
+def check_nll(self, target, weight):
+    """nll_loss_forward's shape checks (torch's order and messages)."""
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not (no_batch or self._shape[0] == target._shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
+                           f"{list(target._shape)})")
+    n_classes = self._shape[-1]
+    if weight is not None and not (weight.dim() == 1 and weight.numel() == n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight._shape)}")
+
+
+def check_nll_dtypes(self, target, weight, *others):
+    if target._dtype is not D.int64 and target._dtype is not D.uint8:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target._dtype.scalar_name}")
+    for t in (weight, *others):
+        if t is not None and t._dtype is not self._dtype:
+            raise RuntimeError(f"expected scalar type {self._dtype.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    check_nll(self, target, weight)
+    check_nll_dtypes(self, target, weight)
+    shape = (self._shape[0],) if reduction == 0 and self.dim() == 2 else ()
+    return empty_meta(shape, self._dtype), empty_meta((), self._dtype)
+
+
+def check_nll_backward(grad_output, self, target, weight, reduction, total_weight):
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not (no_batch or self._shape[0] == target._shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
+                           f"{list(target._shape)})")
+    if total_weight.numel() != 1:
+        raise RuntimeError("expected total_weight to be a  single element tensor, got: "
+                           f"{list(total_weight._shape)} ({total_weight.numel()} elements)")
+    if weight is not None and weight.numel() != self._shape[-1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if reduction == 0 and self.dim() == 2:
+        n = self._shape[0]
+        if grad_output.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if grad_output.dim() != 1 or grad_output._shape[0] != n:
+            raise RuntimeError(f"Expected a tensor of dimension 1 and tensor.size[0] == {n} but "
+                               f"got: dimension {grad_output.dim()} and tensor.size[0] = "
+                               f"{grad_output._shape[0]}")
+    elif grad_output.dim() > 1 or grad_output.numel() != 1:
+        raise RuntimeError("Expected a single element grad_output tensor, but got: "
+                           f"{list(grad_output._shape)}")
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    return empty_meta(self._shape, self._dtype)
+
+
+def check_bce(self, target, weight, grad_output=None):
+    """binary_cross_entropy(_backward)'s dtype checks; the loss is laid out like self."""
+    if grad_output is not None and self._dtype is not grad_output._dtype:
+        raise RuntimeError(f"Found dtype {self._dtype.scalar_name} but expected "
+                           f"{grad_output._dtype.scalar_name}")
+    if target._dtype is not self._dtype:
+        raise RuntimeError(f"Found dtype {target._dtype.scalar_name} but expected "
+                           f"{self._dtype.scalar_name}")
+    broadcast_shapes(self._shape, target._shape)
+    if weight is not None:
+        shape = broadcast_shapes(self._shape, weight._shape)
+        if shape != tuple(self._shape):
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+
+
+def bce_layout(self):
+    return like_strides(self._shape, self.stride(), None)
+
+
+def binary_cross_entropy(self, target, weight, reduction):
+    check_bce(self, target, weight)
+    if reduction in (1, 2):
+        return empty_meta((), self._dtype)
+    return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    check_bce(self, target, weight, grad_output)
+    return empty_meta(self._shape, self._dtype, bce_layout(self))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from opinfo import (  # noqa: F401
+    ACCUMULATING_TOLS,
     ALL,
     BF16,
     BOOL,
@@ -50,6 +51,9 @@ def grad_extra() -> dict:
         "mv.default": [S(transposed((3, 4), F32), make((4,), F32), name="transposed")],
         "baddbmm.default": bad,
         "baddbmm_.default": [s for s in bad if s.name != "broadcast_beta_alpha"],
+        "nll_loss_forward.default": [
+            S(make((3, 4), F32), _t(0, 3, 1), _const(0.5, (4,)), red, 3,
+              name=f"const_weight_ignore_reduction{red}") for red in (0, 1, 2)],
     }
 
 
@@ -237,3 +241,269 @@ for _op in ("_softmax", "_log_softmax"):
     # torch checks the out= dtype against `dtype=` before computing
     OPS[f"{_op[1:]}.int_out"].samples = lambda: [s for s in _softmax_int_samples()
                                                  if s.name != "to_int64_error"]
+
+
+# ---- losses ------------------------------------------------------------------------------
+def _t(*values):
+    return np.array(values, I64)
+
+
+def _const(value, shape=(), dt=F32):
+    """A tensor full of `value` that never requires grad in the gradient tests, of the
+    leaves' dtype there (float64 in gradcheck): 0 * base + value, detached."""
+    if dt == BF16:   # add.Scalar/mul.Scalar give bfloat16 results float32 storage for now
+        return np.full(shape, value, dt)
+    zero = View(np.zeros(shape, dt), "mul.Scalar", (0,))
+    return View(View(zero, "add.Scalar", (value,)), "detach.default", ())
+
+
+def _nll_samples():
+    x = make((3, 4), F32)
+    w = make((4,), F32, low=0.1, high=2)
+    tg = _t(0, 3, 1)
+    out = [S(make((3, 4), dt), tg, None, 1, -100, name=dtname(dt)) for dt in FLOATS]
+    for red in (0, 1, 2):
+        out += [S(x, tg, None, red, -100, name=f"reduction{red}"),
+                S(x, tg, w, red, -100, name=f"weight_reduction{red}"),
+                S(x, tg, w, red, 3, name=f"ignore_weight_reduction{red}"),
+                S(make((4,), F64), np.array(2, I64), w.astype(F64), red, -100,
+                  name=f"1d_reduction{red}"),
+                S(make((0, 4), F32), _t(), None, red, -100, name=f"empty_reduction{red}")]
+    out += [S(x, _t(3, 3, 3), None, 1, 3, name="all_ignored_mean"),
+            S(x, _t(3, 3, 3), None, 2, 3, name="all_ignored_sum"),
+            S(x, tg.astype(np.uint8), None, 1, -100, name="uint8_target"),
+            S(x, tg, None, 3, -100, name="reduction3"),
+            S(transposed((3, 4), F32), tg, None, 0, -100, name="transposed"),
+            S(strided((3, 4), F64), tg, None, 1, 0, name="strided_ignore0"),
+            S(x, tg.astype(I32), None, 1, -100, name="int32_target_error"),
+            S(x, tg.astype(F32), None, 1, -100, name="float_target_error"),
+            S(make((3, 4), I64), tg, None, 1, -100, name="int64_input_error"),
+            S(x, _t(0, 4, 1), None, 1, -100, name="out_of_bounds_error"),
+            S(x, _t(0, -1, 1), None, 1, -100, name="negative_target_error"),
+            S(x, tg[:2], None, 1, -100, name="batch_mismatch_error"),
+            S(x, tg, w[:3], 1, -100, name="weight_size_error"),
+            S(x, tg, w.astype(F64), 1, -100, name="weight_dtype_error"),
+            S(make((2, 3, 4), F32), tg, None, 1, -100, name="3d_error"),
+            S(x, tg[:, None], None, 1, -100, name="2d_target_error")]
+    return out
+
+
+register("nll_loss_forward.default", _nll_samples, tols=ACCUMULATING_TOLS)
+out_of("nll_loss_forward.output", "nll_loss_forward.default")
+
+
+def _nll_backward_samples():
+    x = make((3, 4), F32)
+    w = make((4,), F32, low=0.1, high=2)
+    tg = _t(0, 3, 1)
+    g0 = make((), F32)
+    g1 = make((3,), F32)
+    tw = _const(3.0)
+    out = [S(make((), dt), make((3, 4), dt), tg, None, 1, -100, _const(3.0, dt=dt),
+             name=dtname(dt)) for dt in FLOATS]
+    out += [S(g1, x, tg, None, 0, -100, _const(0.0), name="reduction0"),
+            S(g0, x, tg, None, 1, -100, tw, name="reduction1"),
+            S(g0, x, tg, None, 2, -100, tw, name="reduction2"),
+            S(g0, x, tg, _const(0.5, (4,)), 1, 3, _const(1.0), name="weight_ignore_mean"),
+            S(g1, x, tg, _const(0.5, (4,)), 0, 3, _const(0.0), name="weight_ignore_none"),
+            S(g0, x, tg, None, 3, -100, tw, name="reduction3"),
+            S(make((), F64), make((4,), F64), np.array(2, I64), None, 0, -100,
+              _const(1.0, dt=F64), name="1d"),
+            S(g0, transposed((3, 4), F32), tg, None, 2, -100, tw, name="transposed"),
+            S(g0, x, tg, w, 1, -100, tw, name="weight_leaf"),
+            S(g0, x, tg, None, 1, -100, np.array(3.0, F32), name="total_weight_leaf"),
+            S(make((2,), F32), x, tg, None, 0, -100, tw, name="grad_size_error"),
+            S(g1, x, tg, None, 1, -100, tw, name="grad_not_scalar_error"),
+            S(g0, x, tg, None, 0, -100, tw, name="grad_0d_none_error"),
+            S(g0, x, tg, None, 1, -100, _const(1.0, (2,)), name="total_weight_size_error"),
+            S(g0, x, tg, None, 1, -100, np.array(3.0, F64), name="total_weight_dtype_error"),
+            S(g0.astype(F64), x, tg, None, 1, -100, tw, name="grad_dtype_error"),
+            S(g0, x, _t(0, 4, 1), None, 1, -100, tw, name="out_of_bounds_error"),
+            S(g0, x, tg, w[:3], 1, -100, tw, name="weight_size_error")]
+    return out
+
+
+register("nll_loss_backward.default", _nll_backward_samples)
+out_of("nll_loss_backward.grad_input", "nll_loss_backward.default")
+
+
+def _nll_loss_samples(nd=False):
+    def samples():
+        x = make((3, 4), F32)
+        tg = _t(0, 3, 1)
+        out = [S(x, tg, name="default"),
+               S(x, tg, make((4,), F32, low=0.1, high=2), 0, name="weight_none"),
+               S(x, tg, None, 2, 1, name="sum_ignore"),
+               S(make((4,), F64), np.array(1, I64), name="1d"),
+               S(make((2, 3, 4), F32), tg, name="3d_error" if not nd else "3d_target_error")]
+        if nd:
+            out += [S(make((2, 3, 2), F32), _t(0, 2, 1, 1).reshape(2, 2), name="3d"),
+                    S(make((2, 3, 2), F32), _t(0, 2, 1, 1).reshape(2, 2), None, 0, name="3d_none"),
+                    S(make((2, 3, 2, 2), F64), make((2, 2, 2), I64, low=0, high=3),
+                      make((3,), F64, low=0.5, high=1), 1, 1, name="4d_weight_ignore"),
+                    S(make((2, 3, 1, 2, 1), F32), make((2, 1, 2, 1), I64, low=0, high=3), None, 0,
+                      name="5d_none"),
+                    S(make((0, 3, 2), F32), np.zeros((0, 2), I64), None, 2, name="empty_3d"),
+                    S(make((2, 3, 2), F32), _t(0, 1, 2), name="batch_error"),
+                    S(make((2, 3, 2), F32), _t(0, 1, 2, 0).reshape(2, 2, 1), name="target_error"),
+                    S(make((), F32), np.array(0, I64), name="0d_error")]
+        return out
+    return samples
+
+
+register("nll_loss.default", _nll_loss_samples(), tols=ACCUMULATING_TOLS)
+out_of("nll_loss.out", "nll_loss.default")
+register("nll_loss_nd.default", _nll_loss_samples(True), tols=ACCUMULATING_TOLS)
+
+
+def _cross_entropy_samples():
+    x = make((3, 4), F32)
+    tg = _t(0, 3, 1)
+    w = make((4,), F32, low=0.1, high=2)
+    p = make((3, 4), F32, low=0, high=1)
+    x3 = make((2, 4, 2), F64)
+    t3 = _t(0, 3, 1, 1).reshape(2, 2)
+    out = [S(make((3, 4), dt), tg, name=dtname(dt)) for dt in FLOATS]
+    out += [S(x, tg, w, 0, name="weight_none"),
+            S(x, tg, w, 1, 3, name="weight_ignore_mean"),
+            S(x, tg, None, 2, 1, name="sum_ignore"),
+            S(make((4,), F32), np.array(2, I64), name="1d"),
+            S(x3, t3, name="3d"),
+            S(x3, t3, make((4,), F64, low=0.1, high=2), 0, 1, 0.1, name="3d_smoothing_none"),
+            S(x, tg, None, 1, -100, 0.2, name="smoothing_mean"),
+            S(x, tg, w, 1, 3, 0.3, name="smoothing_weight_ignore_mean"),
+            S(x, tg, w, 2, 3, 0.3, name="smoothing_weight_ignore_sum"),
+            S(x, tg, None, 1, 0, 0.3, name="smoothing_ignore_mean"),
+            S(x, p, name="probabilities"),
+            S(x, p, w, 0, name="probabilities_weight_none"),
+            S(x, p, w, 2, -100, 0.25, name="probabilities_smoothing_sum"),
+            S(make((4,), F32), p[0], None, 1, name="probabilities_1d"),
+            S(x3, make((2, 4, 2), F64, low=0, high=1), None, 1, name="probabilities_3d"),
+            S(make((0, 4), F32), np.zeros((0, 4), F32), None, 1, name="probabilities_empty"),
+            S(x, p, None, 1, 1, name="probabilities_ignore_error"),
+            S(x, p.astype(F64), name="probabilities_dtype_promotes"),
+            S(x, tg.astype(F32)[:, None].repeat(4, 1).astype(I64), name="int_probabilities_error"),
+            S(x, tg, None, 1, -100, 1.5, name="smoothing_error"),
+            S(x, p, w[:3], name="probabilities_weight_error"),
+            S(x, tg, None, 5, -100, 0.1, name="smoothing_reduction_error"),
+            S(make((3, 4), I64), tg, name="int64_error")]
+    return out
+
+
+register("cross_entropy_loss.default", _cross_entropy_samples, tols=ACCUMULATING_TOLS)
+
+
+def _regression_loss_samples():
+    x, y = make((3, 4), F32), make((3, 4), F32)
+    out = [S(make((3, 4), dt), make((3, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(x, y, 0, name="none"), S(x, y, 2, name="sum"),
+            S(transposed((3, 4), F32), y, 0, name="transposed_none"),
+            S(x, make((4,), F64), 0, name="broadcast_promote"),
+            S(make((4,), F32), y, 1, name="broadcast_self"),
+            S(make((3, 4), I64), make((3, 4), I64), 0, name="int64_none"),
+            S(make((3, 4), I64), make((3, 4), I64), 2, name="int64_sum"),
+            S(make((3, 4), I64), y, 1, name="int64_float"),
+            S(make((), F64), make((), F64), name="0d"),
+            S(make((0, 4), F32), make((0, 4), F32), name="empty_mean"),
+            S(x, make((2, 4), F32), name="shape_error")]
+    return out
+
+
+register("mse_loss.default", _regression_loss_samples, tols=ACCUMULATING_TOLS)
+out_of("mse_loss.out", "mse_loss.default")
+register("l1_loss.default", _regression_loss_samples, tols=ACCUMULATING_TOLS)
+
+
+def _prob(shape, dt=F32):
+    return make(shape, dt, low=0.05, high=0.95)
+
+
+def _bce_samples():
+    x, y = _prob((3, 4)), _prob((3, 4))
+    w = make((4,), F32, low=0.1, high=2)
+    out = [S(_prob((3, 4), dt), _prob((3, 4), dt), name=dtname(dt)) for dt in FLOATS]
+    out += [S(x, y, None, 0, name="none"), S(x, y, None, 2, name="sum"),
+            S(x, y, w, 0, name="weight_none"), S(x, y, w.astype(F64), 1, name="weight_float64"),
+            S(x, y, _const(0.7, (4,)), 1, name="const_weight_mean"),
+            S(transposed((3, 4), F32, low=0.05, high=0.95), y, None, 0, name="transposed_none"),
+            S(x, _prob((4,)), None, 0, name="broadcast_target"),
+            S(np.array([0.0, 1.0, 0.5], F32), np.array([1.0, 0.0, 0.5], F32), None, 0,
+              name="nonsmooth_log_clamped"),
+            S(x, y, None, 3, name="reduction3"),
+            S(_prob((), F64), _prob((), F64), name="0d"),
+            S(make((0, 4), F32), make((0, 4), F32), name="empty_mean"),
+            S(x, y.astype(F64), name="target_dtype_error"),
+            S(make((3, 4), F32, low=1.5, high=2), y, name="input_range_error"),
+            S(x, make((3, 4), F32, low=1.5, high=2), name="target_range_error"),
+            S(x, y, make((3,), F32), name="weight_shape_error"),
+            S(make((3, 4), I64, low=0, high=2), make((3, 4), I64, low=0, high=2),
+              name="int64_error")]
+    return out
+
+
+def _functional_into_out(functional, out_name="out"):
+    """A torch reference for an out= overload: the functional op copied into out (torch's
+    binary_cross_entropy.out writes the unreduced loss into out before reducing it)."""
+    def ref(*args, **kwargs):
+        import torch
+        out = kwargs.pop(out_name)
+        result = getattr(torch.ops.aten, functional).default(*args, **kwargs)
+        if out.numel() == 0:
+            out.resize_(result.shape)
+        return out.copy_(result)
+    return ref
+
+
+register("binary_cross_entropy.default", _bce_samples)
+out_of("binary_cross_entropy.out", "binary_cross_entropy.default",
+       ref=_functional_into_out("binary_cross_entropy"))
+
+
+def _bce_backward_samples():
+    x, y = _prob((3, 4)), _prob((3, 4))
+    w = make((4,), F32, low=0.1, high=2)
+    g = make((3, 4), F32)
+    out = [S(make((), dt), _prob((3, 4), dt), _prob((3, 4), dt), name=dtname(dt))
+           for dt in FLOATS]
+    out += [S(g, x, y, None, 0, name="none"), S(make((), F32), x, y, None, 2, name="sum"),
+            S(g, x, y, w, 0, name="weight_none"),
+            S(make((), F64), _prob((3, 4), F64), _prob((3, 4), F64), _const(1.5, (4,), F64), 1,
+              name="const_weight_mean"),
+            S(transposed((3, 4), F32), transposed((3, 4), F32, low=0.05, high=0.95), y, None, 0,
+              name="transposed_none"),
+            S(make((), F32), make((0, 4), F32), make((0, 4), F32), name="empty"),
+            S(g, x, y.astype(F64), None, 0, name="target_dtype_error"),
+            S(g.astype(F64), x, y, None, 0, name="grad_dtype_error"),
+            S(make((), F32), make((3, 4), I64, low=0, high=2), make((3, 4), I64, low=0, high=2),
+              name="int64_error")]
+    return out
+
+
+register("binary_cross_entropy_backward.default", _bce_backward_samples)
+out_of("binary_cross_entropy_backward.grad_input", "binary_cross_entropy_backward.default",
+       ref=_functional_into_out("binary_cross_entropy_backward", "grad_input"))
+
+
+def _bce_logits_samples():
+    x, y = make((3, 4), F32), _prob((3, 4))
+    w = make((4,), F32, low=0.1, high=2)
+    out = [S(make((3, 4), dt), _prob((3, 4), dt), name=dtname(dt)) for dt in FLOATS]
+    out += [S(x, y, None, None, 0, name="none"), S(x, y, None, None, 2, name="sum"),
+            S(x, y, w, None, 0, name="weight_none"),
+            S(x, y, None, make((4,), F32, low=0.5, high=3), 1, name="pos_weight_mean"),
+            S(x, y, w, make((4,), F32, low=0.5, high=3), 0, name="weight_pos_weight_none"),
+            S(make((3, 4), F32, low=-40, high=40), y, None, None, 0, name="large_logits"),
+            S(transposed((3, 4), F32), y, None, None, 0, name="transposed_none"),
+            S(make((4,), F32), _prob((3, 4)), None, None, 0, name="broadcast_self"),
+            S(x, _prob((3, 4), F64), None, None, 0, name="float64_target"),
+            S(x.astype(F64), y, None, None, 0, name="float64_self"),
+            S(make((), F64), _prob((), F64), name="0d"),
+            S(make((0, 4), F32), make((0, 4), F32), name="empty_mean"),
+            S(x, _prob((4,)), None, None, 0, name="target_broadcast_error"),
+            S(x, y, make((3,), F32), None, 1, name="weight_shape_error"),
+            S(make((3, 4), I64), make((3, 4), I64, low=0, high=2), name="int64_error")]
+    return out
+
+
+register("binary_cross_entropy_with_logits.default", _bce_logits_samples, tols=ACCUMULATING_TOLS)
+out_of("binary_cross_entropy_with_logits.out", "binary_cross_entropy_with_logits.default")
