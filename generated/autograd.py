@@ -116,6 +116,10 @@ _c_nll_loss_forward = _o.nll_loss_forward._cache
 _c_nll_loss_backward = _o.nll_loss_backward._cache
 _c_binary_cross_entropy = _o.binary_cross_entropy._cache
 _c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_native_layer_norm = _o.native_layer_norm._cache
+_c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
+_c_native_batch_norm = _o.native_batch_norm._cache
+_c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
 
 
 # schema/derivatives.yaml:58
@@ -2335,6 +2339,221 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
+# schema/derivatives.yaml:372
+class NativeLayerNormBackward0(_Node):
+    """Backward of native_layer_norm (schema/derivatives.yaml:372)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            normalized_shape = _node._s_normalized_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:376
+class NativeLayerNormBackwardBackward0(_Node):
+    """Backward of native_layer_norm_backward (schema/derivatives.yaml:376)."""
+    __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'mean', 'rstd', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_mean = None
+        _r_rstd = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            mean = _unpack(_node._s_mean, _node)
+            normalized_shape = _node._s_normalized_shape
+            rstd = _unpack(_node._s_rstd, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
+        return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_mean(self):
+        return _unpack(self._s_mean, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_rstd(self):
+        return _unpack(self._s_rstd, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:380
+class NativeBatchNormBackward0(_Node):
+    """Backward of native_batch_norm (schema/derivatives.yaml:380)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            training = _node._s_training
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:386
+class NativeBatchNormBackwardBackward0(_Node):
+    """Backward of native_batch_norm_backward (schema/derivatives.yaml:386)."""
+    __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'weight', 'save_mean', 'save_invstd')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_weight = None
+        _r_save_mean = None
+        _r_save_invstd = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            eps = _node._s_eps
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            save_invstd = _unpack(_node._s_save_invstd, _node)
+            save_mean = _unpack(_node._s_save_mean, _node)
+            train = _node._s_train
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
+        return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_save_invstd(self):
+        return _unpack(self._s_save_invstd, self)
+
+    @property
+    def _saved_save_mean(self):
+        return _unpack(self._s_save_mean, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4258,6 +4477,125 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
+# schema/native_functions.yaml:1008 (derivative: schema/derivatives.yaml:372)
+def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm._fill(_ks)
+    _out = _k(input, normalized_shape, weight, bias, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:376)
+def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_mean = _edge(mean)
+    _e_rstd = _edge(rstd)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_mean or _NO_EDGE, _e_rstd or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_mean is not None, _e_rstd is not None, _e_weight is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None:
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_mean = _save(mean)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_rstd = _save(rstd)
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:1026 (derivative: schema/derivatives.yaml:380)
+def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm._fill(_ks)
+    _out = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_training = training
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1035 (derivative: schema/derivatives.yaml:386)
+def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_save_mean = None if save_mean is None else _edge(save_mean)
+    _e_save_invstd = None if save_invstd is None else _edge(save_invstd)
+    if not (_e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_save_mean or _NO_EDGE, _e_save_invstd or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_weight is not None, _e_save_mean is not None, _e_save_invstd is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None:
+        _node._s_eps = eps
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_save_invstd = _save(save_invstd)
+        _node._s_save_mean = _save(save_mean)
+        _node._s_train = train
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4393,3 +4731,11 @@ _o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_e
 _o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
 _o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
 _o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
+_o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
+_o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)
+_o.native_layer_norm_backward.register("Autograd", _ag_native_layer_norm_backward, with_keyset=True)
+_o.native_layer_norm_backward_out.register("Autograd", _autograd_out(_o.native_layer_norm_backward_out), with_keyset=True)
+_o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=True)
+_o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
+_o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
+_o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)

@@ -40,6 +40,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_batch_norm,
     _entry_binary_cross_entropy,
     _entry_binary_cross_entropy_backward,
     _entry_binary_cross_entropy_backward_grad_input,
@@ -98,6 +99,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put,
     _entry_index_put_,
     _entry_l1_loss,
+    _entry_layer_norm,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
@@ -131,6 +133,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mv,
     _entry_mv_out,
     _entry_narrow,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
     _entry_neg,
@@ -227,6 +237,7 @@ __all__ = [
     'argmax',
     'as_strided',
     'baddbmm',
+    'batch_norm',
     'binary_cross_entropy',
     'binary_cross_entropy_backward',
     'binary_cross_entropy_with_logits',
@@ -259,6 +270,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'l1_loss',
+    'layer_norm',
     'le',
     'linear',
     'log',
@@ -274,6 +286,10 @@ __all__ = [
     'mul',
     'mv',
     'narrow',
+    'native_batch_norm',
+    'native_batch_norm_backward',
+    'native_layer_norm',
+    'native_layer_norm_backward',
     'ne',
     'neg',
     'neg_',
@@ -529,6 +545,16 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if out is None:
         return _entry_baddbmm(input, batch1, batch2, beta, alpha)
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+
+# schema/native_functions.yaml:1041
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
+    if _tf[0]:
+        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if r is not _NO:
+            return r
+    return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
 # schema/native_functions.yaml:988
@@ -992,6 +1018,16 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
+# schema/native_functions.yaml:1022
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if r is not _NO:
+            return r
+    return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
 # schema/native_functions.yaml:393
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1228,6 +1264,54 @@ def narrow(input, dim, start, length):
         if r is not _NO:
             return r
     return _entry_narrow(input, dim, start, length)
+
+
+# schema/native_functions.yaml:1026
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
+
+
+# schema/native_functions.yaml:1035
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out)
+
+
+# schema/native_functions.yaml:1008
+def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out)
+
+
+# schema/native_functions.yaml:1015
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out)
 
 
 # schema/native_functions.yaml:370

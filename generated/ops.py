@@ -5730,3 +5730,307 @@ def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight
 binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
 binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_logits_out
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
+
+
+# schema/native_functions.yaml:1008
+native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
+    'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
+_c_native_layer_norm = native_layer_norm._cache
+
+
+def _bind_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return (input, normalized_shape, weight, bias, eps)
+
+
+def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm, (input, normalized_shape, weight, bias, eps)) from None
+    k = _c_native_layer_norm.get(ks)
+    if k is None:
+        k = native_layer_norm._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps)
+
+
+native_layer_norm._bind = _bind_native_layer_norm
+native_layer_norm._entry = _entry_native_layer_norm
+_aten._packet('native_layer_norm')._add(native_layer_norm)
+
+
+# schema/native_functions.yaml:1012
+native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
+    'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
+_c_native_layer_norm_out = native_layer_norm_out._cache
+
+
+def _bind_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *, out0, out1, out2):
+    return (input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_out, (input, normalized_shape, weight, bias, eps, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_layer_norm_out.get(ks)
+    if k is None:
+        k = native_layer_norm_out._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+native_layer_norm_out._bind = _bind_native_layer_norm_out
+native_layer_norm_out._entry = _entry_native_layer_norm_out
+_aten._packet('native_layer_norm')._add(native_layer_norm_out)
+
+
+# schema/native_functions.yaml:1015
+native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
+    'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
+_c_native_layer_norm_backward = native_layer_norm_backward._cache
+
+
+def _bind_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)) from None
+    k = _c_native_layer_norm_backward.get(ks)
+    if k is None:
+        k = native_layer_norm_backward._fill(ks)
+    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+native_layer_norm_backward._bind = _bind_native_layer_norm_backward
+native_layer_norm_backward._entry = _entry_native_layer_norm_backward
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
+
+
+# schema/native_functions.yaml:1019
+native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
+    'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
+_c_native_layer_norm_backward_out = native_layer_norm_backward_out._cache
+
+
+def _bind_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out0, out1, out2):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward_out, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_layer_norm_backward_out.get(ks)
+    if k is None:
+        k = native_layer_norm_backward_out._fill(ks)
+    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+native_layer_norm_backward_out._bind = _bind_native_layer_norm_backward_out
+native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
+
+
+# schema/native_functions.yaml:1022
+layer_norm = _Op("aten", 'layer_norm', 'default',
+    'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
+_c_layer_norm = layer_norm._cache
+
+
+def _bind_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return (input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(layer_norm, (input, normalized_shape, weight, bias, eps, cudnn_enable)) from None
+    k = _c_layer_norm.get(ks)
+    if k is None:
+        k = layer_norm._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+layer_norm._bind = _bind_layer_norm
+layer_norm._entry = _entry_layer_norm
+_aten._packet('layer_norm')._add(layer_norm)
+
+
+# schema/native_functions.yaml:1026
+native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
+_c_native_batch_norm = native_batch_norm._cache
+
+
+def _bind_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) from None
+    k = _c_native_batch_norm.get(ks)
+    if k is None:
+        k = native_batch_norm._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+native_batch_norm._bind = _bind_native_batch_norm
+native_batch_norm._entry = _entry_native_batch_norm
+_aten._packet('native_batch_norm')._add(native_batch_norm)
+
+
+# schema/native_functions.yaml:1031
+native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
+    'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
+_c_native_batch_norm_out = native_batch_norm_out._cache
+
+
+def _bind_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out, save_mean, save_invstd):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | out._ks | save_mean._ks | save_invstd._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_out, (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    if not save_mean._ks & _ADINPLACE:
+        _inplace_on_inference(save_mean)
+    if not save_invstd._ks & _ADINPLACE:
+        _inplace_on_inference(save_invstd)
+    k = _c_native_batch_norm_out.get(ks)
+    if k is None:
+        k = native_batch_norm_out._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+native_batch_norm_out._bind = _bind_native_batch_norm_out
+native_batch_norm_out._entry = _entry_native_batch_norm_out
+_aten._packet('native_batch_norm')._add(native_batch_norm_out)
+
+
+# schema/native_functions.yaml:1035
+native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
+    'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
+_c_native_batch_norm_backward = native_batch_norm_backward._cache
+
+
+def _bind_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)) from None
+    k = _c_native_batch_norm_backward.get(ks)
+    if k is None:
+        k = native_batch_norm_backward._fill(ks)
+    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+native_batch_norm_backward._bind = _bind_native_batch_norm_backward
+native_batch_norm_backward._entry = _entry_native_batch_norm_backward
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
+
+
+# schema/native_functions.yaml:1039
+native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
+    'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
+_c_native_batch_norm_backward_out = native_batch_norm_backward_out._cache
+
+
+def _bind_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out0, out1, out2):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward_out, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_batch_norm_backward_out.get(ks)
+    if k is None:
+        k = native_batch_norm_backward_out._fill(ks)
+    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+native_batch_norm_backward_out._bind = _bind_native_batch_norm_backward_out
+native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
+
+
+# schema/native_functions.yaml:1041
+batch_norm = _Op("aten", 'batch_norm', 'default',
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
+_c_batch_norm = batch_norm._cache
+
+
+def _bind_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)) from None
+    k = _c_batch_norm.get(ks)
+    if k is None:
+        k = batch_norm._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+batch_norm._bind = _bind_batch_norm
+batch_norm._entry = _entry_batch_norm
+_aten._packet('batch_norm')._add(batch_norm)

@@ -802,3 +802,41 @@ _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _compo
 # schema/native_functions.yaml:1006
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1008
+_o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
+
+# schema/native_functions.yaml:1012
+_o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
+_o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:1015
+_o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
+
+# schema/native_functions.yaml:1019
+_o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
+_o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:1022
+_o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
+
+# schema/native_functions.yaml:1026
+_o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
+
+# schema/native_functions.yaml:1031
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+_o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:1035
+_o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
+
+# schema/native_functions.yaml:1039
+_o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
+_o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
+
+# schema/native_functions.yaml:1041
+_o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)

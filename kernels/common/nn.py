@@ -29,3 +29,10 @@ def binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, 
                                              grad_input):
     return copy_to_out(_ops._entry_binary_cross_entropy_backward(grad_output, self, target,
                                                                  weight, reduction), grad_input)
+
+
+def native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum,
+                          eps, out, save_mean, save_invstd):
+    results = _ops._entry_native_batch_norm(input, weight, bias, running_mean, running_var,
+                                            training, momentum, eps)
+    return tuple(copy_to_out(r, o) for r, o in zip(results, (out, save_mean, save_invstd)))

@@ -363,3 +363,25 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
     class_dim = 0 if self.dim() == 1 else 1
     return nll_loss_nd(ember._log_softmax(self, class_dim, False), target, weight, reduction,
                        ignore_index)
+
+
+# --------------------------------------------------------------------------- normalisation
+def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    return ember.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+
+
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+               cudnn_enabled):
+    """native_batch_norm's output, after torch's argument checks."""
+    if input.dim() >= 2:
+        c = input._shape[1]
+        for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
+                        ("running_var", running_var)):
+            if t is not None and t.numel() != c:
+                raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    return ember.native_batch_norm(input, weight, bias, running_mean, running_var, training,
+                                   momentum, eps)[0]

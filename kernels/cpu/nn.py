@@ -241,3 +241,147 @@ def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     if reduction == 1:
         g = g / max(self.numel(), 1) if self.numel() else g
     return _like_self(np.broadcast_to(g, self._shape), self)
+
+
+# --------------------------------------------------------------------------- normalisation
+def _acc_of(t):
+    return np.float32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+
+
+def _param(p, acc, shape):
+    return None if p is None else p._np.astype(acc, copy=False).reshape(shape)
+
+
+def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
+    """(dx, dweight, dbias) of y = (x - mean) * rstd * w + b with mean and rstd the
+    statistics over `rdims` (training-mode batch norm, layer norm)."""
+    xhat = (x - mean) * rstd
+    g = go if w is None else go * w
+    a = g.mean(axis=rdims, keepdims=True)
+    c = (g * xhat).mean(axis=rdims, keepdims=True)
+    dx = rstd * (g - a - xhat * c)
+    return dx, (go * xhat).sum(axis=bdims), go.sum(axis=bdims)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(x - mean) * rstd * weight + bias over the trailing dims; (out, mean, rstd)."""
+    axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
+    sdt = _meta.check_param_dtypes(input, weight, bias)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
+    acc = _acc_of(input)
+    x = input._np.astype(acc, copy=False)
+    rdims = tuple(range(axis, input.dim()))
+    nshape = tuple(input._shape[axis:])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if x.size:
+            mean = x.mean(axis=rdims, keepdims=True)
+            var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
+        else:
+            mean = np.zeros(stats, acc)
+            var = np.full(stats, np.nan, acc)
+        rstd = 1 / np.sqrt(var + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * _param(weight, acc, nshape)
+    if bias is not None:
+        out = out + _param(bias, acc, nshape)
+    dt = input._dtype
+    return (from_array(np.array(out, dtype=dt.np, order="C"), dt),
+            from_array(np.array(mean.reshape(stats), dtype=sdt.np), sdt),
+            from_array(np.array(rstd.reshape(stats), dtype=sdt.np), sdt))
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
+    axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
+    _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormBackwardKernelImpl", input._dtype)
+    acc = _acc_of(input)
+    nshape = tuple(input._shape[axis:])
+    rdims = tuple(range(axis, input.dim()))
+    dx, dw, db = _norm_grads(
+        grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False),
+        mean._np.astype(acc, copy=False).reshape(stats),
+        rstd._np.astype(acc, copy=False).reshape(stats), _param(weight, acc, nshape), rdims,
+        tuple(range(axis)))
+    dt = input._dtype
+    return (from_array(np.array(dx, dtype=dt.np, order="C"), dt) if output_mask[0] else None,
+            from_array(np.array(dw, dtype=weight._dtype.np), weight._dtype)
+            if output_mask[1] else None,
+            from_array(np.array(db, dtype=bias._dtype.np), bias._dtype)
+            if output_mask[2] else None)
+
+
+def _bn_like_input(arr, input):
+    out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
+    out._np[...] = arr
+    return out
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Per-channel (dim 1) normalisation with batch statistics (training; the running
+    statistics are updated in place with `momentum`, the variance unbiased) or the running
+    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval."""
+    sdt = _meta.check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm", input._dtype)
+    acc = _acc_of(input)
+    x = input._np.astype(acc, copy=False)
+    c = input._shape[1]
+    view = (1, c) + (1,) * (input.dim() - 2)
+    rdims = (0,) + tuple(range(2, input.dim()))
+    if training:
+        mean = x.mean(axis=rdims, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
+        invstd = 1 / np.sqrt(var + eps)
+        if running_mean is not None:
+            n = input.numel() // c
+            with np.errstate(divide="ignore", invalid="ignore"):
+                unbiased = var.reshape(c) * (n / (n - 1)) if n > 1 else var.reshape(c) * np.inf
+            rm, rv = running_mean._np, running_var._np
+            rm[...] = ((1 - momentum) * rm.astype(acc) + momentum * mean.reshape(c)).astype(rm.dtype)
+            rv[...] = ((1 - momentum) * rv.astype(acc) + momentum * unbiased).astype(rv.dtype)
+        save = (mean.reshape(c), invstd.reshape(c))
+    else:
+        mean = running_mean._np.astype(acc).reshape(view)
+        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
+        save = (np.zeros(0, acc), np.zeros(0, acc))
+    out = (x - mean) * invstd
+    if weight is not None:
+        out = out * _param(weight, acc, view)
+    if bias is not None:
+        out = out + _param(bias, acc, view)
+    return (_bn_like_input(out, input), from_array(np.array(save[0], dtype=sdt.np), sdt),
+            from_array(np.array(save[1], dtype=sdt.np), sdt))
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    """(grad_input, grad_weight, grad_bias) of batch norm (the saved batch statistics in
+    training, the running ones in eval), None where output_mask is False."""
+    _meta.check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
+    acc = _acc_of(input)
+    c = input._shape[1]
+    view = (1, c) + (1,) * (input.dim() - 2)
+    rdims = (0,) + tuple(range(2, input.dim()))
+    go = grad_out._np.astype(acc, copy=False)
+    x = input._np.astype(acc, copy=False)
+    w = _param(weight, acc, view)
+    if train:
+        mean = save_mean._np.astype(acc).reshape(view)
+        invstd = save_invstd._np.astype(acc).reshape(view)
+        dx, dw, db = _norm_grads(go, x, mean, invstd, w, rdims, rdims)
+    else:
+        mean = running_mean._np.astype(acc).reshape(view)
+        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
+        dx = go * invstd if w is None else go * w * invstd
+        dw, db = (go * (x - mean) * invstd).sum(axis=rdims), go.sum(axis=rdims)
+    wdt = weight._dtype if weight is not None else input._dtype
+    return (_bn_like_input(dx, input) if output_mask[0] else None,
+            from_array(np.array(dw, dtype=wdt.np).reshape(c), wdt) if output_mask[1] else None,
+            from_array(np.array(db, dtype=wdt.np).reshape(c), wdt) if output_mask[2] else None)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
-from ember.core.factory_args import like_strides
+from ember.core.factory_args import format_strides, like_strides
 from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.kernels.common._errors import not_implemented_for
 
 from .linalg import CPP_NAMES, _check_expands
 
@@ -235,3 +236,106 @@ def binary_cross_entropy(self, target, weight, reduction):
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     check_bce(self, target, weight, grad_output)
     return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+# --------------------------------------------------------------------------- normalisation
+_REDUCED = (D.float16, D.bfloat16)
+
+
+def check_param_dtypes(input, *params):
+    """torch's mixed-dtype rule for the norm kernels: half inputs may take float32
+    parameters (the statistics are then float32), otherwise every parameter has the
+    input's dtype. Returns the statistics' dtype."""
+    params = [p for p in params if p is not None]
+    if input._dtype in _REDUCED and params and all(p._dtype is D.float32 for p in params):
+        return D.float32
+    if any(p._dtype is not input._dtype for p in params):
+        if input._dtype in (D.float32, *_REDUCED):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return input._dtype
+
+
+def check_layer_norm(input, normalized_shape, weight, bias):
+    """(axis, stats shape) of layer norm over the trailing `normalized_shape` dims."""
+    ns = [int(n) for n in normalized_shape]
+    if len(ns) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           f"containing at least one element, but got normalized_shape = {ns}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and list(p._shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(p._shape)} and normalized_shape = {ns}")
+    shape = list(input._shape)
+    if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
+        raise RuntimeError(f"Given normalized_shape={ns}, expected input with shape "
+                           f"[*{''.join(f', {n}' for n in ns)}], but got input of size{shape}")
+    axis = len(shape) - len(ns)
+    return axis, tuple(shape[:axis]) + (1,) * len(ns)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    _, stats = check_layer_norm(input, normalized_shape, weight, bias)
+    sdt = check_param_dtypes(input, weight, bias)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
+    return (empty_meta(input._shape, input._dtype), empty_meta(stats, sdt),
+            empty_meta(stats, sdt))
+
+
+def check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask):
+    for t in (grad_out, mean, rstd):
+        if t._dtype is not input._dtype and not (input._dtype in _REDUCED
+                                                 and t._dtype is D.float32):
+            raise RuntimeError(f"expected scalar type {input._dtype.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
+    if (output_mask[1] and weight is None) or (output_mask[2] and bias is None):
+        raise RuntimeError("tensor does not have a device")
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    check_layer_norm(input, normalized_shape, weight, bias)
+    check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+    return (empty_meta(input._shape, input._dtype) if output_mask[0] else None,
+            empty_meta(weight._shape, weight._dtype) if output_mask[1] else None,
+            empty_meta(bias._shape, bias._dtype) if output_mask[2] else None)
+
+
+def check_batch_norm(input, weight, bias, running_mean, running_var, training):
+    """The statistics' dtype, after torch's checks."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    wrap_dim(1, input.dim())
+    if input.numel() == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
+                           f"{list(input._shape)}")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    return check_param_dtypes(input, weight, bias, running_mean, running_var)
+
+
+def batch_norm_strides(input):
+    """channels-last inputs keep their layout, others give contiguous results."""
+    return format_strides(input._shape, input.suggest_memory_format())
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    sdt = check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm", input._dtype)
+    n = input._shape[1] if training else 0
+    return (empty_meta(input._shape, input._dtype, batch_norm_strides(input)),
+            empty_meta((n,), sdt), empty_meta((n,), sdt))
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
+    c = input._shape[1]
+    wdt = weight._dtype if weight is not None else input._dtype
+    return (empty_meta(input._shape, input._dtype, batch_norm_strides(input))
+            if output_mask[0] else None,
+            empty_meta((c,), wdt) if output_mask[1] else None,
+            empty_meta((c,), wdt) if output_mask[2] else None)

@@ -63,6 +63,9 @@ NO_GRADCHECK = {
 TORCH_BROKEN = {
     ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
 }
+# ops whose double backward torch does not implement for some inputs (mean/rstd,
+# save_mean/save_invstd: "not implemented"); ember's is checked by gradcheck only
+TORCH_BROKEN_OPS = {"native_layer_norm_backward.default", "native_batch_norm_backward.default"}
 
 
 # --------------------------------------------------------------------------- the ops
@@ -358,7 +361,7 @@ def test_op_gradients(name, case):
     torch rejects must make ember raise the same exception type."""
     if forward_error(case) is not None:
         return
-    if (name, case.sample.name) not in TORCH_BROKEN:
+    if (name, case.sample.name) not in TORCH_BROKEN and name not in TORCH_BROKEN_OPS:
         check_against_torch(case)
     leaves = make_leaves(case.arrays, "ember", "float64")
     if not (case.gradcheck and float64_outputs(case, leaves)):

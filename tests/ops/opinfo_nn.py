@@ -51,6 +51,10 @@ def grad_extra() -> dict:
         "mv.default": [S(transposed((3, 4), F32), make((4,), F32), name="transposed")],
         "baddbmm.default": bad,
         "baddbmm_.default": [s for s in bad if s.name != "broadcast_beta_alpha"],
+        "native_batch_norm.default": [
+            S(make((2, 3, 2), F32), make((3,), F32), make((3,), F32), _const(0.3, (3,)),
+              _const(1.5, (3,)), False, 0.1, 1e-5, name="eval_const_stats"),
+            S(make((4, 2), F64), None, None, None, None, True, 0.1, 1e-5, name="train_2d")],
         "nll_loss_forward.default": [
             S(make((3, 4), F32), _t(0, 3, 1), _const(0.5, (4,)), red, 3,
               name=f"const_weight_ignore_reduction{red}") for red in (0, 1, 2)],
@@ -441,16 +445,22 @@ def _bce_samples():
     return out
 
 
-def _functional_into_out(functional, out_name="out"):
-    """A torch reference for an out= overload: the functional op copied into out (torch's
-    binary_cross_entropy.out writes the unreduced loss into out before reducing it)."""
+def _functional_into_out(functional, *out_names):
+    """A torch reference for an out= overload: the functional op copied into the outs
+    (torch's binary_cross_entropy.out writes the unreduced loss into out before reducing
+    it; native_batch_norm.out assumes out has the input's layout)."""
+    out_names = out_names or ("out",)
+
     def ref(*args, **kwargs):
         import torch
-        out = kwargs.pop(out_name)
-        result = getattr(torch.ops.aten, functional).default(*args, **kwargs)
-        if out.numel() == 0:
-            out.resize_(result.shape)
-        return out.copy_(result)
+        outs = [kwargs.pop(n) for n in out_names]
+        results = getattr(torch.ops.aten, functional).default(*args, **kwargs)
+        results = results if isinstance(results, tuple) else (results,)
+        for out, result in zip(outs, results):
+            if out.numel() == 0:
+                out.resize_(result.shape)
+            out.copy_(result)
+        return outs[0] if len(outs) == 1 else tuple(outs)
     return ref
 
 
@@ -507,3 +517,151 @@ def _bce_logits_samples():
 
 register("binary_cross_entropy_with_logits.default", _bce_logits_samples, tols=ACCUMULATING_TOLS)
 out_of("binary_cross_entropy_with_logits.out", "binary_cross_entropy_with_logits.default")
+
+
+# ---- normalisation -----------------------------------------------------------------------
+def _layer_norm_samples():
+    x = make((2, 3, 4), F32)
+    w, b = make((4,), F32), make((4,), F32)
+    out = [S(make((2, 3, 4), dt), [4], make((4,), dt), make((4,), dt), 1e-5, name=dtname(dt))
+           for dt in FLOATS]
+    out += [S(x, [3, 4], None, None, 1e-5, name="two_dims_no_params"),
+            S(x, [4], w, None, 0.1, name="weight_only_eps"),
+            S(transposed((2, 4, 3), F32), [3], None, make((3,), F32), 1e-5, name="transposed"),
+            S(make((4,), F64), [4], make((4,), F64), make((4,), F64), 1e-5, name="1d"),
+            S(make((0, 3, 4), F32), [4], w, b, 1e-5, name="empty_batch"),
+            S(make((2, 3, 4), F16), [4], w, b, 1e-5, name="float16_float32_params"),
+            S(make((2, 3, 4), BF16), [4], None, b, 1e-5, name="bfloat16_float32_bias"),
+            S(x, [4], w.astype(F64), b, 1e-5, name="param_dtype_error"),
+            S(x.astype(F64), [4], w, b, 1e-5, name="input_float64_params_float32_error"),
+            S(make((2, 3, 4), I64), [4], None, None, 1e-5, name="int64_error"),
+            S(x, [3], None, None, 1e-5, name="shape_error"),
+            S(x, [], None, None, 1e-5, name="empty_normalized_shape_error"),
+            S(x, [4], make((3,), F32), None, 1e-5, name="weight_shape_error"),
+            S(x, [4], None, make((2, 2), F32), 1e-5, name="bias_shape_error"),
+            S(x, [1, 2, 3, 4], None, None, 1e-5, name="too_many_dims_error")]
+    return out
+
+
+register("native_layer_norm.default", _layer_norm_samples, tols=ACCUMULATING_TOLS)
+out_of("native_layer_norm.out", "native_layer_norm.default")
+register("layer_norm.default", lambda: [
+    S(make((2, 3, 4), F32), [4], name="default"),
+    S(make((2, 3, 4), F64), [3, 4], make((3, 4), F64), make((3, 4), F64), 1e-3,
+      name="params_eps"),
+    S(transposed((2, 4, 3), F32), [3], make((3,), F32), name="transposed"),
+    S(make((2, 3), F16), [3], name="float16"),
+    S(make((2, 3), F32), [2], name="shape_error")], tols=ACCUMULATING_TOLS)
+
+
+def _ln_stats(x, axis, dt):
+    """Plausible mean and rstd arrays for layer norm backward samples."""
+    shape = x.shape[:axis] + (1,) * (x.ndim - axis)
+    return make(shape, dt), make(shape, dt, low=0.5, high=2)
+
+
+def _layer_norm_backward_samples():
+    out = []
+    for dt in FLOATS:
+        x = make((2, 3, 4), dt)
+        m, r = _ln_stats(x, 2, dt)
+        out.append(S(make((2, 3, 4), dt), x, [4], m, r, make((4,), dt), make((4,), dt),
+                     [True, True, True], name=dtname(dt)))
+    x = make((2, 3, 4), F32)
+    m, r = _ln_stats(x, 1, F32)
+    m2, r2 = _ln_stats(x, 2, F32)
+    out += [S(make((2, 3, 4), F32), x, [3, 4], m, r, make((3, 4), F32), make((3, 4), F32),
+              [True, True, True], name="two_dims"),
+            S(transposed((2, 3, 4), F32), transposed((2, 3, 4), F32), [3],
+              *_ln_stats(np.zeros((2, 4, 3)), 2, F32), make((3,), F32), make((3,), F32),
+              [True, True, True], name="transposed"),
+            S(make((2, 3, 4), F32), x, [4], m2.astype(F64), r2, make((4,), F32),
+              make((4,), F32), [True, True, True], name="mean_dtype_error"),
+            S(make((2, 3, 4), F32), x, [4], m2, r2, None, None, [True, True, False],
+              name="no_weight_error")]
+    return out
+
+
+register("native_layer_norm_backward.default", _layer_norm_backward_samples,
+         tols=ACCUMULATING_TOLS)
+out_of("native_layer_norm_backward.out", "native_layer_norm_backward.default")
+
+
+def _bn_params(c, dt=F32):
+    return make((c,), dt), make((c,), dt)
+
+
+def _running(c, dt=F32):
+    return make((c,), dt), make((c,), dt, low=0.5, high=2)
+
+
+def _batch_norm_samples():
+    """Training samples have no running statistics (their in-place update is tested in
+    tests/ops/test_nn.py: the suite checks inputs are left untouched)."""
+    x = make((2, 3, 4), F32)
+    out = [S(make((2, 3, 4), dt), *_bn_params(3, dt), None, None, True, 0.1, 1e-5,
+             name=dtname(dt)) for dt in FLOATS]
+    out += [S(x, *_bn_params(3), *_running(3), False, 0.1, 1e-5, name="eval"),
+            S(x, None, None, *_running(3), False, 0.1, 1e-3, name="eval_no_params"),
+            S(make((4, 3), F64), None, None, None, None, True, 0.1, 1e-5, name="2d"),
+            S(make((2, 3, 2, 2), F32), *_bn_params(3), None, None, True, 0.1, 1e-5,
+              name="4d"),
+            S(View(make((2, 2, 2, 3), F32), "permute.default", ([0, 3, 1, 2],)), None, None,
+              None, None, True, 0.1, 1e-5, name="channels_last"),
+            S(transposed((2, 4, 3), F32), None, make((4,), F32), None, None, True, 0.1, 1e-5,
+              name="transposed"),
+            S(make((2, 3, 4), F16), *_bn_params(3), *_running(3), False, 0.1, 1e-5,
+              name="float16_mixed_eval"),
+            S(make((2, 3, 4), BF16), *_bn_params(3), None, None, True, 0.1, 1e-5,
+              name="bfloat16_mixed"),
+            S(x, make((3,), F64), None, None, None, True, 0.1, 1e-5, name="param_dtype_error"),
+            S(make((2, 3, 4), I64), None, None, None, None, True, 0.1, 1e-5,
+              name="int64_error"),
+            S(make((3,), F32), None, None, None, None, True, 0.1, 1e-5, name="1d_error"),
+            S(make((0, 3), F32), None, None, None, None, True, 0.1, 1e-5, name="empty_error"),
+            S(x, None, None, make((3,), F32), None, True, 0.1, 1e-5,
+              name="one_running_stat_error")]
+    return out
+
+
+register("native_batch_norm.default", _batch_norm_samples, tols=ACCUMULATING_TOLS)
+out_of("native_batch_norm.out", "native_batch_norm.default",
+       ref=_functional_into_out("native_batch_norm", "out", "save_mean", "save_invstd"))
+register("batch_norm.default", lambda: [
+    S(make((2, 3, 4), F32), *_bn_params(3), None, None, True, 0.1, 1e-5, False, name="train"),
+    S(make((2, 3), F64), None, None, *_running(3, F64), False, 0.1, 1e-5, False, name="eval"),
+    S(make((2, 3, 2, 2), F32), None, make((3,), F32), None, None, True, 0.2, 1e-3, True,
+      name="4d_bias"),
+    S(make((2, 3), F32), None, None, None, None, False, 0.1, 1e-5, False,
+      name="eval_without_stats_error"),
+    S(make((2, 3), F32), make((4,), F32), None, None, None, True, 0.1, 1e-5, False,
+      name="weight_size_error")], tols=ACCUMULATING_TOLS)
+
+
+def _batch_norm_backward_samples():
+    out = []
+    for dt in FLOATS:
+        out.append(S(make((2, 3, 4), dt), make((2, 3, 4), dt), make((3,), dt), None, None,
+                     make((3,), dt), make((3,), dt, low=0.5, high=2), True, 1e-5,
+                     [True, True, True], name=dtname(dt)))
+    g, x = make((2, 3, 4), F32), make((2, 3, 4), F32)
+    sm, si = make((3,), F32), make((3,), F32, low=0.5, high=2)
+    out += [S(g, x, None, None, None, sm, si, True, 1e-5, [True, True, True],
+              name="no_weight"),
+            S(g, x, make((3,), F32), *_running(3), None, None, False, 1e-5, [True, True, True],
+              name="eval"),
+            S(make((2, 3, 2, 2), F32), make((2, 3, 2, 2), F32), make((3,), F32), None, None,
+              sm, si, True, 1e-5, [True, True, True], name="4d"),
+            S(View(make((2, 2, 2, 3), F32), "permute.default", ([0, 3, 1, 2],)),
+              View(make((2, 2, 2, 3), F32), "permute.default", ([0, 3, 1, 2],)), None, None,
+              None, sm, si, True, 1e-5, [True, True, True], name="channels_last"),
+            S(make((2, 3, 4), F16), make((2, 3, 4), F16), make((3,), F32), None, None, sm, si,
+              True, 1e-5, [True, True, True], name="float16_mixed"),
+            S(g, x.astype(F64), make((3,), F32), None, None, sm, si, True, 1e-5,
+              [True, True, True], name="dtype_error")]
+    return out
+
+
+register("native_batch_norm_backward.default", _batch_norm_backward_samples,
+         tols=ACCUMULATING_TOLS)
+out_of("native_batch_norm_backward.out", "native_batch_norm_backward.default")
