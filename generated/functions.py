@@ -177,6 +177,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -310,6 +311,7 @@ __all__ = [
     'relu_',
     'reshape',
     'scalar_tensor',
+    'scaled_dot_product_attention',
     'select',
     'sigmoid',
     'sigmoid_',
@@ -1571,6 +1573,16 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
             return r
     r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1045
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if r is not _NO:
+            return r
+    return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 # schema/native_functions.yaml:758

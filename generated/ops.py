@@ -6034,3 +6034,31 @@ def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, 
 batch_norm._bind = _bind_batch_norm
 batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
+
+
+# schema/native_functions.yaml:1045
+scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
+    'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
+    ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
+_c_scaled_dot_product_attention = scaled_dot_product_attention._cache
+
+
+def _bind_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    return (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scaled_dot_product_attention, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)) from None
+    k = _c_scaled_dot_product_attention.get(ks)
+    if k is None:
+        k = scaled_dot_product_attention._fill(ks)
+    return k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
+scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
+_aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)

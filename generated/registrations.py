@@ -840,3 +840,6 @@ _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml:1041
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
+
+# schema/native_functions.yaml:1045
+_o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)

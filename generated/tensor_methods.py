@@ -178,6 +178,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,

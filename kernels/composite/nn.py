@@ -6,9 +6,12 @@ backward) comes from the ops they call.
 """
 from __future__ import annotations
 
+import math
+
 import ember
 from ember.core import dtype as D
 from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.meta.linalg import CPP_NAMES
 
 
 # --------------------------------------------------------------------------- linear algebra
@@ -385,3 +388,65 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
     return ember.native_batch_norm(input, weight, bias, running_mean, running_var, training,
                                    momentum, eps)[0]
+
+
+# --------------------------------------------------------------------------- attention
+def _safe_softmax(x, dim):
+    """softmax, with 0 (not NaN) in rows that are all -inf (torch's _safe_softmax); the
+    masked rows are replaced before the softmax, so no NaN reaches the gradients either."""
+    dead = x.amax([dim], keepdim=True) == float("-inf")
+    out = ember._softmax(ember.where(dead, 0.0, x), dim, False)
+    return ember.where(dead, 0.0, out)
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                 enable_gqa):
+    """softmax(q k^T * scale + mask) v, torch's math path: q and k each scaled by
+    sqrt(scale); a bool mask (or is_causal's lower triangle) keeps the True positions;
+    rows with nothing to attend to give 0; dropout when dropout_p > 0."""
+    if query._dtype is not key._dtype or query._dtype is not value._dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {CPP_NAMES[query._dtype]} key.dtype: "
+                           f"{CPP_NAMES[key._dtype]} and value.dtype: {CPP_NAMES[value._dtype]} "
+                           "instead.")
+    if attn_mask is not None and attn_mask._dtype not in (D.bool_, D.float32, query._dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype,"
+                           f" but got attn_mask.dtype: {CPP_NAMES[attn_mask._dtype]} and  "
+                           f"query.dtype: {CPP_NAMES[query._dtype]} instead.")
+    if query._dtype.category != D.FLOAT:
+        raise RuntimeError(f"expected scalar type Float but found {query._dtype.scalar_name}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                           "when is_causal=True")
+    e = query._shape[-1]
+    s = (1.0 / math.sqrt(e) if e else float("inf")) if scale is None else scale
+    root = math.sqrt(abs(s))
+    q = ember.mul(query, -root if s < 0 else root)
+    if enable_gqa and query.dim() >= 3 and key.dim() >= 3 and \
+            query._shape[-3] != key._shape[-3]:
+        key, value = _repeat_heads(key, query._shape[-3]), _repeat_heads(value, query._shape[-3])
+    attn = ember.matmul(q, ember.mul(key.transpose(-2, -1), root))
+    if is_causal:
+        n, m = query._shape[-2], key._shape[-2]
+        rows = ember.arange(n, device=query.device).unsqueeze(1)
+        attn_mask = rows >= ember.arange(m, device=query.device).unsqueeze(0)
+    if attn_mask is not None:
+        if attn_mask._dtype is D.bool_:
+            attn = attn.masked_fill(attn_mask == 0, float("-inf"))
+        else:
+            attn = attn + attn_mask
+    attn = _safe_softmax(attn, -1)
+    if dropout_p > 0.0:
+        keep = ember.rand_like(attn) >= dropout_p
+        attn = attn * keep / (1 - dropout_p)
+    return ember.matmul(attn, value)
+
+
+def _repeat_heads(t, heads):
+    """GQA: each key/value head serves heads / t.size(-3) query heads (repeat_interleave)."""
+    h = t._shape[-3]
+    if heads % h:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads "
+                           "in query")
+    lead, rest = t._shape[:-3], t._shape[-2:]
+    return t.unsqueeze(-3).expand(lead + (h, heads // h) + rest).reshape(lead + (heads,) + rest)

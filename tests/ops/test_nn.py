@@ -23,7 +23,8 @@ import test_op_gradients as G
 COMPOSITES = ["outer.default", "einsum.default", "softmax.int", "log_softmax.int",
               "nll_loss.default", "nll_loss_nd.default", "cross_entropy_loss.default",
               "mse_loss.default", "l1_loss.default", "binary_cross_entropy_with_logits.default",
-              "layer_norm.default", "batch_norm.default"]
+              "layer_norm.default", "batch_norm.default",
+              "scaled_dot_product_attention.default"]
 # (op, sample): torch's own backward fails (it broadcasts the gradient into self's shape)
 TORCH_BACKWARD_BROKEN = {("mse_loss.default", "broadcast_self"),
                          ("binary_cross_entropy_with_logits.default", "broadcast_self")}
