@@ -3764,7 +3764,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:663 (derivative: schema/derivatives.yaml:244)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -3782,7 +3782,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:690 (derivative: schema/derivatives.yaml:252)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -3805,7 +3805,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:696 (derivative: schema/derivatives.yaml:255)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -3823,7 +3823,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:702 (derivative: schema/derivatives.yaml:258)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -3842,7 +3842,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:708 (derivative: schema/derivatives.yaml:261)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -3859,7 +3859,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:264)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -3877,7 +3877,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:725 (derivative: schema/derivatives.yaml:267)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -3895,7 +3895,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:731 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -3913,7 +3913,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:737 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -3931,7 +3931,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:743 (derivative: schema/derivatives.yaml:276)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -3949,7 +3949,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:279)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -3971,7 +3971,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:760 (derivative: schema/derivatives.yaml:282)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -3991,7 +3991,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:285)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -4012,7 +4012,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:777 (derivative: schema/derivatives.yaml:289)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -4030,7 +4030,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:292)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -4048,7 +4048,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:295)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -4066,7 +4066,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:831 (derivative: schema/derivatives.yaml:302)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -4083,7 +4083,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:838 (derivative: schema/derivatives.yaml:306)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -4105,7 +4105,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:309)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -4124,7 +4124,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:857 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -4150,7 +4150,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:863 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4175,7 +4175,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:321)
+# schema/native_functions.yaml:869 (derivative: schema/derivatives.yaml:321)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -4197,7 +4197,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:876 (derivative: schema/derivatives.yaml:325)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -4219,7 +4219,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:329)
+# schema/native_functions.yaml:892 (derivative: schema/derivatives.yaml:329)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -4248,7 +4248,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:329)
+# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:329)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -4278,7 +4278,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:907 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:909 (derivative: schema/derivatives.yaml:334)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -4299,7 +4299,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:914 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:916 (derivative: schema/derivatives.yaml:337)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -4320,7 +4320,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:935 (derivative: schema/derivatives.yaml:340)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -4346,7 +4346,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:344)
+# schema/native_functions.yaml:944 (derivative: schema/derivatives.yaml:344)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -4370,7 +4370,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:348)
+# schema/native_functions.yaml:950 (derivative: schema/derivatives.yaml:348)
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -4397,7 +4397,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:354)
+# schema/native_functions.yaml:959 (derivative: schema/derivatives.yaml:354)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -4425,7 +4425,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:988 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:990 (derivative: schema/derivatives.yaml:361)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -4450,7 +4450,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:994 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:996 (derivative: schema/derivatives.yaml:366)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -4477,7 +4477,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:1008 (derivative: schema/derivatives.yaml:372)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:372)
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -4502,7 +4502,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:376)
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:376)
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -4530,7 +4530,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:1026 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1028 (derivative: schema/derivatives.yaml:380)
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -4561,7 +4561,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:1035 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1037 (derivative: schema/derivatives.yaml:386)
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -4680,6 +4680,8 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
+_o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)

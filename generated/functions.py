@@ -103,6 +103,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log_,
     _entry_log_out,
@@ -116,6 +117,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_matmul_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
@@ -338,7 +340,7 @@ __all__ = [
 ]
 
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:916
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -350,7 +352,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:944
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -362,7 +364,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:907
+# schema/native_functions.yaml:909
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -374,7 +376,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -421,7 +423,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -431,7 +433,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -527,7 +529,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -537,7 +539,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:892
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -549,7 +551,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1043
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -559,7 +561,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:990
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -571,7 +573,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:996
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -583,7 +585,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -607,7 +609,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -619,7 +621,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -708,7 +710,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:977
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -718,7 +720,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -728,7 +730,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -787,7 +789,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:869
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -799,7 +801,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -922,7 +924,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -978,7 +980,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -990,7 +992,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1000,7 +1002,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1010,7 +1012,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:984
+# schema/native_functions.yaml:986
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1020,7 +1022,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1024
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -1042,14 +1044,16 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
-def linear(input, weight, bias=None):
+# schema/native_functions.yaml:657
+def linear(input, weight, bias=None, *, out=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {})
+        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
         if r is not _NO:
             return r
-    return _entry_linear(input, weight, bias)
+    if out is None:
+        return _entry_linear(input, weight, bias)
+    return _entry_linear_out(input, weight, bias, out)
 
 
 # schema/native_functions.yaml:513
@@ -1074,7 +1078,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:929
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1109,13 +1113,15 @@ def masked_fill(input, mask, value):
 
 
 # schema/native_functions.yaml:651
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {})
+        r = _htf(matmul, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
-    return _entry_matmul(input, other)
+    if out is None:
+        return _entry_matmul(input, other)
+    return _entry_matmul_out(input, other, out)
 
 
 # schema/native_functions.yaml:595
@@ -1177,7 +1183,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1188,7 +1194,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1222,7 +1228,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:981
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1246,7 +1252,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -1258,7 +1264,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1268,7 +1274,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1028
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1280,7 +1286,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out)
 
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1037
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1292,7 +1298,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1304,7 +1310,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1350,7 +1356,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:966
+# schema/native_functions.yaml:968
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -1362,7 +1368,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:959
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -1374,7 +1380,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -1386,7 +1392,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:971
+# schema/native_functions.yaml:973
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -1419,7 +1425,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:883
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -1431,7 +1437,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1554,7 +1560,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -1575,7 +1581,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -1585,7 +1591,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1617,7 +1623,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1627,7 +1633,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:923
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1639,7 +1645,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1650,7 +1656,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -1684,7 +1690,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1694,7 +1700,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1705,7 +1711,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -1716,7 +1722,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -1753,7 +1759,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:845
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1822,7 +1828,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1864,7 +1870,7 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1874,7 +1880,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1884,7 +1890,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1894,7 +1900,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:

@@ -3504,7 +3504,37 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:655
+matmul_out = _Op("aten", 'matmul', 'out',
+    'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_matmul_out = matmul_out._cache
+
+
+def _bind_matmul_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_matmul_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matmul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_matmul_out.get(ks)
+    if k is None:
+        k = matmul_out._fill(ks)
+    return k(self, other, out)
+
+
+matmul_out._bind = _bind_matmul_out
+matmul_out._entry = _entry_matmul_out
+_aten._packet('matmul')._add(matmul_out)
+
+
+# schema/native_functions.yaml:657
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3562,37 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:660
+linear_out = _Op("aten", 'linear', 'out',
+    'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'out'), 3, tags=())
+_c_linear_out = linear_out._cache
+
+
+def _bind_linear_out(input, weight, bias=None, *, out):
+    return (input, weight, bias, out)
+
+
+def _entry_linear_out(input, weight, bias, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linear_out, (input, weight, bias, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_linear_out.get(ks)
+    if k is None:
+        k = linear_out._fill(ks)
+    return k(input, weight, bias, out)
+
+
+linear_out._bind = _bind_linear_out
+linear_out._entry = _entry_linear_out
+_aten._packet('linear')._add(linear_out)
+
+
+# schema/native_functions.yaml:663
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3620,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3648,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +3676,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +3704,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:685
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +3732,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +3760,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +3788,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +3816,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +3844,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +3872,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +3900,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +3928,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +3956,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +3984,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:743
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +4012,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:749
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +4040,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4068,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4096,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4124,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4152,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4180,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4208,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4236,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4264,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4292,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4320,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4348,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4376,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4404,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4432,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4460,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4488,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4518,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:845
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4546,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4574,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:854
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4604,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4634,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4602,7 +4662,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:869
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -4630,7 +4690,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:874
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -4660,7 +4720,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -4688,7 +4748,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:881
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -4718,7 +4778,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:883
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -4746,7 +4806,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:888
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -4776,7 +4836,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:892
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -4804,7 +4864,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -4834,7 +4894,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:899
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -4864,7 +4924,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -4892,7 +4952,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:907
+# schema/native_functions.yaml:909
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -4920,7 +4980,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:913
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -4950,7 +5010,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:916
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -4978,7 +5038,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -5008,7 +5068,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:923
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -5036,7 +5096,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -5066,7 +5126,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:929
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -5094,7 +5154,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:933
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -5124,7 +5184,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -5152,7 +5212,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:940
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -5182,7 +5242,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:944
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -5210,7 +5270,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -5240,7 +5300,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -5268,7 +5328,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -5300,7 +5360,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:959
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -5328,7 +5388,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:964
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -5358,7 +5418,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:966
+# schema/native_functions.yaml:968
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -5386,7 +5446,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:971
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -5416,7 +5476,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:971
+# schema/native_functions.yaml:973
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -5444,7 +5504,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:977
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -5472,7 +5532,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:981
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -5500,7 +5560,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:984
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -5530,7 +5590,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:984
+# schema/native_functions.yaml:986
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -5558,7 +5618,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:990
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -5586,7 +5646,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:994
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -5616,7 +5676,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:996
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -5644,7 +5704,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1001
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -5674,7 +5734,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -5702,7 +5762,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1008
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -5732,7 +5792,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -5760,7 +5820,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:1012
+# schema/native_functions.yaml:1014
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -5794,7 +5854,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -5822,7 +5882,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1021
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -5856,7 +5916,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1024
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -5884,7 +5944,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1028
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -5912,7 +5972,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:1031
+# schema/native_functions.yaml:1033
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -5946,7 +6006,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1037
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -5974,7 +6034,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1041
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -6008,7 +6068,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1043
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -6036,7 +6096,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))

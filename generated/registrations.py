@@ -533,313 +533,321 @@ _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), w
 # schema/native_functions.yaml:651
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:655
+_o.matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.matmul))
+_o.matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.matmul_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:657
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:660
+_o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
+_o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:663
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:685
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:743
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:749
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:842
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:845
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:854
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:869
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:874
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:881
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:883
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:888
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:892
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:899
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:907
+# schema/native_functions.yaml:909
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:913
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:916
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:923
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:929
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:933
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:940
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:944
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 _o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:959
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:964
 _o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:966
+# schema/native_functions.yaml:968
 _o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:971
 _o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
 _o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:971
+# schema/native_functions.yaml:973
 _o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:977
 _o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:981
 _o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:984
 _o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
 _o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:984
+# schema/native_functions.yaml:986
 _o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:990
 _o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
 _o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:994
 _o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
 _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:996
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1001
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1008
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
-# schema/native_functions.yaml:1012
+# schema/native_functions.yaml:1014
 _o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
 _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1021
 _o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
 _o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1024
 _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1028
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml:1031
+# schema/native_functions.yaml:1033
 _o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1037
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1041
 _o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
 _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1043
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)

@@ -104,6 +104,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log_,
     _entry_log_out,
@@ -117,6 +118,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_matmul_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
@@ -255,7 +257,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:714
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -265,7 +267,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:831
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -295,7 +297,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:690
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -305,7 +307,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:892
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -315,7 +317,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:899
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -335,7 +337,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:794
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -430,7 +432,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:825
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -440,7 +442,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:771
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -540,7 +542,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:869
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -580,7 +582,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:743
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -591,7 +593,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:749
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -646,7 +648,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:805
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -676,7 +678,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:849
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -686,7 +688,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:863
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -696,7 +698,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:857
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -736,7 +738,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:929
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -841,7 +843,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:815
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -852,7 +854,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:820
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -906,7 +908,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -916,7 +918,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:766
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1014,7 +1016,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:883
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -1024,7 +1026,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:696
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -1075,7 +1077,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:675
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -1086,7 +1088,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:685
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1096,7 +1098,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:760
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1126,7 +1128,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:754
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1136,7 +1138,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:923
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1146,7 +1148,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:777
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1157,7 +1159,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:783
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1191,7 +1193,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:788
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1201,7 +1203,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:725
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1212,7 +1214,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:731
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1223,7 +1225,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:737
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1326,7 +1328,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:708
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1356,7 +1358,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:702
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1366,7 +1368,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:799
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1376,7 +1378,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:810
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1386,7 +1388,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:719
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1396,7 +1398,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:663
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1408,7 +1410,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:669
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1442,7 +1444,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:680
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:

@@ -698,3 +698,8 @@ def _sdpa_samples():
 
 
 register("scaled_dot_product_attention.default", _sdpa_samples, tols=ACCUMULATING_TOLS)
+
+
+# ---- out= variants of matmul and linear (their functional samples are in opinfo.py) -----
+out_of("matmul.out", "matmul.default")
+out_of("linear.out", "linear.default")
