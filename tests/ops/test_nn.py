@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import ember_of, torch_of
+from helpers import builtin_type, ember_of, torch_of
 
 import ember
 
@@ -111,3 +111,79 @@ def test_layer_norm_backward_with_mask_is_differentiable():
     assert dw is None and db is None
     gx, gg = ember.autograd.grad(dx.sum(), [x, g])
     assert gx.shape == x.shape and gg.shape == g.shape
+
+
+# --------------------------------------------------------------------------- messages
+def _f(*shape, dtype=np.float32, low=-1.0, high=1.0):
+    return np.random.default_rng(2).uniform(low, high, shape).astype(dtype)
+
+
+ERRORS = [  # (id, aten op, args, kwargs)
+    ("nll_target_bounds", "nll_loss_forward",
+     (_f(3, 4), np.array([0, 4, 1]), None, 1, -100), {}),
+    ("nll_target_dtype", "nll_loss_forward",
+     (_f(3, 4), np.array([0, 1, 1], np.int32), None, 1, -100), {}),
+    ("nll_weight_size", "nll_loss_forward", (_f(3, 4), np.array([0, 1, 1]), _f(3), 1, -100), {}),
+    ("nll_nd_batch", "nll_loss_nd", (_f(2, 3, 4), np.array([[0, 1, 2, 0]] * 3)), {}),
+    ("bce_range", "binary_cross_entropy", (_f(3, low=1, high=2), _f(3, low=0, high=1)), {}),
+    ("bce_target_dtype", "binary_cross_entropy",
+     (_f(3, low=0, high=1), _f(3, dtype=np.float64, low=0, high=1)), {}),
+    ("ce_smoothing", "cross_entropy_loss", (_f(3, 4), np.array([0, 1, 2])),
+     {"label_smoothing": 1.5}),
+    ("layer_norm_shape", "native_layer_norm", (_f(2, 3), [4], None, None, 1e-5), {}),
+    ("layer_norm_weight", "native_layer_norm", (_f(2, 3), [3], _f(2), None, 1e-5), {}),
+    ("layer_norm_mixed", "native_layer_norm", (_f(2, 3), [3], _f(3, dtype=np.float64), None,
+                                               1e-5), {}),
+    ("batch_norm_stats", "native_batch_norm", (_f(2, 3), None, None, _f(3), None, True, 0.1,
+                                               1e-5), {}),
+    ("softmax_half_to_float", "_softmax", (_f(2, 3, dtype=np.float16), 1, True), {}),
+    ("softmax_backward_shape", "_softmax_backward_data", (_f(2, 3), _f(3, 3), 1, None), {}),
+    ("sdpa_causal_mask", "scaled_dot_product_attention", (_f(2, 3), _f(2, 3), _f(2, 3),
+                                                          _f(2, 2), 0.0, True), {}),
+    ("sdpa_dtype", "scaled_dot_product_attention",
+     (_f(2, 3), _f(2, 3, dtype=np.float64), _f(2, 3)), {}),
+    ("einsum_size", "einsum", ("ij,jk->ik", [_f(2, 3), _f(2, 3)]), {}),
+    ("einsum_output", "einsum", ("ij->ik", [_f(2, 3)]), {}),
+    ("dot_dtype", "dot", (_f(3), _f(3, dtype=np.float64)), {}),
+    ("mv_size", "mv", (_f(2, 3), _f(4)), {}),
+    ("baddbmm_batch", "baddbmm", (_f(2, 3, 5), _f(2, 3, 4), _f(2, 3, 5)), {}),
+    ("outer_dim", "outer", (_f(3, 1), _f(2)), {}),
+]
+
+
+def _convert(x, side):
+    if isinstance(x, np.ndarray):
+        return ember_of(x) if side == "ember" else torch_of(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_convert(v, side) for v in x)
+    return x
+
+
+@pytest.mark.parametrize("op,args,kwargs", [e[1:] for e in ERRORS], ids=[e[0] for e in ERRORS])
+def test_error_messages_match_torch(op, args, kwargs):
+    """The same exception type and message as torch."""
+    if op == "_softmax_backward_data":
+        args = args[:3] + (ember.float32,)
+        t_args = args[:3] + (torch.float32,)
+    else:
+        t_args = args
+    with pytest.raises(Exception) as t_info:
+        getattr(torch.ops.aten, op)(*_convert(t_args, "torch"), **kwargs)
+    with pytest.raises(Exception) as e_info:
+        getattr(ember.ops.aten, op)(*_convert(args, "ember"), **kwargs)
+    assert builtin_type(type(e_info.value)) is builtin_type(type(t_info.value))
+    t_msg, e_msg = str(t_info.value).split("\n")[0], str(e_info.value).split("\n")[0]
+    assert e_msg == t_msg
+
+
+# --------------------------------------------------------------------------- attention
+def test_sdpa_dropout():
+    """dropout_p > 0 zeroes attention weights at random and rescales the rest."""
+    q = ember.randn(2, 4, 3, requires_grad=True)
+    k, v = ember.randn(2, 5, 3), ember.ones(2, 5, 2)
+    out = ember.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert out.shape == (2, 4, 2)
+    vals = out.detach().numpy()
+    assert np.isfinite(vals).all() and not np.allclose(vals, 1.0)   # rows no longer sum to 1
+    out.sum().backward()
+    assert q.grad.shape == q.shape
