@@ -120,6 +120,8 @@ _c_native_layer_norm = _o.native_layer_norm._cache
 _c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
 _c_native_batch_norm = _o.native_batch_norm._cache
 _c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
+_c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
 
 
 # schema/derivatives.yaml:58
@@ -2554,6 +2556,99 @@ class NativeBatchNormBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
+# schema/derivatives.yaml:391
+class NllLoss2dForwardBackward0(_Node):
+    """Backward of nll_loss2d_forward (schema/derivatives.yaml:391)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:397
+class NllLoss2dBackwardBackward0(_Node):
+    """Backward of nll_loss2d_backward (schema/derivatives.yaml:397)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4596,6 +4691,61 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
+# schema/native_functions.yaml:1052 (derivative: schema/derivatives.yaml:391)
+def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:397)
+def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4741,3 +4891,8 @@ _o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=Tru
 _o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
 _o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
 _o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
+_o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
+_o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
+_o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
+_o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)

@@ -154,6 +154,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones,
     _entry_new_zeros,
     _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
     _entry_nll_loss_backward,
     _entry_nll_loss_backward_grad_input,
     _entry_nll_loss_forward,
@@ -297,6 +303,9 @@ __all__ = [
     'neg',
     'neg_',
     'nll_loss',
+    'nll_loss2d',
+    'nll_loss2d_backward',
+    'nll_loss2d_forward',
     'nll_loss_backward',
     'nll_loss_forward',
     'nll_loss_nd',
@@ -1366,6 +1375,42 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     if out is None:
         return _entry_nll_loss(input, target, weight, reduction, ignore_index)
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:1070
+def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:1061
+def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:1052
+def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, out)
 
 
 # schema/native_functions.yaml:959

@@ -6122,3 +6122,179 @@ def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
 scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
 scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
+
+
+# schema/native_functions.yaml:1052
+nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
+    'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d_forward = nll_loss2d_forward._cache
+
+
+def _bind_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss2d_forward.get(ks)
+    if k is None:
+        k = nll_loss2d_forward._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d_forward._bind = _bind_nll_loss2d_forward
+nll_loss2d_forward._entry = _entry_nll_loss2d_forward
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
+
+
+# schema/native_functions.yaml:1057
+nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
+    'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss2d_forward_output = nll_loss2d_forward_output._cache
+
+
+def _bind_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    k = _c_nll_loss2d_forward_output.get(ks)
+    if k is None:
+        k = nll_loss2d_forward_output._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss2d_forward_output._bind = _bind_nll_loss2d_forward_output
+nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
+
+
+# schema/native_functions.yaml:1061
+nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
+    'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss2d_backward = nll_loss2d_backward._cache
+
+
+def _bind_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    k = _c_nll_loss2d_backward.get(ks)
+    if k is None:
+        k = nll_loss2d_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss2d_backward._bind = _bind_nll_loss2d_backward
+nll_loss2d_backward._entry = _entry_nll_loss2d_backward
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
+
+
+# schema/native_functions.yaml:1066
+nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
+    'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss2d_backward_grad_input = nll_loss2d_backward_grad_input._cache
+
+
+def _bind_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_nll_loss2d_backward_grad_input.get(ks)
+    if k is None:
+        k = nll_loss2d_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss2d_backward_grad_input._bind = _bind_nll_loss2d_backward_grad_input
+nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
+
+
+# schema/native_functions.yaml:1070
+nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
+    'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d = nll_loss2d._cache
+
+
+def _bind_nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss2d.get(ks)
+    if k is None:
+        k = nll_loss2d._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d._bind = _bind_nll_loss2d
+nll_loss2d._entry = _entry_nll_loss2d
+_aten._packet('nll_loss2d')._add(nll_loss2d)
+
+
+# schema/native_functions.yaml:1073
+nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
+    'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss2d_out = nll_loss2d_out._cache
+
+
+def _bind_nll_loss2d_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_nll_loss2d_out.get(ks)
+    if k is None:
+        k = nll_loss2d_out._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss2d_out._bind = _bind_nll_loss2d_out
+nll_loss2d_out._entry = _entry_nll_loss2d_out
+_aten._packet('nll_loss2d')._add(nll_loss2d_out)

@@ -851,3 +851,26 @@ _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
 # schema/native_functions.yaml:1047
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
+
+# schema/native_functions.yaml:1052
+_o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
+_o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
+
+# schema/native_functions.yaml:1057
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+_o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1061
+_o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
+_o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
+
+# schema/native_functions.yaml:1066
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+_o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:1070
+_o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
+
+# schema/native_functions.yaml:1073
+_o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
+_o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)

@@ -573,3 +573,13 @@ def batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, runnin
     d_w = _weight_grad(d_w, weight, rdims)
     return (reduce_to(d_go, grad_out.shape, grad_out.dtype),
             reduce_to(d_x, input.shape, input.dtype), d_w, d_mean, d_rstd)
+
+
+def nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index,
+                                    total_weight):
+    """nll_loss2d_backward is linear in grad_output (see nll_loss_backward_grad_output)."""
+    out = ember.nll_loss2d_forward(grad, target, weight, 0 if reduction == 0 else 2,
+                                   ignore_index)[0]
+    if reduction == 1:
+        out = out / total_weight
+    return out

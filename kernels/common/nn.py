@@ -36,3 +36,16 @@ def native_batch_norm_out(input, weight, bias, running_mean, running_var, traini
     results = _ops._entry_native_batch_norm(input, weight, bias, running_mean, running_var,
                                             training, momentum, eps)
     return tuple(copy_to_out(r, o) for r, o in zip(results, (out, save_mean, save_invstd)))
+
+
+def nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output,
+                              total_weight):
+    out, tw = _ops._entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+    return copy_to_out(out, output), copy_to_out(tw, total_weight)
+
+
+def nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index,
+                                   total_weight, grad_input):
+    return copy_to_out(_ops._entry_nll_loss2d_backward(grad_output, self, target, weight,
+                                                       reduction, ignore_index, total_weight),
+                       grad_input)

@@ -274,16 +274,21 @@ def nll_loss_nd(self, target, weight, reduction, ignore_index):
                          f"batch_size ({target._shape[0]}).")
     if self.dim() <= 2:
         return nll_loss(self, target, weight, reduction, ignore_index)
+    if self.dim() == 4:
+        return nll_loss2d(self, target, weight, reduction, ignore_index)
     n, c = self._shape[:2]
     out_size = (n,) + tuple(self._shape[2:])
-    if tuple(target._shape) != out_size:
-        if self.dim() == 4:
-            raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
-                               f"{list(target._shape)})")
+    if tuple(target._shape[1:]) != tuple(self._shape[2:]):
         raise RuntimeError(f"Expected target size {list(out_size)}, got {list(target._shape)}")
-    rows = self.movedim(1, -1).reshape(-1, c)
-    out = ember.nll_loss_forward(rows, target.reshape(-1), weight, reduction, ignore_index)[0]
-    return out.view(out_size) if reduction == 0 else out
+    inp, tgt = self.contiguous(), target.contiguous()
+    inp = inp.view(n, c, 1, -1) if inp.numel() else inp.view(n, c, 0, 0)
+    tgt = tgt.view(n, 1, -1) if tgt.numel() else tgt.view(n, 0, 0)
+    out = nll_loss2d(inp, tgt, weight, reduction, ignore_index)
+    return out if reduction != 0 else out.view(out_size)
+
+
+def nll_loss2d(self, target, weight, reduction, ignore_index):
+    return ember.nll_loss2d_forward(self, target, weight, reduction, ignore_index)[0]
 
 
 def _class_weight(weight, ndim, class_dim):

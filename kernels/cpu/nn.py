@@ -385,3 +385,40 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return (_bn_like_input(dx, input) if output_mask[0] else None,
             from_array(np.array(dw, dtype=wdt.np).reshape(c), wdt) if output_mask[1] else None,
             from_array(np.array(db, dtype=wdt.np).reshape(c), wdt) if output_mask[2] else None)
+
+
+def _nll2d_rows(self, target):
+    """(N, C, H, W) input and (N, H, W) target as (N*H*W, C) rows and flat targets."""
+    c = self._shape[1]
+    rows = np.ascontiguousarray(np.moveaxis(self._np, 1, -1).reshape(-1, c))
+    return (from_array(rows, self._dtype),
+            from_array(np.ascontiguousarray(target._np.reshape(-1)), target._dtype))
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    """nll_loss_forward over every spatial position (the class dim is 1)."""
+    _meta.check_nll2d(self, target, weight)
+    _nll_float("nll_loss2d_forward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight)
+    _meta.check_nll2d_target(target)
+    rows, flat = _nll2d_rows(self, target)
+    out, total = nll_loss_forward(rows, flat, weight, reduction, ignore_index)
+    if reduction == 0:
+        out = from_array(out._np.reshape(target._shape).copy(), self._dtype)
+    return out, total
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index,
+                        total_weight):
+    _meta.check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight)
+    _nll_float("nll_loss2d_backward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    _meta.check_nll2d_target(target)
+    rows, flat = _nll2d_rows(self, target)
+    g = grad_output
+    if reduction == 0:
+        g = from_array(np.ascontiguousarray(grad_output._np.reshape(-1)), grad_output._dtype)
+    grad = nll_loss_backward(g, rows, flat, weight, reduction, ignore_index, total_weight)
+    n, c, h, w = self._shape
+    arr = np.moveaxis(grad._np.reshape(n, h, w, c), -1, 1)
+    return from_array(np.array(arr, order="C"), self._dtype)

@@ -339,3 +339,58 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
             if output_mask[0] else None,
             empty_meta((c,), wdt) if output_mask[1] else None,
             empty_meta((c,), wdt) if output_mask[2] else None)
+
+
+def check_nll2d(self, target, weight):
+    if target.dim() != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.dim()}")
+    if self.dim() != 4:
+        raise RuntimeError("only batches of spatial inputs supported (4D tensors), but got "
+                           f"input of dimension: {self.dim()}")
+    if weight is not None and weight.numel() != self._shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    n, _, h, w = self._shape
+    if tuple(target._shape) != (n, h, w):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)} , target: "
+                           f"{list(target._shape)}")
+
+
+def check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight):
+    check_nll2d(self, target, weight)
+    if reduction == 0:
+        if grad_output.dim() != 3:
+            raise RuntimeError("grad_output must have same dimension as target (3) but got "
+                               f"dimension: {list(grad_output._shape)}")
+        if tuple(grad_output._shape) != tuple(target._shape):
+            raise RuntimeError(f"grad_output sizes don't match target sizes: target "
+                               f"{list(target._shape)}, grad_output {list(grad_output._shape)}")
+    elif grad_output.dim() > 1 or grad_output.numel() != 1:
+        raise RuntimeError("Expected a single element grad_output tensor, but got: "
+                           f"{list(grad_output._shape)}")
+    if total_weight.numel() != 1:
+        raise RuntimeError("expected total_weight to be a single element tensor, got: "
+                           f"{list(total_weight._shape)} ({total_weight.numel()} elements)")
+    if self.suggest_memory_format().name == "channels_last":
+        raise RuntimeError("grad_input must be contiguous")
+
+
+def check_nll2d_target(target):
+    if target._dtype is D.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    check_nll2d(self, target, weight)
+    check_nll_dtypes(self, target, weight)
+    check_nll2d_target(target)
+    shape = tuple(target._shape) if reduction == 0 else ()
+    return empty_meta(shape, self._dtype), empty_meta((), self._dtype)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index,
+                        total_weight):
+    check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight)
+    check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    check_nll2d_target(target)
+    return empty_meta(self._shape, self._dtype)

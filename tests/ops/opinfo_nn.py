@@ -55,6 +55,9 @@ def grad_extra() -> dict:
             S(make((2, 3, 2), F32), make((3,), F32), make((3,), F32), _const(0.3, (3,)),
               _const(1.5, (3,)), False, 0.1, 1e-5, name="eval_const_stats"),
             S(make((4, 2), F64), None, None, None, None, True, 0.1, 1e-5, name="train_2d")],
+        "nll_loss2d_forward.default": [
+            S(make((2, 3, 2, 2), F32), make((2, 2, 2), I64, low=0, high=3), _const(0.5, (3,)),
+              red, 1, name=f"const_weight_ignore_reduction{red}") for red in (0, 1, 2)],
         "nll_loss_forward.default": [
             S(make((3, 4), F32), _t(0, 3, 1), _const(0.5, (4,)), red, 3,
               name=f"const_weight_ignore_reduction{red}") for red in (0, 1, 2)],
@@ -703,3 +706,66 @@ register("scaled_dot_product_attention.default", _sdpa_samples, tols=ACCUMULATIN
 # ---- out= variants of matmul and linear (their functional samples are in opinfo.py) -----
 out_of("matmul.out", "matmul.default")
 out_of("linear.out", "linear.default")
+
+
+# ---- nll_loss2d --------------------------------------------------------------------------
+def _t2d(n=2, h=2, w=2, c=3):
+    return make((n, h, w), I64, low=0, high=c)
+
+
+def _nll2d_samples():
+    x = make((2, 3, 2, 2), F32)
+    tg = _t2d()
+    w = make((3,), F32, low=0.1, high=2)
+    out = [S(make((2, 3, 2, 2), dt), tg, None, 1, -100, name=dtname(dt)) for dt in FLOATS]
+    for red in (0, 1, 2):
+        out += [S(x, tg, w, red, 1, name=f"weight_ignore_reduction{red}"),
+                S(make((0, 3, 2, 2), F32), np.zeros((0, 2, 2), I64), None, red, -100,
+                  name=f"empty_reduction{red}")]
+    # more than 24 elements: no gradient test (torch's backward refuses channels-last input)
+    out += [S(View(make((2, 2, 3, 3), F32), "permute.default", ([0, 3, 1, 2],)),
+              make((2, 2, 3), I64, low=0, high=3), None, 0, -100, name="channels_last"),
+            S(x, tg, None, 3, -100, name="reduction3"),
+            S(x, tg.astype(np.uint8), None, 1, -100, name="uint8_target_error"),
+            S(x[0], tg[0], None, 1, -100, name="3d_error"),
+            S(x, tg[:, :1], None, 1, -100, name="size_error"),
+            S(x, tg.astype(I32), None, 1, -100, name="target_dtype_error"),
+            S(x, tg, make((4,), F32), 1, -100, name="weight_size_error"),
+            S(x, tg + 3, None, 1, -100, name="out_of_bounds_error"),
+            S(make((2, 3, 2, 2), I64), tg, None, 1, -100, name="int64_error")]
+    return out
+
+
+register("nll_loss2d_forward.default", _nll2d_samples, tols=ACCUMULATING_TOLS)
+out_of("nll_loss2d_forward.output", "nll_loss2d_forward.default")
+
+
+def _nll2d_backward_samples():
+    x = make((2, 3, 2, 2), F32)
+    tg = np.array([[[0, 1], [2, 1]], [[1, 1], [0, 2]]], I64)
+    g0, g3 = make((), F32), make((2, 2, 2), F32)
+    out = [S(make((), dt), make((2, 3, 2, 2), dt), tg, None, 1, -100, _const(8.0, dt=dt),
+             name=dtname(dt)) for dt in FLOATS]
+    out += [S(g3, x, tg, None, 0, -100, _const(0.0), name="reduction0"),
+            S(g0, x, tg, None, 2, -100, _const(8.0), name="reduction2"),
+            S(g0, x, tg, _const(0.5, (3,)), 1, 1, _const(2.0), name="weight_ignore_mean"),
+            S(g0, x, tg, None, 1, -100, np.array(8.0, F32), name="total_weight_leaf"),
+            S(g0, x, tg, None, 0, -100, _const(0.0), name="grad_0d_none_error"),
+            S(g3, x, tg, None, 1, -100, _const(8.0), name="grad_not_scalar_error"),
+            S(g0, x, tg, None, 1, -100, _const(1.0, (2,)), name="total_weight_size_error"),
+            S(g0, View(make((2, 2, 2, 3), F32), "permute.default", ([0, 3, 1, 2],)), tg, None,
+              1, -100, _const(8.0), name="channels_last_error")]
+    return out
+
+
+register("nll_loss2d_backward.default", _nll2d_backward_samples)
+out_of("nll_loss2d_backward.grad_input", "nll_loss2d_backward.default")
+# torch's grad_input= variant writes into the given (contiguous) tensor without that check
+OPS["nll_loss2d_backward.grad_input"].samples = lambda: [
+    s for s in _nll2d_backward_samples() if s.name != "channels_last_error"]
+register("nll_loss2d.default", lambda: [
+    S(make((2, 3, 2, 2), F32), _t2d(), name="default"),
+    S(make((2, 3, 2, 2), F64), _t2d(), make((3,), F64, low=0.5, high=1), 0, 2,
+      name="weight_none_ignore"),
+    S(make((2, 3, 4), F32), _t2d()[:, 0], name="3d_error")], tols=ACCUMULATING_TOLS)
+out_of("nll_loss2d.out", "nll_loss2d.default")
