@@ -166,18 +166,56 @@ def einsum(equation, tensors, path):
     dt = result._dtype
     summed = False
     for i, t in enumerate(ops[1:], 1):
-        result = result * t
         dims = [pos[lab] for lab in contracted if last[lab] == i and owners[lab] > 1]
         if dims:
             if dt is D.bool_:
                 raise not_implemented_for("bmm", dt)
-            result = result.sum(dims, keepdim=True, dtype=dt)
+            result = _sumproduct_pair(result, t, dims, dt)
             summed = True
+        else:
+            result = result * t
     if contracted:
         result = result.reshape(result._shape[:n_out])
     if summed:
         result = result.contiguous()
     return result
+
+
+def _prod(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+def _sumproduct_pair(left, right, sum_dims, dt):
+    """(left * right).sum(sum_dims, keepdim=True) for operands of the same rank, as one bmm
+    (torch's sumproduct_pair): dims both have are the batch, dims one has are its rows or
+    columns, the summed dims the inner dimension."""
+    nd = left.dim()
+    for d in sum_dims:   # a summed dim only one side has: sum that side first
+        if left._shape[d] == 1 and right._shape[d] != 1:
+            right = right.sum([d], keepdim=True, dtype=dt)
+        elif right._shape[d] == 1 and left._shape[d] != 1:
+            left = left.sum([d], keepdim=True, dtype=dt)
+    sums = [d for d in sum_dims if left._shape[d] != 1]
+    lro, lo, ro, ones = [], [], [], []
+    for d in range(nd):
+        if d in sums:
+            continue
+        a, b = left._shape[d], right._shape[d]
+        (lro if a != 1 and b != 1 else lo if a != 1 else ro if b != 1 else ones).append(d)
+    size = [left._shape[d] if right._shape[d] == 1 else right._shape[d] for d in range(nd)]
+    b, n, m, k = (_prod(size[d] for d in g) for g in (lro, lo, ro, sums))
+    left3 = left.permute(lro + lo + sums + ro + ones).reshape(b, n, k)
+    right3 = right.permute(lro + sums + ro + lo + ones).reshape(b, k, m)
+    out = ember.bmm(left3, right3)
+    order = lro + lo + ro + sums + ones
+    out = out.reshape([size[d] for d in lro + lo + ro] + [1] * (len(sums) + len(ones)))
+    inverse = [0] * nd
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return out.permute(inverse)
 
 
 # --------------------------------------------------------------------------- softmax
