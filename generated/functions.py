@@ -91,6 +91,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_like,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
@@ -274,6 +276,7 @@ __all__ = [
     'full',
     'full_like',
     'ge',
+    'ger',
     'gt',
     'index',
     'index_put',
@@ -975,6 +978,18 @@ def ge(input, other, *, out=None):
     if out is None:
         return _entry_ge_Tensor(input, other)
     return _entry_ge_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1075
+def ger(input, vec2, *, out=None):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ger(input, vec2)
+    return _entry_ger_out(input, vec2, out)
 
 
 # schema/native_functions.yaml:401

@@ -6298,3 +6298,61 @@ def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
 nll_loss2d_out._bind = _bind_nll_loss2d_out
 nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
+
+
+# schema/native_functions.yaml:1075
+ger = _Op("aten", 'ger', 'default',
+    'ger(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_ger = ger._cache
+
+
+def _bind_ger(self, vec2):
+    return (self, vec2)
+
+
+def _entry_ger(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger, (self, vec2)) from None
+    k = _c_ger.get(ks)
+    if k is None:
+        k = ger._fill(ks)
+    return k(self, vec2)
+
+
+ger._bind = _bind_ger
+ger._entry = _entry_ger
+_aten._packet('ger')._add(ger)
+
+
+# schema/native_functions.yaml:1080
+ger_out = _Op("aten", 'ger', 'out',
+    'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_ger_out = ger_out._cache
+
+
+def _bind_ger_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_ger_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ger_out.get(ks)
+    if k is None:
+        k = ger_out._fill(ks)
+    return k(self, vec2, out)
+
+
+ger_out._bind = _bind_ger_out
+ger_out._entry = _entry_ger_out
+_aten._packet('ger')._add(ger_out)

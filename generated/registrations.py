@@ -874,3 +874,10 @@ _o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
 # schema/native_functions.yaml:1073
 _o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
 _o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1075
+_o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:1080
+_o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)

@@ -92,6 +92,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_like,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
@@ -672,6 +674,16 @@ def ge(self, other):
         if r is not _NO:
             return r
     return _entry_ge_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1075
+def ger(self, vec2):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_ger(self, vec2)
 
 
 # schema/native_functions.yaml:401
@@ -1755,6 +1767,7 @@ METHODS = {
     'fill_': fill_,
     'flatten': flatten,
     'ge': ge,
+    'ger': ger,
     'gt': gt,
     'index': index,
     'index_put': index_put,

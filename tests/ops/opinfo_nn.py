@@ -769,3 +769,5 @@ register("nll_loss2d.default", lambda: [
       name="weight_none_ignore"),
     S(make((2, 3, 4), F32), _t2d()[:, 0], name="3d_error")], tols=ACCUMULATING_TOLS)
 out_of("nll_loss2d.out", "nll_loss2d.default")
+register("ger.default", _outer_samples)   # torch.ger: outer under its old name
+out_of("ger.out", "ger.default")

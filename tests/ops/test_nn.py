@@ -20,7 +20,7 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autograd"))
 import test_op_gradients as G
 
-COMPOSITES = ["outer.default", "einsum.default", "softmax.int", "log_softmax.int",
+COMPOSITES = ["outer.default", "ger.default", "einsum.default", "softmax.int", "log_softmax.int",
               "nll_loss.default", "nll_loss_nd.default", "nll_loss2d.default",
               "cross_entropy_loss.default",
               "mse_loss.default", "l1_loss.default", "binary_cross_entropy_with_logits.default",
