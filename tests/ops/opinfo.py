@@ -247,8 +247,9 @@ def schema_kind(name) -> str:
     """"out" for `Tensor(a!) out` overloads, "inplace" for `Tensor(a!) self`, else "functional"."""
     packet, overload = name.split(".")
     schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
-    return "out" if "Tensor(a!) out" in schema else "inplace" if "Tensor(a!) self" in schema \
-        else "functional"
+    if "Tensor(a!) out" in schema or "Tensor(b!)" in schema:  # b!: several outs (max.dim_max)
+        return "out"
+    return "inplace" if "Tensor(a!) self" in schema else "functional"
 
 
 def register(name, samples, **flags):
