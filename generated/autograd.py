@@ -104,6 +104,25 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_prod = _o.prod._cache
+_c_prod_dim_int = _o.prod_dim_int._cache
+_c_amin = _o.amin._cache
+_c_max = _o.max._cache
+_c_max_dim = _o.max_dim._cache
+_c_max_other = _o.max_other._cache
+_c_min = _o.min._cache
+_c_min_dim = _o.min_dim._cache
+_c_min_other = _o.min_other._cache
+_c_var_correction = _o.var_correction._cache
+_c_std_correction = _o.std_correction._cache
+_c_var_mean_correction = _o.var_mean_correction._cache
+_c_std_mean_correction = _o.std_mean_correction._cache
+_c_logsumexp = _o.logsumexp._cache
+_c_linalg_vector_norm = _o.linalg_vector_norm._cache
+_c_cumsum = _o.cumsum._cache
+_c_cumsum_ = _o.cumsum_._cache
+_c_cumprod = _o.cumprod._cache
+_c_cumprod_ = _o.cumprod_._cache
 
 
 # schema/derivatives.yaml:58
@@ -1862,6 +1881,649 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
+# schema/derivatives.yaml:321
+class ProdBackward0(_Node):
+    """Backward of prod (schema/derivatives.yaml:321)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:324
+class ProdBackward1(_Node):
+    """Backward of prod.dim_int (schema/derivatives.yaml:324)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:327
+class AminBackward0(_Node):
+    """Backward of amin (schema/derivatives.yaml:327)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:330
+class MaxBackward0(_Node):
+    """Backward of max (schema/derivatives.yaml:330)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:333
+class MinBackward0(_Node):
+    """Backward of min (schema/derivatives.yaml:333)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:336
+class MaxBackward1(_Node):
+    """Backward of max.dim (schema/derivatives.yaml:336)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:340
+class MinBackward1(_Node):
+    """Backward of min.dim (schema/derivatives.yaml:340)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:345
+class MaxBackward2(_Node):
+    """Backward of max.other (schema/derivatives.yaml:345)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:349
+class MinBackward2(_Node):
+    """Backward of min.other (schema/derivatives.yaml:349)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:357
+class VarBackward0(_Node):
+    """Backward of var.correction (schema/derivatives.yaml:357)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:360
+class StdBackward0(_Node):
+    """Backward of std.correction (schema/derivatives.yaml:360)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:363
+class VarMeanBackward0(_Node):
+    """Backward of var_mean.correction (schema/derivatives.yaml:363)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:366
+class StdMeanBackward0(_Node):
+    """Backward of std_mean.correction (schema/derivatives.yaml:366)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
+    _saved_slots = ('_s_result0', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result0 = _unpack(_node._s_result0, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result0(self):
+        return _unpack(self._s_result0, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:369
+class LogsumexpBackward0(_Node):
+    """Backward of logsumexp (schema/derivatives.yaml:369)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:372
+class LinalgVectorNormBackward0(_Node):
+    """Backward of linalg_vector_norm (schema/derivatives.yaml:372)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            ord = _node._s_ord
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_ord(self):
+        return self._s_ord
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:399
+class CumsumBackward0(_Node):
+    """Backward of cumsum (schema/derivatives.yaml:399)."""
+    __slots__ = ('_s_dim', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.cumsum_backward(grad, dim), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:402
+class CumprodBackward0(_Node):
+    """Backward of cumprod (schema/derivatives.yaml:402)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cumprod_backward(grad, self, dim, result)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3483,6 +4145,428 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
+# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:321)
+def _ag_prod(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod.get(_ks)
+    if _k is None:
+        _k = _o.prod._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:875 (derivative: schema/derivatives.yaml:324)
+def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod_dim_int.get(_ks)
+    if _k is None:
+        _k = _o.prod_dim_int._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:883 (derivative: schema/derivatives.yaml:327)
+def _ag_amin(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amin.get(_ks)
+    if _k is None:
+        _k = _o.amin._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:891 (derivative: schema/derivatives.yaml:330)
+def _ag_max(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_max.get(_ks)
+    if _k is None:
+        _k = _o.max._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:336)
+def _ag_max_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_max_dim.get(_ks)
+    if _k is None:
+        _k = _o.max_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:911 (derivative: schema/derivatives.yaml:345)
+def _ag_max_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_max_other.get(_ks)
+    if _k is None:
+        _k = _o.max_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:333)
+def _ag_min(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_min.get(_ks)
+    if _k is None:
+        _k = _o.min._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:340)
+def _ag_min_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_min_dim.get(_ks)
+    if _k is None:
+        _k = _o.min_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:938 (derivative: schema/derivatives.yaml:349)
+def _ag_min_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_min_other.get(_ks)
+    if _k is None:
+        _k = _o.min_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:964 (derivative: schema/derivatives.yaml:357)
+def _ag_var_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:360)
+def _ag_std_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:999 (derivative: schema/derivatives.yaml:363)
+def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:1014 (derivative: schema/derivatives.yaml:366)
+def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result0 = _save_output(result0, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:1021 (derivative: schema/derivatives.yaml:369)
+def _ag_logsumexp(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_logsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logsumexp._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:372)
+def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_linalg_vector_norm.get(_ks)
+    if _k is None:
+        _k = _o.linalg_vector_norm._fill(_ks)
+    _out = _k(self, ord, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_ord = ord
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1096 (derivative: schema/derivatives.yaml:399)
+def _ag_cumsum(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumsum.get(_ks)
+    if _k is None:
+        _k = _o.cumsum._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:399)
+def _ag_cumsum_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_cumsum_.get(_ks)
+    if _k is None:
+        _k = _o.cumsum_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1110 (derivative: schema/derivatives.yaml:402)
+def _ag_cumprod(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumprod.get(_ks)
+    if _k is None:
+        _k = _o.cumprod._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1117 (derivative: schema/derivatives.yaml:402)
+def _ag_cumprod_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cumprod_.get(_ks)
+    if _k is None:
+        _k = _o.cumprod_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3590,3 +4674,52 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.prod.register("Autograd", _ag_prod, with_keyset=True)
+_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
+_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
+_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
+_o.amin.register("Autograd", _ag_amin, with_keyset=True)
+_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
+_o.max.register("Autograd", _ag_max, with_keyset=True)
+_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
+_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
+_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
+_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
+_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
+_o.min.register("Autograd", _ag_min, with_keyset=True)
+_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
+_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
+_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
+_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
+_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
+_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
+_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
+_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
+_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
+_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
+_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
+_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
+_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
+_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
+_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
+_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
+_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
+_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
+_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
+_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
+_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
+_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
+_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
+_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
+_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
+_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
+_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
+_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
+_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
+_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
+_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
+_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
+_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
+_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
+_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
+_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)

@@ -9,6 +9,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
@@ -21,13 +22,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_as_strided,
     _entry_bmm,
     _entry_bmm_out,
@@ -42,6 +59,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_contiguous,
     _entry_copy_,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -78,10 +105,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -90,9 +121,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
+    _entry_max_unary_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
@@ -113,6 +156,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -121,6 +168,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -142,6 +193,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
@@ -163,6 +223,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -179,9 +248,13 @@ __all__ = [
     'addmm',
     'adjoint',
     'alias',
+    'all',
     'amax',
+    'amin',
+    'any',
     'arange',
     'argmax',
+    'argmin',
     'as_strided',
     'bmm',
     'cat',
@@ -190,6 +263,9 @@ __all__ = [
     'clamp_',
     'clone',
     'copy_',
+    'count_nonzero',
+    'cumprod',
+    'cumsum',
     'detach',
     'diagonal',
     'div',
@@ -209,13 +285,17 @@ __all__ = [
     'index_put',
     'index_put_',
     'le',
+    'linalg_vector_norm',
     'linear',
     'log',
     'log_',
+    'logsumexp',
     'lt',
     'masked_fill',
     'matmul',
+    'max',
     'mean',
+    'min',
     'mm',
     'movedim',
     'mul',
@@ -223,10 +303,12 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'norm',
     'ones',
     'ones_like',
     'permute',
     'pow',
+    'prod',
     'rand',
     'rand_like',
     'randn',
@@ -243,6 +325,8 @@ __all__ = [
     'split_with_sizes',
     'squeeze',
     'stack',
+    'std',
+    'std_mean',
     'sub',
     'sum',
     't',
@@ -253,11 +337,17 @@ __all__ = [
     'unbind',
     'unflatten',
     'unsqueeze',
+    'var',
+    'var_mean',
     'where',
     'zero_',
     'zeros',
     'zeros_like',
 ]
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
 
 
 # schema/native_functions.yaml:149
@@ -315,6 +405,71 @@ def alias(input):
     return _entry_alias(input)
 
 
+# schema/native_functions.yaml:1048
+def _m0_all(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_all(input, out):
+    if out is None:
+        return _entry_all(input)
+    return _entry_all_all_out(input, out)
+
+
+# schema/native_functions.yaml:1056
+def _m1_all(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dim(input, dim, keepdim)
+    return _entry_all_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1064
+def _m2_all(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dims(input, dim, keepdim)
+    return _entry_all_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(('input', 'out'))),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+
+
 # schema/native_functions.yaml:610
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
@@ -325,6 +480,83 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:883
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_amin(input, dim, keepdim)
+    return _entry_amin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1072
+def _m0_any(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_any(input, out):
+    if out is None:
+        return _entry_any(input)
+    return _entry_any_all_out(input, out)
+
+
+# schema/native_functions.yaml:1080
+def _m1_any(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dim(input, dim, keepdim)
+    return _entry_any_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1088
+def _m2_any(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dims(input, dim, keepdim)
+    return _entry_any_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(('input', 'out'))),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
 # schema/native_functions.yaml:54
@@ -399,6 +631,18 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     if out is None:
         return _entry_argmax(input, dim, keepdim)
     return _entry_argmax_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:945
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_argmin(input, dim, keepdim)
+    return _entry_argmin_out(input, dim, keepdim, out)
 
 
 # schema/native_functions.yaml:688
@@ -522,6 +766,79 @@ def copy_(input, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(input, src, non_blocking)
+
+
+# schema/native_functions.yaml:1123
+def _m0_count_nonzero(input, dim, *, out=None):
+    if _F['Tensor'](input) and _F['int[]'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c0_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero_dim_IntList(input, dim)
+    return _entry_count_nonzero_dim_IntList_out(input, dim, out)
+
+
+# schema/native_functions.yaml:1130
+def _m1_count_nonzero(input, dim=None, *, out=None):
+    if _F['Tensor'](input) and _F['int?'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c1_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero(input, dim)
+    return _entry_count_nonzero_out(input, dim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:1110
+def cumprod(input, dim, *, dtype=None, out=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumprod(input, dim, dtype)
+    return _entry_cumprod_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:1096
+def cumsum(input, dim, *, dtype=None, out=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumsum(input, dim, dtype)
+    return _entry_cumsum_out(input, dim, dtype, out)
 
 
 # schema/native_functions.yaml:823
@@ -806,6 +1123,18 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:1029
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+
+
 # schema/native_functions.yaml:656
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
@@ -838,6 +1167,18 @@ def log_(input):
     return _entry_log_(input)
 
 
+# schema/native_functions.yaml:1021
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logsumexp(input, dim, keepdim)
+    return _entry_logsumexp_out(input, dim, keepdim, out)
+
+
 # schema/native_functions.yaml:378
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -868,6 +1209,71 @@ def matmul(input, other):
         if r is not _NO:
             return r
     return _entry_matmul(input, other)
+
+
+# schema/native_functions.yaml:891
+def _m0_max(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_max(input, out):
+    if out is None:
+        return _entry_max(input)
+    return _entry_max_unary_out(input, out)
+
+
+# schema/native_functions.yaml:899
+def _m1_max(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_max(input, dim, keepdim, out):
+    if out is None:
+        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:911
+def _m2_max(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_max(input, other, out):
+    if out is None:
+        return _entry_max_other(input, other)
+    return _entry_max_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(('input', 'out'))),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_max, _c2_max, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
 # schema/native_functions.yaml:595
@@ -915,6 +1321,71 @@ def mean(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+
+
+# schema/native_functions.yaml:918
+def _m0_min(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_min(input, out):
+    if out is None:
+        return _entry_min(input)
+    return _entry_min_unary_out(input, out)
+
+
+# schema/native_functions.yaml:926
+def _m1_min(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_min(input, dim, keepdim, out):
+    if out is None:
+        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:938
+def _m2_min(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_min(input, other, out):
+    if out is None:
+        return _entry_min_other(input, other)
+    return _entry_min_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(('input', 'out'))),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_min, _c2_min, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
 # schema/native_functions.yaml:627
@@ -1030,6 +1501,55 @@ def neg_(input):
     return _entry_neg_(input)
 
 
+# schema/native_functions.yaml:1036
+def _m0_norm(input, p=2, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](p):
+        return (input, p, out)
+    return None
+
+
+def _c0_norm(input, p, out):
+    if out is None:
+        return _entry_norm_Scalar(input, p)
+    return _entry_norm_Scalar_out(input, p, out)
+
+
+# schema/native_functions.yaml:1042
+def _m1_norm(input, p, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar?'](p) and _F['int[1]'](dim) and _F['bool'](keepdim):
+        return (input, p, dim, keepdim, out)
+    return None
+
+
+def _c1_norm(input, p, dim, keepdim, out):
+    if out is None:
+        return _entry_norm_ScalarOpt_dim(input, p, dim, keepdim)
+    return _entry_norm_out(input, p, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_norm = (
+    (_m0_norm, _c0_norm, 2, frozenset(('input', 'out', 'p'))),
+    (_m1_norm, _c1_norm, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'p'))),
+)
+_sigs_norm = (
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+)
+
+
+def norm(*args, **kwargs):
+    """Overloads:
+    norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+    norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(norm, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_norm, args, kwargs, 'norm', _sigs_norm)
+
+
 # schema/native_functions.yaml:36
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1108,6 +1628,55 @@ def pow(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+
+
+# schema/native_functions.yaml:867
+def _m0_prod(input, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+        return (input, dtype, out)
+    return None
+
+
+def _c0_prod(input, dtype, out):
+    if out is None:
+        return _entry_prod(input, dtype)
+    return _entry_prod_out(input, dtype, out)
+
+
+# schema/native_functions.yaml:875
+def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, dim, keepdim, dtype, out)
+    return None
+
+
+def _c1_prod(input, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_prod_dim_int(input, dim, keepdim, dtype)
+    return _entry_prod_int_out(input, dim, keepdim, dtype, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype', 'input', 'out'))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
 # schema/native_functions.yaml:72
@@ -1363,6 +1932,130 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
+# schema/native_functions.yaml:972
+def _m0_std(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std(input, unbiased):
+    return _entry_std(input, unbiased)
+
+
+# schema/native_functions.yaml:977
+def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_std(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_std_dim(input, dim, unbiased, keepdim)
+    return _entry_std_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:983
+def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_correction(input, dim, correction, keepdim)
+    return _entry_std_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
+# schema/native_functions.yaml:1006
+def _m0_std_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std_mean(input, unbiased):
+    return _entry_std_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:1010
+def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std_mean(input, dim, unbiased, keepdim):
+    return _entry_std_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:1014
+def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_mean_correction(input, dim, correction, keepdim)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std_mean = (
+    (_m0_std_mean, _c0_std_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std_mean, _c1_std_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_std_mean, _c2_std_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std_mean = (
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def std_mean(*args, **kwargs):
+    """Overloads:
+    std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(std_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
+
+
 # schema/native_functions.yaml:232
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -1502,6 +2195,130 @@ def unsqueeze(input, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(input, dim)
+
+
+# schema/native_functions.yaml:953
+def _m0_var(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var(input, unbiased):
+    return _entry_var(input, unbiased)
+
+
+# schema/native_functions.yaml:958
+def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_var(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_var_dim(input, dim, unbiased, keepdim)
+    return _entry_var_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:964
+def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_correction(input, dim, correction, keepdim)
+    return _entry_var_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:991
+def _m0_var_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var_mean(input, unbiased):
+    return _entry_var_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:995
+def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var_mean(input, dim, unbiased, keepdim):
+    return _entry_var_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:999
+def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_mean_correction(input, dim, correction, keepdim)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var_mean = (
+    (_m0_var_mean, _c0_var_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var_mean, _c1_var_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_var_mean, _c2_var_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var_mean = (
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def var_mean(*args, **kwargs):
+    """Overloads:
+    var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(var_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
 # schema/native_functions.yaml:424

@@ -4600,3 +4600,1979 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:867
+prod = _Op("aten", 'prod', 'default',
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+_c_prod = prod._cache
+
+
+def _bind_prod(self, *, dtype=None):
+    return (self, dtype)
+
+
+def _entry_prod(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod, (self, dtype)) from None
+    k = _c_prod.get(ks)
+    if k is None:
+        k = prod._fill(ks)
+    return k(self, dtype)
+
+
+prod._bind = _bind_prod
+prod._entry = _entry_prod
+_aten._packet('prod')._add(prod)
+
+
+# schema/native_functions.yaml:872
+prod_out = _Op("aten", 'prod', 'out',
+    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+_c_prod_out = prod_out._cache
+
+
+def _bind_prod_out(self, *, dtype=None, out):
+    return (self, dtype, out)
+
+
+def _entry_prod_out(self, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_out, (self, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_prod_out.get(ks)
+    if k is None:
+        k = prod_out._fill(ks)
+    return k(self, dtype, out)
+
+
+prod_out._bind = _bind_prod_out
+prod_out._entry = _entry_prod_out
+_aten._packet('prod')._add(prod_out)
+
+
+# schema/native_functions.yaml:875
+prod_dim_int = _Op("aten", 'prod', 'dim_int',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
+_c_prod_dim_int = prod_dim_int._cache
+
+
+def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_prod_dim_int(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
+    k = _c_prod_dim_int.get(ks)
+    if k is None:
+        k = prod_dim_int._fill(ks)
+    return k(self, dim, keepdim, dtype)
+
+
+prod_dim_int._bind = _bind_prod_dim_int
+prod_dim_int._entry = _entry_prod_dim_int
+_aten._packet('prod')._add(prod_dim_int)
+
+
+# schema/native_functions.yaml:880
+prod_int_out = _Op("aten", 'prod', 'int_out',
+    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+_c_prod_int_out = prod_int_out._cache
+
+
+def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_prod_int_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_prod_int_out.get(ks)
+    if k is None:
+        k = prod_int_out._fill(ks)
+    return k(self, dim, keepdim, dtype, out)
+
+
+prod_int_out._bind = _bind_prod_int_out
+prod_int_out._entry = _entry_prod_int_out
+_aten._packet('prod')._add(prod_int_out)
+
+
+# schema/native_functions.yaml:883
+amin = _Op("aten", 'amin', 'default',
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_amin = amin._cache
+
+
+def _bind_amin(self, dim=(), keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_amin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin, (self, dim, keepdim)) from None
+    k = _c_amin.get(ks)
+    if k is None:
+        k = amin._fill(ks)
+    return k(self, dim, keepdim)
+
+
+amin._bind = _bind_amin
+amin._entry = _entry_amin
+_aten._packet('amin')._add(amin)
+
+
+# schema/native_functions.yaml:888
+amin_out = _Op("aten", 'amin', 'out',
+    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_amin_out = amin_out._cache
+
+
+def _bind_amin_out(self, dim=(), keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_amin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_amin_out.get(ks)
+    if k is None:
+        k = amin_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+amin_out._bind = _bind_amin_out
+amin_out._entry = _entry_amin_out
+_aten._packet('amin')._add(amin_out)
+
+
+# schema/native_functions.yaml:891
+max = _Op("aten", 'max', 'default',
+    'max(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_max = max._cache
+
+
+def _bind_max(self):
+    return (self,)
+
+
+def _entry_max(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max, (self,)) from None
+    k = _c_max.get(ks)
+    if k is None:
+        k = max._fill(ks)
+    return k(self)
+
+
+max._bind = _bind_max
+max._entry = _entry_max
+_aten._packet('max')._add(max)
+
+
+# schema/native_functions.yaml:896
+max_unary_out = _Op("aten", 'max', 'unary_out',
+    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('reduction',))
+_c_max_unary_out = max_unary_out._cache
+
+
+def _bind_max_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_max_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_max_unary_out.get(ks)
+    if k is None:
+        k = max_unary_out._fill(ks)
+    return k(self, out)
+
+
+max_unary_out._bind = _bind_max_unary_out
+max_unary_out._entry = _entry_max_unary_out
+_aten._packet('max')._add(max_unary_out)
+
+
+# schema/native_functions.yaml:899
+max_dim = _Op("aten", 'max', 'dim',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_max_dim = max_dim._cache
+
+
+def _bind_max_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_max_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim, (self, dim, keepdim)) from None
+    k = _c_max_dim.get(ks)
+    if k is None:
+        k = max_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+max_dim._bind = _bind_max_dim
+max_dim._entry = _entry_max_dim
+_aten._packet('max')._add(max_dim)
+
+
+# schema/native_functions.yaml:906
+max_dim_max = _Op("aten", 'max', 'dim_max',
+    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+_c_max_dim_max = max_dim_max._cache
+
+
+def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    return (self, dim, keepdim, max, max_values)
+
+
+def _entry_max_dim_max(self, dim, keepdim, max, max_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
+    if not max._ks & _ADINPLACE:
+        _inplace_on_inference(max)
+    if not max_values._ks & _ADINPLACE:
+        _inplace_on_inference(max_values)
+    k = _c_max_dim_max.get(ks)
+    if k is None:
+        k = max_dim_max._fill(ks)
+    return k(self, dim, keepdim, max, max_values)
+
+
+max_dim_max._bind = _bind_max_dim_max
+max_dim_max._entry = _entry_max_dim_max
+_aten._packet('max')._add(max_dim_max)
+
+
+# schema/native_functions.yaml:911
+max_other = _Op("aten", 'max', 'other',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_max_other = max_other._cache
+
+
+def _bind_max_other(self, other):
+    return (self, other)
+
+
+def _entry_max_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_other, (self, other)) from None
+    k = _c_max_other.get(ks)
+    if k is None:
+        k = max_other._fill(ks)
+    return k(self, other)
+
+
+max_other._bind = _bind_max_other
+max_other._entry = _entry_max_other
+_aten._packet('max')._add(max_other)
+
+
+# schema/native_functions.yaml:916
+max_out = _Op("aten", 'max', 'out',
+    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_max_out = max_out._cache
+
+
+def _bind_max_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_max_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_max_out.get(ks)
+    if k is None:
+        k = max_out._fill(ks)
+    return k(self, other, out)
+
+
+max_out._bind = _bind_max_out
+max_out._entry = _entry_max_out
+_aten._packet('max')._add(max_out)
+
+
+# schema/native_functions.yaml:918
+min = _Op("aten", 'min', 'default',
+    'min(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_min = min._cache
+
+
+def _bind_min(self):
+    return (self,)
+
+
+def _entry_min(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min, (self,)) from None
+    k = _c_min.get(ks)
+    if k is None:
+        k = min._fill(ks)
+    return k(self)
+
+
+min._bind = _bind_min
+min._entry = _entry_min
+_aten._packet('min')._add(min)
+
+
+# schema/native_functions.yaml:923
+min_unary_out = _Op("aten", 'min', 'unary_out',
+    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('reduction',))
+_c_min_unary_out = min_unary_out._cache
+
+
+def _bind_min_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_min_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_min_unary_out.get(ks)
+    if k is None:
+        k = min_unary_out._fill(ks)
+    return k(self, out)
+
+
+min_unary_out._bind = _bind_min_unary_out
+min_unary_out._entry = _entry_min_unary_out
+_aten._packet('min')._add(min_unary_out)
+
+
+# schema/native_functions.yaml:926
+min_dim = _Op("aten", 'min', 'dim',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_min_dim = min_dim._cache
+
+
+def _bind_min_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_min_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim, (self, dim, keepdim)) from None
+    k = _c_min_dim.get(ks)
+    if k is None:
+        k = min_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+min_dim._bind = _bind_min_dim
+min_dim._entry = _entry_min_dim
+_aten._packet('min')._add(min_dim)
+
+
+# schema/native_functions.yaml:933
+min_dim_min = _Op("aten", 'min', 'dim_min',
+    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+_c_min_dim_min = min_dim_min._cache
+
+
+def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    return (self, dim, keepdim, min, min_indices)
+
+
+def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
+    if not min._ks & _ADINPLACE:
+        _inplace_on_inference(min)
+    if not min_indices._ks & _ADINPLACE:
+        _inplace_on_inference(min_indices)
+    k = _c_min_dim_min.get(ks)
+    if k is None:
+        k = min_dim_min._fill(ks)
+    return k(self, dim, keepdim, min, min_indices)
+
+
+min_dim_min._bind = _bind_min_dim_min
+min_dim_min._entry = _entry_min_dim_min
+_aten._packet('min')._add(min_dim_min)
+
+
+# schema/native_functions.yaml:938
+min_other = _Op("aten", 'min', 'other',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_min_other = min_other._cache
+
+
+def _bind_min_other(self, other):
+    return (self, other)
+
+
+def _entry_min_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_other, (self, other)) from None
+    k = _c_min_other.get(ks)
+    if k is None:
+        k = min_other._fill(ks)
+    return k(self, other)
+
+
+min_other._bind = _bind_min_other
+min_other._entry = _entry_min_other
+_aten._packet('min')._add(min_other)
+
+
+# schema/native_functions.yaml:943
+min_out = _Op("aten", 'min', 'out',
+    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_min_out = min_out._cache
+
+
+def _bind_min_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_min_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_min_out.get(ks)
+    if k is None:
+        k = min_out._fill(ks)
+    return k(self, other, out)
+
+
+min_out._bind = _bind_min_out
+min_out._entry = _entry_min_out
+_aten._packet('min')._add(min_out)
+
+
+# schema/native_functions.yaml:945
+argmin = _Op("aten", 'argmin', 'default',
+    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_argmin = argmin._cache
+
+
+def _bind_argmin(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_argmin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin, (self, dim, keepdim)) from None
+    k = _c_argmin.get(ks)
+    if k is None:
+        k = argmin._fill(ks)
+    return k(self, dim, keepdim)
+
+
+argmin._bind = _bind_argmin
+argmin._entry = _entry_argmin
+_aten._packet('argmin')._add(argmin)
+
+
+# schema/native_functions.yaml:950
+argmin_out = _Op("aten", 'argmin', 'out',
+    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_argmin_out = argmin_out._cache
+
+
+def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_argmin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_argmin_out.get(ks)
+    if k is None:
+        k = argmin_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+argmin_out._bind = _bind_argmin_out
+argmin_out._entry = _entry_argmin_out
+_aten._packet('argmin')._add(argmin_out)
+
+
+# schema/native_functions.yaml:953
+var = _Op("aten", 'var', 'default',
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_var = var._cache
+
+
+def _bind_var(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var, (self, unbiased)) from None
+    k = _c_var.get(ks)
+    if k is None:
+        k = var._fill(ks)
+    return k(self, unbiased)
+
+
+var._bind = _bind_var
+var._entry = _entry_var
+_aten._packet('var')._add(var)
+
+
+# schema/native_functions.yaml:958
+var_dim = _Op("aten", 'var', 'dim',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_dim = var_dim._cache
+
+
+def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_var_dim.get(ks)
+    if k is None:
+        k = var_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+var_dim._bind = _bind_var_dim
+var_dim._entry = _entry_var_dim
+_aten._packet('var')._add(var_dim)
+
+
+# schema/native_functions.yaml:962
+var_out = _Op("aten", 'var', 'out',
+    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_var_out = var_out._cache
+
+
+def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_var_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_var_out.get(ks)
+    if k is None:
+        k = var_out._fill(ks)
+    return k(self, dim, unbiased, keepdim, out)
+
+
+var_out._bind = _bind_var_out
+var_out._entry = _entry_var_out
+_aten._packet('var')._add(var_out)
+
+
+# schema/native_functions.yaml:964
+var_correction = _Op("aten", 'var', 'correction',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_var_correction = var_correction._cache
+
+
+def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
+    k = _c_var_correction.get(ks)
+    if k is None:
+        k = var_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+var_correction._bind = _bind_var_correction
+var_correction._entry = _entry_var_correction
+_aten._packet('var')._add(var_correction)
+
+
+# schema/native_functions.yaml:969
+var_correction_out = _Op("aten", 'var', 'correction_out',
+    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_var_correction_out = var_correction_out._cache
+
+
+def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_var_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_var_correction_out.get(ks)
+    if k is None:
+        k = var_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out)
+
+
+var_correction_out._bind = _bind_var_correction_out
+var_correction_out._entry = _entry_var_correction_out
+_aten._packet('var')._add(var_correction_out)
+
+
+# schema/native_functions.yaml:972
+std = _Op("aten", 'std', 'default',
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_std = std._cache
+
+
+def _bind_std(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std, (self, unbiased)) from None
+    k = _c_std.get(ks)
+    if k is None:
+        k = std._fill(ks)
+    return k(self, unbiased)
+
+
+std._bind = _bind_std
+std._entry = _entry_std
+_aten._packet('std')._add(std)
+
+
+# schema/native_functions.yaml:977
+std_dim = _Op("aten", 'std', 'dim',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_dim = std_dim._cache
+
+
+def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_std_dim.get(ks)
+    if k is None:
+        k = std_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+std_dim._bind = _bind_std_dim
+std_dim._entry = _entry_std_dim
+_aten._packet('std')._add(std_dim)
+
+
+# schema/native_functions.yaml:981
+std_out = _Op("aten", 'std', 'out',
+    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_std_out = std_out._cache
+
+
+def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_std_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_std_out.get(ks)
+    if k is None:
+        k = std_out._fill(ks)
+    return k(self, dim, unbiased, keepdim, out)
+
+
+std_out._bind = _bind_std_out
+std_out._entry = _entry_std_out
+_aten._packet('std')._add(std_out)
+
+
+# schema/native_functions.yaml:983
+std_correction = _Op("aten", 'std', 'correction',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_std_correction = std_correction._cache
+
+
+def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
+    k = _c_std_correction.get(ks)
+    if k is None:
+        k = std_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+std_correction._bind = _bind_std_correction
+std_correction._entry = _entry_std_correction
+_aten._packet('std')._add(std_correction)
+
+
+# schema/native_functions.yaml:988
+std_correction_out = _Op("aten", 'std', 'correction_out',
+    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_std_correction_out = std_correction_out._cache
+
+
+def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_std_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_std_correction_out.get(ks)
+    if k is None:
+        k = std_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out)
+
+
+std_correction_out._bind = _bind_std_correction_out
+std_correction_out._entry = _entry_std_correction_out
+_aten._packet('std')._add(std_correction_out)
+
+
+# schema/native_functions.yaml:991
+var_mean = _Op("aten", 'var_mean', 'default',
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_var_mean = var_mean._cache
+
+
+def _bind_var_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean, (self, unbiased)) from None
+    k = _c_var_mean.get(ks)
+    if k is None:
+        k = var_mean._fill(ks)
+    return k(self, unbiased)
+
+
+var_mean._bind = _bind_var_mean
+var_mean._entry = _entry_var_mean
+_aten._packet('var_mean')._add(var_mean)
+
+
+# schema/native_functions.yaml:995
+var_mean_dim = _Op("aten", 'var_mean', 'dim',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_mean_dim = var_mean_dim._cache
+
+
+def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_var_mean_dim.get(ks)
+    if k is None:
+        k = var_mean_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+var_mean_dim._bind = _bind_var_mean_dim
+var_mean_dim._entry = _entry_var_mean_dim
+_aten._packet('var_mean')._add(var_mean_dim)
+
+
+# schema/native_functions.yaml:999
+var_mean_correction = _Op("aten", 'var_mean', 'correction',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_var_mean_correction = var_mean_correction._cache
+
+
+def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
+    k = _c_var_mean_correction.get(ks)
+    if k is None:
+        k = var_mean_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+var_mean_correction._bind = _bind_var_mean_correction
+var_mean_correction._entry = _entry_var_mean_correction
+_aten._packet('var_mean')._add(var_mean_correction)
+
+
+# schema/native_functions.yaml:1003
+var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
+    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_var_mean_correction_out = var_mean_correction_out._cache
+
+
+def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    k = _c_var_mean_correction_out.get(ks)
+    if k is None:
+        k = var_mean_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out0, out1)
+
+
+var_mean_correction_out._bind = _bind_var_mean_correction_out
+var_mean_correction_out._entry = _entry_var_mean_correction_out
+_aten._packet('var_mean')._add(var_mean_correction_out)
+
+
+# schema/native_functions.yaml:1006
+std_mean = _Op("aten", 'std_mean', 'default',
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_std_mean = std_mean._cache
+
+
+def _bind_std_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean, (self, unbiased)) from None
+    k = _c_std_mean.get(ks)
+    if k is None:
+        k = std_mean._fill(ks)
+    return k(self, unbiased)
+
+
+std_mean._bind = _bind_std_mean
+std_mean._entry = _entry_std_mean
+_aten._packet('std_mean')._add(std_mean)
+
+
+# schema/native_functions.yaml:1010
+std_mean_dim = _Op("aten", 'std_mean', 'dim',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_mean_dim = std_mean_dim._cache
+
+
+def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_std_mean_dim.get(ks)
+    if k is None:
+        k = std_mean_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+std_mean_dim._bind = _bind_std_mean_dim
+std_mean_dim._entry = _entry_std_mean_dim
+_aten._packet('std_mean')._add(std_mean_dim)
+
+
+# schema/native_functions.yaml:1014
+std_mean_correction = _Op("aten", 'std_mean', 'correction',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_std_mean_correction = std_mean_correction._cache
+
+
+def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
+    k = _c_std_mean_correction.get(ks)
+    if k is None:
+        k = std_mean_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+std_mean_correction._bind = _bind_std_mean_correction
+std_mean_correction._entry = _entry_std_mean_correction
+_aten._packet('std_mean')._add(std_mean_correction)
+
+
+# schema/native_functions.yaml:1018
+std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
+    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_std_mean_correction_out = std_mean_correction_out._cache
+
+
+def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    k = _c_std_mean_correction_out.get(ks)
+    if k is None:
+        k = std_mean_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out0, out1)
+
+
+std_mean_correction_out._bind = _bind_std_mean_correction_out
+std_mean_correction_out._entry = _entry_std_mean_correction_out
+_aten._packet('std_mean')._add(std_mean_correction_out)
+
+
+# schema/native_functions.yaml:1021
+logsumexp = _Op("aten", 'logsumexp', 'default',
+    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_logsumexp = logsumexp._cache
+
+
+def _bind_logsumexp(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_logsumexp(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
+    k = _c_logsumexp.get(ks)
+    if k is None:
+        k = logsumexp._fill(ks)
+    return k(self, dim, keepdim)
+
+
+logsumexp._bind = _bind_logsumexp
+logsumexp._entry = _entry_logsumexp
+_aten._packet('logsumexp')._add(logsumexp)
+
+
+# schema/native_functions.yaml:1026
+logsumexp_out = _Op("aten", 'logsumexp', 'out',
+    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_logsumexp_out = logsumexp_out._cache
+
+
+def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_logsumexp_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logsumexp_out.get(ks)
+    if k is None:
+        k = logsumexp_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+logsumexp_out._bind = _bind_logsumexp_out
+logsumexp_out._entry = _entry_logsumexp_out
+_aten._packet('logsumexp')._add(logsumexp_out)
+
+
+# schema/native_functions.yaml:1029
+linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
+_c_linalg_vector_norm = linalg_vector_norm._cache
+
+
+def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
+    k = _c_linalg_vector_norm.get(ks)
+    if k is None:
+        k = linalg_vector_norm._fill(ks)
+    return k(self, ord, dim, keepdim, dtype)
+
+
+linalg_vector_norm._bind = _bind_linalg_vector_norm
+linalg_vector_norm._entry = _entry_linalg_vector_norm
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
+
+
+# schema/native_functions.yaml:1033
+linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
+    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
+_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
+
+
+def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_linalg_vector_norm_out.get(ks)
+    if k is None:
+        k = linalg_vector_norm_out._fill(ks)
+    return k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
+linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
+
+
+# schema/native_functions.yaml:1036
+norm_Scalar = _Op("aten", 'norm', 'Scalar',
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_norm_Scalar = norm_Scalar._cache
+
+
+def _bind_norm_Scalar(self, p=2):
+    return (self, p)
+
+
+def _entry_norm_Scalar(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar, (self, p)) from None
+    k = _c_norm_Scalar.get(ks)
+    if k is None:
+        k = norm_Scalar._fill(ks)
+    return k(self, p)
+
+
+norm_Scalar._bind = _bind_norm_Scalar
+norm_Scalar._entry = _entry_norm_Scalar
+_aten._packet('norm')._add(norm_Scalar)
+
+
+# schema/native_functions.yaml:1040
+norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
+    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_norm_Scalar_out = norm_Scalar_out._cache
+
+
+def _bind_norm_Scalar_out(self, p=2, *, out):
+    return (self, p, out)
+
+
+def _entry_norm_Scalar_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_norm_Scalar_out.get(ks)
+    if k is None:
+        k = norm_Scalar_out._fill(ks)
+    return k(self, p, out)
+
+
+norm_Scalar_out._bind = _bind_norm_Scalar_out
+norm_Scalar_out._entry = _entry_norm_Scalar_out
+_aten._packet('norm')._add(norm_Scalar_out)
+
+
+# schema/native_functions.yaml:1042
+norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
+_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
+
+
+def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return (self, p, dim, keepdim)
+
+
+def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
+    k = _c_norm_ScalarOpt_dim.get(ks)
+    if k is None:
+        k = norm_ScalarOpt_dim._fill(ks)
+    return k(self, p, dim, keepdim)
+
+
+norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
+norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
+_aten._packet('norm')._add(norm_ScalarOpt_dim)
+
+
+# schema/native_functions.yaml:1046
+norm_out = _Op("aten", 'norm', 'out',
+    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
+_c_norm_out = norm_out._cache
+
+
+def _bind_norm_out(self, p, dim, keepdim=False, *, out):
+    return (self, p, dim, keepdim, out)
+
+
+def _entry_norm_out(self, p, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_norm_out.get(ks)
+    if k is None:
+        k = norm_out._fill(ks)
+    return k(self, p, dim, keepdim, out)
+
+
+norm_out._bind = _bind_norm_out
+norm_out._entry = _entry_norm_out
+_aten._packet('norm')._add(norm_out)
+
+
+# schema/native_functions.yaml:1048
+all = _Op("aten", 'all', 'default',
+    'all(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_all = all._cache
+
+
+def _bind_all(self):
+    return (self,)
+
+
+def _entry_all(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all, (self,)) from None
+    k = _c_all.get(ks)
+    if k is None:
+        k = all._fill(ks)
+    return k(self)
+
+
+all._bind = _bind_all
+all._entry = _entry_all
+_aten._packet('all')._add(all)
+
+
+# schema/native_functions.yaml:1053
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('reduction',))
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_all_out.get(ks)
+    if k is None:
+        k = all_all_out._fill(ks)
+    return k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml:1056
+all_dim = _Op("aten", 'all', 'dim',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dim = all_dim._cache
+
+
+def _bind_all_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dim, (self, dim, keepdim)) from None
+    k = _c_all_dim.get(ks)
+    if k is None:
+        k = all_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+all_dim._bind = _bind_all_dim
+all_dim._entry = _entry_all_dim
+_aten._packet('all')._add(all_dim)
+
+
+# schema/native_functions.yaml:1061
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_out.get(ks)
+    if k is None:
+        k = all_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml:1064
+all_dims = _Op("aten", 'all', 'dims',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dims = all_dims._cache
+
+
+def _bind_all_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims, (self, dim, keepdim)) from None
+    k = _c_all_dims.get(ks)
+    if k is None:
+        k = all_dims._fill(ks)
+    return k(self, dim, keepdim)
+
+
+all_dims._bind = _bind_all_dims
+all_dims._entry = _entry_all_dims
+_aten._packet('all')._add(all_dims)
+
+
+# schema/native_functions.yaml:1069
+all_dims_out = _Op("aten", 'all', 'dims_out',
+    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_all_dims_out = all_dims_out._cache
+
+
+def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_dims_out.get(ks)
+    if k is None:
+        k = all_dims_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+all_dims_out._bind = _bind_all_dims_out
+all_dims_out._entry = _entry_all_dims_out
+_aten._packet('all')._add(all_dims_out)
+
+
+# schema/native_functions.yaml:1072
+any = _Op("aten", 'any', 'default',
+    'any(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_any = any._cache
+
+
+def _bind_any(self):
+    return (self,)
+
+
+def _entry_any(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any, (self,)) from None
+    k = _c_any.get(ks)
+    if k is None:
+        k = any._fill(ks)
+    return k(self)
+
+
+any._bind = _bind_any
+any._entry = _entry_any
+_aten._packet('any')._add(any)
+
+
+# schema/native_functions.yaml:1077
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('reduction',))
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_all_out.get(ks)
+    if k is None:
+        k = any_all_out._fill(ks)
+    return k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml:1080
+any_dim = _Op("aten", 'any', 'dim',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dim = any_dim._cache
+
+
+def _bind_any_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dim, (self, dim, keepdim)) from None
+    k = _c_any_dim.get(ks)
+    if k is None:
+        k = any_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+any_dim._bind = _bind_any_dim
+any_dim._entry = _entry_any_dim
+_aten._packet('any')._add(any_dim)
+
+
+# schema/native_functions.yaml:1085
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_out.get(ks)
+    if k is None:
+        k = any_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml:1088
+any_dims = _Op("aten", 'any', 'dims',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dims = any_dims._cache
+
+
+def _bind_any_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims, (self, dim, keepdim)) from None
+    k = _c_any_dims.get(ks)
+    if k is None:
+        k = any_dims._fill(ks)
+    return k(self, dim, keepdim)
+
+
+any_dims._bind = _bind_any_dims
+any_dims._entry = _entry_any_dims
+_aten._packet('any')._add(any_dims)
+
+
+# schema/native_functions.yaml:1093
+any_dims_out = _Op("aten", 'any', 'dims_out',
+    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_any_dims_out = any_dims_out._cache
+
+
+def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_dims_out.get(ks)
+    if k is None:
+        k = any_dims_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+any_dims_out._bind = _bind_any_dims_out
+any_dims_out._entry = _entry_any_dims_out
+_aten._packet('any')._add(any_dims_out)
+
+
+# schema/native_functions.yaml:1096
+cumsum = _Op("aten", 'cumsum', 'default',
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=('core',))
+_c_cumsum = cumsum._cache
+
+
+def _bind_cumsum(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum, (self, dim, dtype)) from None
+    k = _c_cumsum.get(ks)
+    if k is None:
+        k = cumsum._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumsum._bind = _bind_cumsum
+cumsum._entry = _entry_cumsum
+_aten._packet('cumsum')._add(cumsum)
+
+
+# schema/native_functions.yaml:1101
+cumsum_out = _Op("aten", 'cumsum', 'out',
+    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+_c_cumsum_out = cumsum_out._cache
+
+
+def _bind_cumsum_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumsum_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cumsum_out.get(ks)
+    if k is None:
+        k = cumsum_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+cumsum_out._bind = _bind_cumsum_out
+cumsum_out._entry = _entry_cumsum_out
+_aten._packet('cumsum')._add(cumsum_out)
+
+
+# schema/native_functions.yaml:1104
+cumsum_ = _Op("aten", 'cumsum_', 'default',
+    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumsum_ = cumsum_._cache
+
+
+def _bind_cumsum_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cumsum_.get(ks)
+    if k is None:
+        k = cumsum_._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumsum_._bind = _bind_cumsum_
+cumsum_._entry = _entry_cumsum_
+_aten._packet('cumsum_')._add(cumsum_)
+
+
+# schema/native_functions.yaml:1110
+cumprod = _Op("aten", 'cumprod', 'default',
+    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod = cumprod._cache
+
+
+def _bind_cumprod(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod, (self, dim, dtype)) from None
+    k = _c_cumprod.get(ks)
+    if k is None:
+        k = cumprod._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumprod._bind = _bind_cumprod
+cumprod._entry = _entry_cumprod
+_aten._packet('cumprod')._add(cumprod)
+
+
+# schema/native_functions.yaml:1115
+cumprod_out = _Op("aten", 'cumprod', 'out',
+    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
+_c_cumprod_out = cumprod_out._cache
+
+
+def _bind_cumprod_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumprod_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cumprod_out.get(ks)
+    if k is None:
+        k = cumprod_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+cumprod_out._bind = _bind_cumprod_out
+cumprod_out._entry = _entry_cumprod_out
+_aten._packet('cumprod')._add(cumprod_out)
+
+
+# schema/native_functions.yaml:1117
+cumprod_ = _Op("aten", 'cumprod_', 'default',
+    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod_ = cumprod_._cache
+
+
+def _bind_cumprod_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cumprod_.get(ks)
+    if k is None:
+        k = cumprod_._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumprod_._bind = _bind_cumprod_
+cumprod_._entry = _entry_cumprod_
+_aten._packet('cumprod_')._add(cumprod_)
+
+
+# schema/native_functions.yaml:1123
+count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
+
+
+def _bind_count_nonzero_dim_IntList(self, dim):
+    return (self, dim)
+
+
+def _entry_count_nonzero_dim_IntList(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
+    k = _c_count_nonzero_dim_IntList.get(ks)
+    if k is None:
+        k = count_nonzero_dim_IntList._fill(ks)
+    return k(self, dim)
+
+
+count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
+count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
+
+
+# schema/native_functions.yaml:1128
+count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
+    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
+
+
+def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_dim_IntList_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if k is None:
+        k = count_nonzero_dim_IntList_out._fill(ks)
+    return k(self, dim, out)
+
+
+count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
+count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
+
+
+# schema/native_functions.yaml:1130
+count_nonzero = _Op("aten", 'count_nonzero', 'default',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero = count_nonzero._cache
+
+
+def _bind_count_nonzero(self, dim=None):
+    return (self, dim)
+
+
+def _entry_count_nonzero(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero, (self, dim)) from None
+    k = _c_count_nonzero.get(ks)
+    if k is None:
+        k = count_nonzero._fill(ks)
+    return k(self, dim)
+
+
+count_nonzero._bind = _bind_count_nonzero
+count_nonzero._entry = _entry_count_nonzero
+_aten._packet('count_nonzero')._add(count_nonzero)
+
+
+# schema/native_functions.yaml:1135
+count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
+    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_out = count_nonzero_out._cache
+
+
+def _bind_count_nonzero_out(self, dim=None, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_count_nonzero_out.get(ks)
+    if k is None:
+        k = count_nonzero_out._fill(ks)
+    return k(self, dim, out)
+
+
+count_nonzero_out._bind = _bind_count_nonzero_out
+count_nonzero_out._entry = _entry_count_nonzero_out
+_aten._packet('count_nonzero')._add(count_nonzero_out)

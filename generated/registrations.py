@@ -7,10 +7,12 @@ from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
@@ -651,3 +653,267 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:867
+_o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('Meta', _meta_reduction.prod)
+
+# schema/native_functions.yaml:872
+_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
+_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:875
+_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
+
+# schema/native_functions.yaml:880
+_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
+_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:883
+_o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('Meta', _meta_reduction.amin)
+
+# schema/native_functions.yaml:888
+_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
+_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:891
+_o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('Meta', _meta_reduction.max_all)
+
+# schema/native_functions.yaml:896
+_o.max_unary_out.register('CompositeExplicitAutograd', _autogen_out(_o.max))
+_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:899
+_o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('Meta', _meta_reduction.max_dim)
+
+# schema/native_functions.yaml:906
+_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:911
+_o.max_other.register('CPU', _cpu_reduction.max_other)
+_o.max_other.register('Meta', _meta_reduction.max_other)
+
+# schema/native_functions.yaml:916
+_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
+_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:918
+_o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('Meta', _meta_reduction.min_all)
+
+# schema/native_functions.yaml:923
+_o.min_unary_out.register('CompositeExplicitAutograd', _autogen_out(_o.min))
+_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:926
+_o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('Meta', _meta_reduction.min_dim)
+
+# schema/native_functions.yaml:933
+_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:938
+_o.min_other.register('CPU', _cpu_reduction.min_other)
+_o.min_other.register('Meta', _meta_reduction.min_other)
+
+# schema/native_functions.yaml:943
+_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
+_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:945
+_o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('Meta', _meta_reduction.argmin)
+
+# schema/native_functions.yaml:950
+_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
+_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:953
+_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
+
+# schema/native_functions.yaml:958
+_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
+
+# schema/native_functions.yaml:962
+_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
+_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:964
+_o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('Meta', _meta_reduction.var_correction)
+
+# schema/native_functions.yaml:969
+_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
+_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:972
+_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
+
+# schema/native_functions.yaml:977
+_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
+
+# schema/native_functions.yaml:981
+_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
+_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:983
+_o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('Meta', _meta_reduction.std_correction)
+
+# schema/native_functions.yaml:988
+_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
+_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:991
+_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
+
+# schema/native_functions.yaml:995
+_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
+
+# schema/native_functions.yaml:999
+_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
+
+# schema/native_functions.yaml:1003
+_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
+_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:1006
+_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
+
+# schema/native_functions.yaml:1010
+_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
+
+# schema/native_functions.yaml:1014
+_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
+
+# schema/native_functions.yaml:1018
+_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
+_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:1021
+_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
+
+# schema/native_functions.yaml:1026
+_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
+_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1029
+_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
+
+# schema/native_functions.yaml:1033
+_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
+_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1036
+_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
+
+# schema/native_functions.yaml:1040
+_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
+_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1042
+_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
+
+# schema/native_functions.yaml:1046
+_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
+_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1048
+_o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:1053
+_o.all_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all))
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1056
+_o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:1061
+_o.all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dim))
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1064
+_o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:1069
+_o.all_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dims))
+_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1072
+_o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:1077
+_o.any_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.any))
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1080
+_o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:1085
+_o.any_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dim))
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1088
+_o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:1093
+_o.any_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dims))
+_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1096
+_o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:1101
+_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
+_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1104
+_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
+_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1110
+_o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:1115
+_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
+_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1117
+_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
+_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1123
+_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:1128
+_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
+_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1130
+_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:1135
+_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
+_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)

@@ -10,6 +10,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
@@ -22,13 +23,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_as_strided,
     _entry_bmm,
     _entry_bmm_out,
@@ -43,6 +60,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_contiguous,
     _entry_copy_,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -79,10 +106,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
     _entry_log,
     _entry_log_,
     _entry_log_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -91,9 +122,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
+    _entry_max_unary_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
@@ -114,6 +157,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -122,6 +169,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -143,6 +194,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
@@ -164,6 +224,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -173,6 +242,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros,
     _entry_zeros_like,
 )
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
 
 
 # schema/native_functions.yaml:203
@@ -225,6 +298,65 @@ def alias(self):
     return _entry_alias(self)
 
 
+# schema/native_functions.yaml:1048
+def _m0_all(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_all(self):
+    return _entry_all(self)
+
+
+# schema/native_functions.yaml:1056
+def _m1_all(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_all(self, dim, keepdim):
+    return _entry_all_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1064
+def _m2_all(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_all(self, dim, keepdim):
+    return _entry_all_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(())),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+
+
 # schema/native_functions.yaml:610
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
@@ -235,6 +367,75 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
+# schema/native_functions.yaml:883
+def amin(self, dim=(), keepdim=False):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_amin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1072
+def _m0_any(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_any(self):
+    return _entry_any(self)
+
+
+# schema/native_functions.yaml:1080
+def _m1_any(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_any(self, dim, keepdim):
+    return _entry_any_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1088
+def _m2_any(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_any(self, dim, keepdim):
+    return _entry_any_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(())),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+
+
 # schema/native_functions.yaml:618
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
@@ -243,6 +444,16 @@ def argmax(self, dim=None, keepdim=False):
         if r is not _NO:
             return r
     return _entry_argmax(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:945
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_argmin(self, dim, keepdim)
 
 
 # schema/native_functions.yaml:688
@@ -358,6 +569,92 @@ def copy_(self, src, non_blocking=False):
         if r is not _NO:
             return r
     return _entry_copy_(self, src, non_blocking)
+
+
+# schema/native_functions.yaml:1123
+def _m0_count_nonzero(self, *dim):
+    dim = _ivar(dim)
+    if _F['Tensor'](self) and _F['int[]'](dim):
+        return (self, dim)
+    return None
+
+
+def _c0_count_nonzero(self, dim):
+    return _entry_count_nonzero_dim_IntList(self, dim)
+
+
+# schema/native_functions.yaml:1130
+def _m1_count_nonzero(self, dim=None):
+    if _F['Tensor'](self) and _F['int?'](dim):
+        return (self, dim)
+    return None
+
+
+def _c1_count_nonzero(self, dim):
+    return _entry_count_nonzero(self, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(())),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim',))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:1110
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1117
+def cumprod_(self, dim, *, dtype=None):
+    """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1096
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1104
+def cumsum_(self, dim, *, dtype=None):
+    """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum_(self, dim, dtype)
 
 
 # schema/native_functions.yaml:823
@@ -656,6 +953,16 @@ def log_(self):
     return _entry_log_(self)
 
 
+# schema/native_functions.yaml:1021
+def logsumexp(self, dim, keepdim=False):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_logsumexp(self, dim, keepdim)
+
+
 # schema/native_functions.yaml:378
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -694,6 +1001,65 @@ def matmul(self, other):
         if r is not _NO:
             return r
     return _entry_matmul(self, other)
+
+
+# schema/native_functions.yaml:891
+def _m0_max(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_max(self):
+    return _entry_max(self)
+
+
+# schema/native_functions.yaml:899
+def _m1_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:911
+def _m2_max(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_max(self, other):
+    return _entry_max_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(())),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_max, _c2_max, 2, frozenset(('other',))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
 # schema/native_functions.yaml:595
@@ -739,6 +1105,65 @@ def mean(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+
+
+# schema/native_functions.yaml:918
+def _m0_min(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_min(self):
+    return _entry_min(self)
+
+
+# schema/native_functions.yaml:926
+def _m1_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:938
+def _m2_min(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_min(self, other):
+    return _entry_min_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(())),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_min, _c2_min, 2, frozenset(('other',))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
 # schema/native_functions.yaml:627
@@ -914,6 +1339,51 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:1036
+def _m0_norm(self, p=2):
+    if _F['Tensor'](self) and _F['Scalar'](p):
+        return (self, p)
+    return None
+
+
+def _c0_norm(self, p):
+    return _entry_norm_Scalar(self, p)
+
+
+# schema/native_functions.yaml:1042
+def _m1_norm(self, p, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['Scalar?'](p) and _F['int[1]'](dim) and _F['bool'](keepdim):
+        return (self, p, dim, keepdim)
+    return None
+
+
+def _c1_norm(self, p, dim, keepdim):
+    return _entry_norm_ScalarOpt_dim(self, p, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_norm = (
+    (_m0_norm, _c0_norm, 2, frozenset(('p',))),
+    (_m1_norm, _c1_norm, 4, frozenset(('dim', 'keepdim', 'p'))),
+)
+_sigs_norm = (
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+)
+
+
+def norm(*args, **kwargs):
+    """Overloads:
+    norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+    norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(norm, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_norm, args, kwargs, 'norm', _sigs_norm)
+
+
 # schema/native_functions.yaml:694
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
@@ -943,6 +1413,51 @@ def pow_(self, exponent):
         if r is not _NO:
             return r
     return _entry_pow__Tensor(self, exponent)
+
+
+# schema/native_functions.yaml:867
+def _m0_prod(self, *, dtype=None):
+    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+        return (self, dtype)
+    return None
+
+
+def _c0_prod(self, dtype):
+    return _entry_prod(self, dtype)
+
+
+# schema/native_functions.yaml:875
+def _m1_prod(self, dim, keepdim=False, *, dtype=None):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (self, dim, keepdim, dtype)
+    return None
+
+
+def _c1_prod(self, dim, keepdim, dtype):
+    return _entry_prod_dim_int(self, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype',))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
 # schema/native_functions.yaml:528
@@ -1141,6 +1656,65 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
+# schema/native_functions.yaml:972
+def _m0_std(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_std(self, unbiased):
+    return _entry_std(self, unbiased)
+
+
+# schema/native_functions.yaml:977
+def _m1_std(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std(self, dim, unbiased, keepdim):
+    return _entry_std_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:983
+def _m2_std(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_std(self, dim, correction, keepdim):
+    return _entry_std_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('unbiased',))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
 # schema/native_functions.yaml:232
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -1274,6 +1848,65 @@ def unsqueeze(self, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(self, dim)
+
+
+# schema/native_functions.yaml:953
+def _m0_var(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_var(self, unbiased):
+    return _entry_var(self, unbiased)
+
+
+# schema/native_functions.yaml:958
+def _m1_var(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var(self, dim, unbiased, keepdim):
+    return _entry_var_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:964
+def _m2_var(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_var(self, dim, correction, keepdim):
+    return _entry_var_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('unbiased',))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
 # schema/native_functions.yaml:661
@@ -1602,8 +2235,12 @@ METHODS = {
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
+    'all': all,
     'amax': amax,
+    'amin': amin,
+    'any': any,
     'argmax': argmax,
+    'argmin': argmin,
     'as_strided': as_strided,
     'bmm': bmm,
     'chunk': chunk,
@@ -1612,6 +2249,11 @@ METHODS = {
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'count_nonzero': count_nonzero,
+    'cumprod': cumprod,
+    'cumprod_': cumprod_,
+    'cumsum': cumsum,
+    'cumsum_': cumsum_,
     'detach': detach,
     'diagonal': diagonal,
     'div': div,
@@ -1631,11 +2273,14 @@ METHODS = {
     'le': le,
     'log': log,
     'log_': log_,
+    'logsumexp': logsumexp,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'matmul': matmul,
+    'max': max,
     'mean': mean,
+    'min': min,
     'mm': mm,
     'movedim': movedim,
     'mul': mul,
@@ -1649,9 +2294,11 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'norm': norm,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'prod': prod,
     'relu': relu,
     'relu_': relu_,
     'reshape': reshape,
@@ -1663,6 +2310,7 @@ METHODS = {
     'split': split,
     'split_with_sizes': split_with_sizes,
     'squeeze': squeeze,
+    'std': std,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
@@ -1673,6 +2321,7 @@ METHODS = {
     'unbind': unbind,
     'unflatten': unflatten,
     'unsqueeze': unsqueeze,
+    'var': var,
     'view': view,
     'view_as': view_as,
     'where': where,
