@@ -303,7 +303,6 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
-    'norm',
     'ones',
     'ones_like',
     'permute',
@@ -405,7 +404,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:1048
+# schema/native_functions.yaml:1050
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -418,7 +417,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:1056
+# schema/native_functions.yaml:1058
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -431,7 +430,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1066
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -494,7 +493,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1074
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -507,7 +506,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1082
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -520,7 +519,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1090
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -768,7 +767,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1123
+# schema/native_functions.yaml:1125
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -781,7 +780,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -817,7 +816,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml:1112
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -829,7 +828,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1098
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1499,55 +1498,6 @@ def neg_(input):
         if r is not _NO:
             return r
     return _entry_neg_(input)
-
-
-# schema/native_functions.yaml:1036
-def _m0_norm(input, p=2, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](p):
-        return (input, p, out)
-    return None
-
-
-def _c0_norm(input, p, out):
-    if out is None:
-        return _entry_norm_Scalar(input, p)
-    return _entry_norm_Scalar_out(input, p, out)
-
-
-# schema/native_functions.yaml:1042
-def _m1_norm(input, p, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](p) and _F['int[1]'](dim) and _F['bool'](keepdim):
-        return (input, p, dim, keepdim, out)
-    return None
-
-
-def _c1_norm(input, p, dim, keepdim, out):
-    if out is None:
-        return _entry_norm_ScalarOpt_dim(input, p, dim, keepdim)
-    return _entry_norm_out(input, p, dim, keepdim, out)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_norm = (
-    (_m0_norm, _c0_norm, 2, frozenset(('input', 'out', 'p'))),
-    (_m1_norm, _c1_norm, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'p'))),
-)
-_sigs_norm = (
-    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
-    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
-)
-
-
-def norm(*args, **kwargs):
-    """Overloads:
-    norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-    norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-    """
-    if _tf[0]:
-        r = _htf_any(norm, args, kwargs)
-        if r is not _NO:
-            return r
-    return _resolve(_cases_norm, args, kwargs, 'norm', _sigs_norm)
 
 
 # schema/native_functions.yaml:36

@@ -298,7 +298,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:1048
+# schema/native_functions.yaml:1050
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -309,7 +309,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:1056
+# schema/native_functions.yaml:1058
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -320,7 +320,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1066
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -377,7 +377,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1074
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -388,7 +388,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1082
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -399,7 +399,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1090
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -571,7 +571,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1123
+# schema/native_functions.yaml:1125
 def _m0_count_nonzero(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -583,7 +583,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -617,7 +617,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml:1112
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -627,7 +627,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1119
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -637,7 +637,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1098
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -647,7 +647,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml:1106
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1337,51 +1337,6 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
             return r
     r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
-
-
-# schema/native_functions.yaml:1036
-def _m0_norm(self, p=2):
-    if _F['Tensor'](self) and _F['Scalar'](p):
-        return (self, p)
-    return None
-
-
-def _c0_norm(self, p):
-    return _entry_norm_Scalar(self, p)
-
-
-# schema/native_functions.yaml:1042
-def _m1_norm(self, p, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['Scalar?'](p) and _F['int[1]'](dim) and _F['bool'](keepdim):
-        return (self, p, dim, keepdim)
-    return None
-
-
-def _c1_norm(self, p, dim, keepdim):
-    return _entry_norm_ScalarOpt_dim(self, p, dim, keepdim)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_norm = (
-    (_m0_norm, _c0_norm, 2, frozenset(('p',))),
-    (_m1_norm, _c1_norm, 4, frozenset(('dim', 'keepdim', 'p'))),
-)
-_sigs_norm = (
-    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
-    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
-)
-
-
-def norm(*args, **kwargs):
-    """Overloads:
-    norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-    norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-    """
-    if _tf[0]:
-        r = _htf_any(norm, args, kwargs)
-        if r is not _NO:
-            return r
-    return _resolve(_cases_norm, args, kwargs, 'norm', _sigs_norm)
 
 
 # schema/native_functions.yaml:694
@@ -2294,7 +2249,6 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
-    'norm': norm,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,

@@ -497,7 +497,9 @@ def norm_backward(grad, self, ord, norm, dim, keepdim):
         sums = mask.sum(dim, keepdim=True) if dim is not None else mask.sum()
         g = _sgn(self) * ((grad / sums) * mask)
     elif p < 1.0:
-        scaled = zero_where(self == 0, _sgn(self) * _abs(self).pow(p - 1))
+        zero = self == 0     # |x|^(p-1) is infinite at 0: read 1 there, then zero it
+        safe = ember.where(zero, self.new_ones(()), _abs(self))
+        scaled = zero_where(zero, _sgn(self) * safe.pow(p - 1))
         g = scaled * grad * norm.pow(1 - p)
     elif p < 2.0:
         g = _sgn(self) * _abs(self).pow(p - 1) * zero_where(norm == 0, grad / norm.pow(p - 1))
