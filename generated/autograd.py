@@ -1987,63 +1987,73 @@ class AminBackward0(_Node):
 
 # schema/derivatives.yaml:330
 class MaxBackward0(_Node):
-    """Backward of max (schema/derivatives.yaml:330)."""
-    __slots__ = ('_s_result', '_s_self')
-    _saved_slots = ('_s_result', '_s_self')
+    """Backward of max.dim (schema/derivatives.yaml:330)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
         _n = _node._needs
-        grad = grads[0]
+        grad_values = grads[0]
         _r_self = None
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.evenly_distribute_backward(grad, self, result)
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
         return (_r_self,)
 
     @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
+    def _saved_dim(self):
+        return self._s_dim
 
     @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml:333
-class MinBackward0(_Node):
-    """Backward of min (schema/derivatives.yaml:333)."""
-    __slots__ = ('_s_result', '_s_self')
-    _saved_slots = ('_s_result', '_s_self')
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.evenly_distribute_backward(grad, self, result)
-        return (_r_self,)
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
 
     @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
+    def _saved_keepdim(self):
+        return self._s_keepdim
 
     @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
-# schema/derivatives.yaml:336
+# schema/derivatives.yaml:334
 class MaxBackward1(_Node):
-    """Backward of max.dim (schema/derivatives.yaml:336)."""
+    """Backward of max (schema/derivatives.yaml:334)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:337
+class MinBackward0(_Node):
+    """Backward of min.dim (schema/derivatives.yaml:337)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2079,42 +2089,32 @@ class MaxBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:340
+# schema/derivatives.yaml:341
 class MinBackward1(_Node):
-    """Backward of min.dim (schema/derivatives.yaml:340)."""
-    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
-    _saved_slots = ('_s_indices',)
+    """Backward of min (schema/derivatives.yaml:341)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
         _n = _node._needs
-        grad_values = grads[0]
+        grad = grads[0]
         _r_self = None
         if _n[0]:
-            dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
-            keepdim = _node._s_keepdim
-            self_shape = _node._s_self_shape
-            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
     @property
-    def _saved_dim(self):
-        return self._s_dim
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
 
     @property
-    def _saved_indices(self):
-        return _unpack(self._s_indices, self)
-
-    @property
-    def _saved_keepdim(self):
-        return self._s_keepdim
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
 
 # schema/derivatives.yaml:345
@@ -4209,7 +4209,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:891 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:891 (derivative: schema/derivatives.yaml:334)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -4221,7 +4221,7 @@ def _ag_max(ks, self):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -4229,7 +4229,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:330)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -4241,7 +4241,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -4280,7 +4280,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:341)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -4292,7 +4292,7 @@ def _ag_min(ks, self):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -4300,7 +4300,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:337)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -4312,7 +4312,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
