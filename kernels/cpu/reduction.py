@@ -7,6 +7,8 @@ accumulate in float32 and cast back.
     >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
 """
+import warnings
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -103,6 +105,11 @@ def _as(a, npdt):
     return a if a.dtype == npdt else a.astype(npdt)
 
 
+def _c(a, npdt=None):
+    """A C-contiguous array of dtype `npdt` (a copy only when needed; 0-d stays 0-d)."""
+    return np.asarray(a, dtype=npdt, order="C")
+
+
 def _count(shape, axis) -> int:
     n = 1
     for d in axis:
@@ -161,8 +168,8 @@ def _dim_extreme(self, dim, keepdim, name, argf):
         return from_array(a.copy(), self._dtype), from_array(np.zeros((), np.int64), D.int64)
     idx = argf(a, axis=d, keepdims=True)
     values = np.take_along_axis(a, idx, axis=d)
-    return (from_array(values.reshape(shape), self._dtype),
-            from_array(_as(idx, np.dtype(np.int64)).reshape(shape), D.int64))
+    return (from_array(_c(values.reshape(shape)), self._dtype),
+            from_array(_c(idx.reshape(shape), np.int64), D.int64))
 
 
 def max_dim(self, dim, keepdim):
@@ -197,14 +204,18 @@ def argmin(self, dim, keepdim):
     return from_array(out, D.int64)
 
 
-def _var_mean(self, dim, correction, keepdim, name="std and var"):
+def _var_mean(self, dim, correction, keepdim, name, op):
     """(variance, mean) arrays computed in float64, torch's degrees of freedom:
-    max(0, N - correction) (a zero divisor gives inf or nan, as in torch)."""
+    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns)."""
     _meta.var_dtype(self, name)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
     c = 1.0 if correction is None else float(correction)
     a = _as(self._np, _F64)
     n = _count(self._shape, axis)
+    if n - c <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
     with np.errstate(all="ignore"):
         mean = np.add.reduce(a, axis=axis, keepdims=True) / n
         dev = a - mean
@@ -214,32 +225,32 @@ def _var_mean(self, dim, correction, keepdim, name="std and var"):
 
 def var_correction(self, dim, correction, keepdim):
     """`x.var(dim=None, *, correction=1, keepdim=False)`."""
-    var, _ = _var_mean(self, dim, correction, keepdim)
-    return from_array(_as(var, self._dtype.np), self._dtype)
+    var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "var")
+    return from_array(_c(var, self._dtype.np), self._dtype)
 
 
 def std_correction(self, dim, correction, keepdim):
     """`x.std(dim=None, *, correction=1, keepdim=False)`: the square root of var."""
-    var, _ = _var_mean(self, dim, correction, keepdim)
-    return from_array(_as(np.sqrt(var), self._dtype.np), self._dtype)
+    var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "std")
+    return from_array(_c(np.sqrt(var), self._dtype.np), self._dtype)
 
 
 def var_mean_correction(self, dim, correction, keepdim):
-    var, mean = _var_mean(self, dim, correction, keepdim, "var_mean")
+    var, mean = _var_mean(self, dim, correction, keepdim, "var_mean", "var_mean")
     dt = self._dtype
-    return from_array(_as(var, dt.np), dt), from_array(_as(mean, dt.np), dt)
+    return from_array(_c(var, dt.np), dt), from_array(_c(mean, dt.np), dt)
 
 
 def std_mean_correction(self, dim, correction, keepdim):
-    var, mean = _var_mean(self, dim, correction, keepdim, "std_mean")
+    var, mean = _var_mean(self, dim, correction, keepdim, "std_mean", "std_mean")
     dt = self._dtype
-    return from_array(_as(np.sqrt(var), dt.np), dt), from_array(_as(mean, dt.np), dt)
+    return from_array(_c(np.sqrt(var), dt.np), dt), from_array(_c(mean, dt.np), dt)
 
 
 def logsumexp(self, dim, keepdim):
     """`log(sum(exp(x), dim))`, stabilised by the max (infinite maxima count as 0);
     integers and bool give the default float dtype, an empty reduction -inf."""
-    _meta.check_logsumexp_dims(self, dim)
+    _meta.check_logsumexp_dims(self, dim, keepdim)
     dt = _meta.logsumexp_dtype(self)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
     a = _as(self._np, _acc_dtype(dt))
@@ -249,7 +260,7 @@ def logsumexp(self, dim, keepdim):
         m = np.maximum.reduce(a, axis=axis, keepdims=True)
         m = np.where(np.isinf(m), 0, m).astype(a.dtype)
         out = np.log(np.add.reduce(np.exp(a - m), axis=axis, keepdims=True)) + m
-    return from_array(_as(out.reshape(shape), dt.np), dt)
+    return from_array(_c(out.reshape(shape), dt.np), dt)
 
 
 def linalg_vector_norm(self, ord, dim, keepdim, dtype):
@@ -272,7 +283,7 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
             r = np.sqrt(np.add.reduce(a * a, **kw))
         else:
             r = np.power(np.add.reduce(np.power(a, o), **kw), 1.0 / o)
-    return from_array(np.array(r, dt.np).reshape(shape), dt)
+    return from_array(_c(np.asarray(r).reshape(shape), dt.np), dt)
 
 
 def _all_any(self, dim, keepdim, ufunc):
@@ -282,7 +293,7 @@ def _all_any(self, dim, keepdim, ufunc):
         a = a != 0
     r = ufunc.reduce(a, axis=axis, keepdims=keepdim) if axis else a
     dt = _meta.all_any_dtype(self)
-    return from_array(np.array(r, dt.np).reshape(shape), dt)
+    return from_array(np.array(np.asarray(r).reshape(shape), dt.np, order="C"), dt)  # a copy
 
 
 def all_all(self):

@@ -186,10 +186,11 @@ def logsumexp_dtype(self):
     return dt if dt.is_floating_point else D.get_default_dtype()
 
 
-def check_logsumexp_dims(self, dim):
-    """torch's logsumexp with dim=[] reduces everything but then fails to write its 0-d
-    result into the [1, ..., 1] output it allocated."""
-    if isinstance(dim, (list, tuple)) and not dim and self._shape:
+def check_logsumexp_dims(self, dim, keepdim):
+    """torch's logsumexp with dim=[] and keepdim=False reduces everything but then fails
+    to write its 0-d result into the [1, ..., 1] output it allocated (non-empty inputs)."""
+    if isinstance(dim, (list, tuple)) and not dim and self._shape and not keepdim \
+            and 0 not in self._shape:
         ones = ", ".join("1" for _ in self._shape)
         raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")
 
@@ -310,7 +311,7 @@ def std_mean_correction(self, dim, correction, keepdim):
 
 
 def logsumexp(self, dim, keepdim):
-    check_logsumexp_dims(self, dim)
+    check_logsumexp_dims(self, dim, keepdim)
     _, shape = reduce_layout(self, dim, keepdim)
     return empty_meta(shape, logsumexp_dtype(self))
 

@@ -460,3 +460,61 @@ def test_nan_propagation_and_bool_inputs(name):
         check(e.var(1), t.var(1))
         check(e.logsumexp(1), t.logsumexp(1))
         check(e.norm(dim=1), t.norm(dim=1))
+
+
+_LIST_DIM_OPS = ["prod_all", "amin", "var", "std", "logsumexp", "all", "any", "count_nonzero",
+                 "norm"]
+_ONE_DIM_OPS = ["prod", "max", "min", "argmin", "cumsum", "cumprod", "all", "any"]
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple),
+       name=st.sampled_from(DTYPES), fn=st.sampled_from(_LIST_DIM_OPS + _ONE_DIM_OPS),
+       keepdim=st.booleans(), transpose=st.booleans(), data=st.data())
+def test_random_issue4_reductions_match_torch(shape, name, fn, keepdim, transpose, data):
+    """prod, amin, max/min, argmin, var/std, logsumexp, norm, all/any, cumsum/cumprod,
+    count_nonzero on random shapes, dims and dtypes: torch's result or exception type."""
+    ndim = len(shape)
+    e, t = inputs(shape, name, "transposed" if transpose and ndim >= 2 else "contiguous")
+    span = max(ndim, 1)
+    if fn in _ONE_DIM_OPS and data.draw(st.booleans(), label="one_dim"):
+        dim = data.draw(st.integers(-span, span - 1), label="dim")
+        if fn in ("cumsum", "cumprod"):
+            call = lambda m, x: getattr(x, fn)(dim)
+        else:
+            call = lambda m, x: getattr(x, fn)(dim, keepdim)
+    elif fn in _LIST_DIM_OPS:
+        dims = data.draw(st.lists(st.integers(-span, span - 1), max_size=ndim,
+                                  unique_by=lambda d: d % span), label="dims")
+        if fn == "prod_all":
+            call = lambda m, x: x.prod()
+        elif fn == "count_nonzero":
+            call = lambda m, x: m.count_nonzero(x, dims)
+        else:
+            call = lambda m, x: getattr(x, fn)(dim=dims, keepdim=keepdim)
+    else:
+        call = lambda m, x: getattr(x, fn)(0) if fn in ("cumsum", "cumprod") else \
+            getattr(x, fn)()
+    try:
+        with np.errstate(all="ignore"):
+            r_t = call(torch, t)
+    except Exception as exc:  # noqa: BLE001
+        with pytest.raises(builtin_type(type(exc))):
+            call(ember, e)
+        return
+    r_e = call(ember, e)
+    if isinstance(r_t, tuple):
+        for x, y in zip(r_e, r_t):
+            check(x, y)
+    else:
+        check(r_e, r_t)
+
+
+def test_var_warns_when_degrees_of_freedom_are_not_positive():
+    e, t = inputs((1,), "float32")
+    for f in ("var", "std"):
+        with pytest.warns(UserWarning, match=rf"{f}\(\): degrees of freedom is <= 0"):
+            check(getattr(e, f)(), getattr(t, f)())
+    with pytest.warns(UserWarning, match=r"var_mean\(\): degrees of freedom"):
+        ember.var_mean(e)
