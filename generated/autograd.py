@@ -4229,7 +4229,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:904 (derivative: schema/derivatives.yaml:330)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -4252,7 +4252,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:911 (derivative: schema/derivatives.yaml:345)
+# schema/native_functions.yaml:916 (derivative: schema/derivatives.yaml:345)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -4280,7 +4280,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:341)
+# schema/native_functions.yaml:923 (derivative: schema/derivatives.yaml:341)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -4300,7 +4300,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:936 (derivative: schema/derivatives.yaml:337)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -4323,7 +4323,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:938 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:349)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -4351,7 +4351,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:964 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml:974 (derivative: schema/derivatives.yaml:357)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -4372,7 +4372,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:983 (derivative: schema/derivatives.yaml:360)
+# schema/native_functions.yaml:993 (derivative: schema/derivatives.yaml:360)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -4395,7 +4395,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:999 (derivative: schema/derivatives.yaml:363)
+# schema/native_functions.yaml:1009 (derivative: schema/derivatives.yaml:363)
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -4416,7 +4416,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:1014 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:1024 (derivative: schema/derivatives.yaml:366)
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -4440,7 +4440,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:1021 (derivative: schema/derivatives.yaml:369)
+# schema/native_functions.yaml:1031 (derivative: schema/derivatives.yaml:369)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -4462,7 +4462,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:372)
+# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:372)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -4485,7 +4485,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1108 (derivative: schema/derivatives.yaml:399)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -4504,7 +4504,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1106 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:399)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -4524,7 +4524,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1112 (derivative: schema/derivatives.yaml:402)
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:402)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -4545,7 +4545,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:402)
+# schema/native_functions.yaml:1129 (derivative: schema/derivatives.yaml:402)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:

@@ -404,7 +404,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1060
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -417,7 +417,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1068
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -430,7 +430,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1076
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -493,7 +493,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1084
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -506,7 +506,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1092
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -519,7 +519,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1100
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -632,7 +632,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:955
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -767,7 +767,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1135
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -780,7 +780,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1142
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -816,7 +816,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1122
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -828,7 +828,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1108
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1122,7 +1122,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1039
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1166,7 +1166,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1031
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1223,7 +1223,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:904
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1236,7 +1236,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:916
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -1322,7 +1322,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:923
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1335,7 +1335,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:936
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1348,7 +1348,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:948
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -1882,7 +1882,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:982
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -1893,7 +1893,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:987
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -1906,7 +1906,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:993
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -1945,7 +1945,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1016
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -1956,7 +1956,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1020
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -1967,7 +1967,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1024
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -2147,7 +2147,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:963
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -2158,7 +2158,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:968
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -2171,7 +2171,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:964
+# schema/native_functions.yaml:974
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -2210,7 +2210,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:1001
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -2221,7 +2221,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1005
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -2232,7 +2232,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1009
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)

@@ -4804,10 +4804,10 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:896
+# schema/native_functions.yaml:899
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('reduction',))
+    ('self', 'out'), 1, tags=())
 _c_max_unary_out = max_unary_out._cache
 
 
@@ -4834,7 +4834,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:904
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -4862,7 +4862,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:911
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -4894,7 +4894,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:916
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -4922,7 +4922,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml:921
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -4952,7 +4952,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:923
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -4980,10 +4980,10 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:931
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('reduction',))
+    ('self', 'out'), 1, tags=())
 _c_min_unary_out = min_unary_out._cache
 
 
@@ -5010,7 +5010,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:936
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -5038,7 +5038,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:943
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -5070,7 +5070,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:948
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -5098,7 +5098,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:953
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -5128,7 +5128,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:955
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -5156,7 +5156,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:960
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -5186,7 +5186,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:963
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -5214,7 +5214,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:968
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -5242,7 +5242,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:972
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -5272,7 +5272,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:964
+# schema/native_functions.yaml:974
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -5300,7 +5300,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:979
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -5330,7 +5330,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:982
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -5358,7 +5358,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:987
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -5386,7 +5386,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:981
+# schema/native_functions.yaml:991
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -5416,7 +5416,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:993
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -5444,7 +5444,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:998
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -5474,7 +5474,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:1001
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -5502,7 +5502,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1005
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -5530,7 +5530,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1009
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -5558,7 +5558,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1013
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -5590,7 +5590,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1016
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -5618,7 +5618,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1020
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -5646,7 +5646,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1024
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -5674,7 +5674,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1028
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -5706,7 +5706,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1031
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -5734,7 +5734,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1036
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -5764,7 +5764,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1039
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -5792,7 +5792,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:1033
+# schema/native_functions.yaml:1043
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -5822,7 +5822,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:1036
+# schema/native_functions.yaml:1046
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -5850,7 +5850,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1051
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -5880,7 +5880,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:1043
+# schema/native_functions.yaml:1053
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -5908,7 +5908,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:1048
+# schema/native_functions.yaml:1058
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -5938,7 +5938,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1060
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -5966,7 +5966,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1065
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('reduction',))
@@ -5996,7 +5996,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1068
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6024,7 +6024,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:1063
+# schema/native_functions.yaml:1073
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -6054,7 +6054,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1076
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6082,7 +6082,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1081
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -6112,7 +6112,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1084
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -6140,7 +6140,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1089
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('reduction',))
@@ -6170,7 +6170,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1092
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6198,7 +6198,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1097
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -6228,7 +6228,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1100
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6256,7 +6256,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1105
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -6286,7 +6286,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1108
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -6314,7 +6314,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1113
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -6344,7 +6344,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:1106
+# schema/native_functions.yaml:1116
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6374,7 +6374,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1122
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6402,7 +6402,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1127
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -6432,7 +6432,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1129
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6462,7 +6462,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1135
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -6490,7 +6490,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1140
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -6520,7 +6520,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1142
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -6548,7 +6548,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1147
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())

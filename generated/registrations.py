@@ -682,238 +682,238 @@ _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), wit
 _o.max.register('CPU', _cpu_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
-# schema/native_functions.yaml:896
-_o.max_unary_out.register('CompositeExplicitAutograd', _autogen_out(_o.max))
+# schema/native_functions.yaml:899
+_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
 _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:904
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:911
 _o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:916
 _o.max_other.register('CPU', _cpu_reduction.max_other)
 _o.max_other.register('Meta', _meta_reduction.max_other)
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml:921
 _o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
 _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:923
 _o.min.register('CPU', _cpu_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
-# schema/native_functions.yaml:923
-_o.min_unary_out.register('CompositeExplicitAutograd', _autogen_out(_o.min))
+# schema/native_functions.yaml:931
+_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
 _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:936
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:943
 _o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:948
 _o.min_other.register('CPU', _cpu_reduction.min_other)
 _o.min_other.register('Meta', _meta_reduction.min_other)
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:953
 _o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
 _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:955
 _o.argmin.register('CPU', _cpu_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:960
 _o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
 _o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:963
 _o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:968
 _o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:972
 _o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
 _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:964
+# schema/native_functions.yaml:974
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:979
 _o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
 _o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:982
 _o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:987
 _o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
 
-# schema/native_functions.yaml:981
+# schema/native_functions.yaml:991
 _o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
 _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:993
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:998
 _o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
 _o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:1001
 _o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1005
 _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1009
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1013
 _o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
 _o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:1006
+# schema/native_functions.yaml:1016
 _o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1020
 _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1024
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1028
 _o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
 _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1031
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1036
 _o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
 _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1039
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
-# schema/native_functions.yaml:1033
+# schema/native_functions.yaml:1043
 _o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
 _o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1036
+# schema/native_functions.yaml:1046
 _o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1051
 _o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
 _o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1043
+# schema/native_functions.yaml:1053
 _o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
 
-# schema/native_functions.yaml:1048
+# schema/native_functions.yaml:1058
 _o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
 _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1060
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1065
 _o.all_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all))
 _o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1068
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1063
+# schema/native_functions.yaml:1073
 _o.all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dim))
 _o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1076
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1081
 _o.all_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dims))
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1084
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1089
 _o.any_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.any))
 _o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1092
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1097
 _o.any_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dim))
 _o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1100
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1105
 _o.any_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dims))
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1108
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1113
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1106
+# schema/native_functions.yaml:1116
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1122
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1127
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1129
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1135
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1140
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1142
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1147
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)

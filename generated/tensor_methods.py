@@ -298,7 +298,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1060
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -309,7 +309,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1068
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -320,7 +320,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1076
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -377,7 +377,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1084
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -388,7 +388,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1092
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -399,7 +399,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1100
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -446,7 +446,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:955
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -571,7 +571,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1135
 def _m0_count_nonzero(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -583,7 +583,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1142
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -617,7 +617,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1122
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -627,7 +627,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1129
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -637,7 +637,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1108
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -647,7 +647,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1106
+# schema/native_functions.yaml:1116
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -953,7 +953,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml:1031
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1014,7 +1014,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:904
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1025,7 +1025,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:916
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1107,7 +1107,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:923
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1118,7 +1118,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:936
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1129,7 +1129,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:948
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1611,7 +1611,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:982
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -1622,7 +1622,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:987
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -1633,7 +1633,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:993
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -1805,7 +1805,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:963
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -1816,7 +1816,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:968
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -1827,7 +1827,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:964
+# schema/native_functions.yaml:974
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
