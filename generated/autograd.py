@@ -4485,7 +4485,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1108 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1134 (derivative: schema/derivatives.yaml:399)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -4504,7 +4504,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:399)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -4524,7 +4524,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:402)
+# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:402)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -4545,7 +4545,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:1129 (derivative: schema/derivatives.yaml:402)
+# schema/native_functions.yaml:1155 (derivative: schema/derivatives.yaml:402)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:

@@ -417,7 +417,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -430,7 +430,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml:1074
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -493,7 +493,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -506,7 +506,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1104
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -519,7 +519,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -767,7 +767,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1161
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -780,7 +780,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1168
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -816,7 +816,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1148
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -828,7 +828,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1134
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:

@@ -5966,37 +5966,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:1065
-all_all_out = _Op("aten", 'all', 'all_out',
-    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('reduction',))
-_c_all_all_out = all_all_out._cache
-
-
-def _bind_all_all_out(self, *, out):
-    return (self, out)
-
-
-def _entry_all_all_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_all_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    k = _c_all_all_out.get(ks)
-    if k is None:
-        k = all_all_out._fill(ks)
-    return k(self, out)
-
-
-all_all_out._bind = _bind_all_all_out
-all_all_out._entry = _entry_all_all_out
-_aten._packet('all')._add(all_all_out)
-
-
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6024,37 +5994,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:1073
-all_out = _Op("aten", 'all', 'out',
-    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
-_c_all_out = all_out._cache
-
-
-def _bind_all_out(self, dim, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_all_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    k = _c_all_out.get(ks)
-    if k is None:
-        k = all_out._fill(ks)
-    return k(self, dim, keepdim, out)
-
-
-all_out._bind = _bind_all_out
-all_out._entry = _entry_all_out
-_aten._packet('all')._add(all_out)
-
-
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml:1074
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6082,10 +6022,70 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1082
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_all_out.get(ks)
+    if k is None:
+        k = all_all_out._fill(ks)
+    return k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml:1087
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_out.get(ks)
+    if k is None:
+        k = all_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml:1092
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
 _c_all_dims_out = all_dims_out._cache
 
 
@@ -6112,7 +6112,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -6140,37 +6140,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:1089
-any_all_out = _Op("aten", 'any', 'all_out',
-    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('reduction',))
-_c_any_all_out = any_all_out._cache
-
-
-def _bind_any_all_out(self, *, out):
-    return (self, out)
-
-
-def _entry_any_all_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_all_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    k = _c_any_all_out.get(ks)
-    if k is None:
-        k = any_all_out._fill(ks)
-    return k(self, out)
-
-
-any_all_out._bind = _bind_any_all_out
-any_all_out._entry = _entry_any_all_out
-_aten._packet('any')._add(any_all_out)
-
-
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1104
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6198,37 +6168,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:1097
-any_out = _Op("aten", 'any', 'out',
-    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
-_c_any_out = any_out._cache
-
-
-def _bind_any_out(self, dim, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_any_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    k = _c_any_out.get(ks)
-    if k is None:
-        k = any_out._fill(ks)
-    return k(self, dim, keepdim, out)
-
-
-any_out._bind = _bind_any_out
-any_out._entry = _entry_any_out
-_aten._packet('any')._add(any_out)
-
-
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -6256,10 +6196,70 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1119
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_all_out.get(ks)
+    if k is None:
+        k = any_all_out._fill(ks)
+    return k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml:1124
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_out.get(ks)
+    if k is None:
+        k = any_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml:1129
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
 _c_any_dims_out = any_dims_out._cache
 
 
@@ -6286,7 +6286,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1134
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -6314,7 +6314,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1139
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -6344,7 +6344,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1142
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6374,7 +6374,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1148
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6402,7 +6402,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1153
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -6432,7 +6432,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml:1155
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -6462,7 +6462,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1161
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -6490,7 +6490,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1166
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -6520,7 +6520,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1168
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -6548,7 +6548,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:1147
+# schema/native_functions.yaml:1173
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())

@@ -832,88 +832,88 @@ _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), wit
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:1065
-_o.all_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all))
-_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1073
-_o.all_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dim))
-_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml:1074
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1081
-_o.all_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.all_dims))
+# schema/native_functions.yaml:1082
+_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1087
+_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1092
+_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:1089
-_o.any_all_out.register('CompositeExplicitAutograd', _autogen_out(_o.any))
-_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1104
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1097
-_o.any_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dim))
-_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:1105
-_o.any_dims_out.register('CompositeExplicitAutograd', _autogen_out(_o.any_dims))
+# schema/native_functions.yaml:1119
+_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1124
+_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1129
+_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1134
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1139
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1142
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1148
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1153
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml:1155
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1161
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1166
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1168
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:1147
+# schema/native_functions.yaml:1173
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)

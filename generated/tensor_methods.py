@@ -309,7 +309,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -320,7 +320,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml:1074
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -377,7 +377,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -388,7 +388,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1104
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -399,7 +399,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1111
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -571,7 +571,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1161
 def _m0_count_nonzero(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -583,7 +583,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1168
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -617,7 +617,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1148
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -627,7 +627,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml:1155
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -637,7 +637,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1134
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -647,7 +647,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1142
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:

@@ -264,19 +264,13 @@ def _all_any_dim_samples(dims):
     return samples
 
 
-def _no_errors(samples):
-    return lambda: [s for s in samples() if not s.name.endswith("_error")]
-
-
 for _op in ("all", "any"):
     register(f"{_op}.default", _all_any_samples)
     out_of(f"{_op}.all_out", f"{_op}.default")
     register(f"{_op}.dim", _all_any_dim_samples(False))
-    # (out= error samples: torch checks the out dtype, which the harness takes from the input)
-    register(f"{_op}.out", _no_errors(_all_any_dim_samples(False)), functional=f"{_op}.dim")
+    out_of(f"{_op}.out", f"{_op}.dim")
     register(f"{_op}.dims", _all_any_dim_samples(True))
-    register(f"{_op}.dims_out", _no_errors(_all_any_dim_samples(True)),
-             functional=f"{_op}.dims")
+    out_of(f"{_op}.dims_out", f"{_op}.dims")
 
 
 # ---- cumsum / cumprod ---------------------------------------------------------------------

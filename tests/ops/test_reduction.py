@@ -518,3 +518,17 @@ def test_var_warns_when_degrees_of_freedom_are_not_positive():
             check(getattr(e, f)(), getattr(t, f)())
     with pytest.warns(UserWarning, match=r"var_mean\(\): degrees of freedom"):
         ember.var_mean(e)
+
+
+@pytest.mark.parametrize("src", ["float32", "uint8", "bool"])
+@pytest.mark.parametrize("dst", ["bool", "uint8", "int32", "float32"])
+def test_all_any_out_dtypes_like_torch(src, dst):
+    """(torch casts the input to a uint8 out's dtype first: 0.5 counts as false there)"""
+    e, t = inputs((2, 3), src)
+    for f in ("all", "any"):
+        call_e = partial(getattr(ember, f), e, 1, out=ember.empty(0, dtype=getattr(ember, dst)))
+        call_t = partial(getattr(torch, f), t, 1, out=torch.empty(0, dtype=getattr(torch, dst)))
+        if dst in ("bool", "uint8"):
+            check(call_e(), call_t())
+        else:
+            raises_like(call_e, call_t, f"{f} only supports bool tensor for result")
