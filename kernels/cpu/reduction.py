@@ -1,4 +1,6 @@
-"""Reductions on CPU tensors with NumPy: sum, mean, amax, argmax.
+"""Reductions on CPU tensors with NumPy: sum, mean, prod, amax/amin, max/min (full, along
+a dim with indices, elementwise), argmax/argmin, var/std (+ with the mean), logsumexp,
+linalg_vector_norm, all/any, count_nonzero, and the scans cumsum/cumprod.
 
 Results are fresh C-contiguous arrays (NumPy would otherwise follow a transposed
 input's memory order). Like torch's CPU kernels, float16/bfloat16 sums and means
@@ -77,7 +79,7 @@ def mean_dim(self, dim, keepdim, dtype):
 def amax(self, dim, keepdim):
     """`x.amax(dim=[], keepdim=False)`: the maximum over `dim` (all dims for []); NaN wins."""
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    _meta.check_amax(self, dim, axis)
+    _meta.check_no_identity(self, "amax", dim, axis)
     out = np.empty(shape, self._dtype.np)
     np.maximum.reduce(self._np, axis=axis, out=out, keepdims=keepdim)
     return from_array(out, self._dtype)

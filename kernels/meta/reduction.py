@@ -53,22 +53,6 @@ def mean_dtype(self_dtype, dtype):
     return self_dtype
 
 
-def check_amax(self, dim, dims, meta=False):
-    """amax has no identity, so reducing an empty dim is an error (torch's messages; its
-    Meta kernel raises a RuntimeError of its own)."""
-    shape = self._shape
-    if 0 in shape:
-        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
-            raise RuntimeError("amax(): Expected reduction dim to be specified for input.numel() "
-                               "== 0. Specify the reduction dim with the 'dim' argument.")
-        for d in sorted(dims):
-            if shape[d] == 0:
-                if meta:
-                    raise RuntimeError("reducing over zero-size dimension for reduction "
-                                       "operation without identity")
-                raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
-
-
 def argmax_layout(self, dim, keepdim, meta=False):
     """(wrapped dim or None, output shape) of argmax; torch's errors for bool and empty
     (an IndexError on CPU, a RuntimeError on torch's Meta for a dim-less empty input)."""
@@ -111,7 +95,7 @@ def mean_dim(self, dim, keepdim, dtype):
 
 def amax(self, dim, keepdim):
     dims, shape = reduce_layout(self, dim, keepdim)
-    check_amax(self, dim, dims, meta=True)
+    check_no_identity(self, "amax", dim, dims, meta=True)
     return empty_meta(shape, self._dtype)
 
 
@@ -128,7 +112,8 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
 
 
 def check_no_identity(self, name, dim, dims, meta=False):
-    """amin/amax/max/min have no identity: torch's errors for empty reductions."""
+    """amax/amin/max/min have no identity, so reducing an empty dim is an error (torch's
+    messages; its Meta kernel raises a RuntimeError of its own)."""
     shape = self._shape
     if 0 not in shape:
         return
