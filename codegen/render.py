@@ -87,6 +87,34 @@ def _tuple_expr(names) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
+def return_type(fn: NativeFunction | None) -> tuple[str, tuple[str, ...]] | None:
+    """(class name, fields) of the named tuple a binding returns, like torch.return_types:
+    for ops whose several returns are all named (`max.dim` -> `max`, its out= -> `max_out`)."""
+    if fn is None:
+        return None
+    rets = fn.schema.returns
+    if len(rets) < 2 or not all(r.name for r in rets):
+        return None
+    suffix = "_out" if fn.schema.kind() == "out" else ""
+    return fn.op_name + suffix, tuple(r.name for r in rets)
+
+
+def _wrap(rt) -> tuple[str, str]:
+    return (f"_rt_{rt[0]}._make(", ")") if rt else ("", "")
+
+
+def return_types(groups: dict) -> list[dict]:
+    """Every named-tuple class the bindings of `groups` use."""
+    found = {}
+    for bindings in groups.values():
+        for b in bindings:
+            for fn in (b.fn, b.out_fn):
+                rt = return_type(fn)
+                if rt:
+                    found[rt[0]] = rt[1]
+    return [{"name": n, "fields": f} for n, f in sorted(found.items())]
+
+
 def binding_context(name: str, bindings: list, method: bool) -> dict:
     cases = []
     for i, b in enumerate(bindings):
@@ -114,6 +142,11 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
                 ["out"] if b.out_fn is not None and not method else [])) + "}",
             "relevant": [c for c, a in zip(call, fn.schema.arguments.flat_non_out())
                          if a.type.is_tensor_like()],
+            "wrap": _wrap(return_type(fn)),
+            "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
+            # several out tensors are passed as a tuple: out=(values, indices)
+            "out_arg": "*out" if b.out_fn is not None and len(b.out_fn.schema.arguments.out) > 1
+            else "out",
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
             "schemas": [str(b.fn.schema) for b in bindings]}
@@ -183,9 +216,10 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            modules=kernel_modules(fns))
     render("functions.py.j2",
            bindings=[binding_context(n, b, method=False) for n, b in func_groups.items()],
-           entries=sorted({op["ident"] for op in ops}))
+           entries=sorted({op["ident"] for op in ops}), return_types=return_types(func_groups))
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
-           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}))
+           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
+           return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     return files

@@ -30,6 +30,7 @@ from .dispatch import python_dispatch as _python_dispatch  # the Python key's fa
 
 _tensor_methods.install(Tensor)
 from .core import tensor_extras as _tensor_extras  # T, mT, __getitem__, float(), to, ...
+from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 
 from . import autograd
 autograd._finish_init()
@@ -59,6 +60,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions",
+    "set_printoptions", "get_printoptions", "norm",
     *_generated_all,
 ]
