@@ -248,6 +248,35 @@ _c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
 _c_clamp_max_ = _o.clamp_max_._cache
 _c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
 _c_clamp__Tensor = _o.clamp__Tensor._cache
+_c_nll_loss_forward = _o.nll_loss_forward._cache
+_c_nll_loss_backward = _o.nll_loss_backward._cache
+_c_binary_cross_entropy = _o.binary_cross_entropy._cache
+_c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_native_layer_norm = _o.native_layer_norm._cache
+_c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
+_c_native_batch_norm = _o.native_batch_norm._cache
+_c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
+_c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
+_c_prod = _o.prod._cache
+_c_prod_dim_int = _o.prod_dim_int._cache
+_c_amin = _o.amin._cache
+_c_max = _o.max._cache
+_c_max_dim = _o.max_dim._cache
+_c_max_other = _o.max_other._cache
+_c_min = _o.min._cache
+_c_min_dim = _o.min_dim._cache
+_c_min_other = _o.min_other._cache
+_c_var_correction = _o.var_correction._cache
+_c_std_correction = _o.std_correction._cache
+_c_var_mean_correction = _o.var_mean_correction._cache
+_c_std_mean_correction = _o.std_mean_correction._cache
+_c_logsumexp = _o.logsumexp._cache
+_c_linalg_vector_norm = _o.linalg_vector_norm._cache
+_c_cumsum = _o.cumsum._cache
+_c_cumsum_ = _o.cumsum_._cache
+_c_cumprod = _o.cumprod._cache
+_c_cumprod_ = _o.cumprod_._cache
 
 
 # schema/derivatives.yaml:58
@@ -5323,6 +5352,1154 @@ class ClampMaxBackward1(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml:745
+class NllLossForwardBackward0(_Node):
+    """Backward of nll_loss_forward (schema/derivatives.yaml:745)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:751
+class NllLossBackwardBackward0(_Node):
+    """Backward of nll_loss_backward (schema/derivatives.yaml:751)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:758
+class BinaryCrossEntropyBackward0(_Node):
+    """Backward of binary_cross_entropy (schema/derivatives.yaml:758)."""
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        if _n[1]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:763
+class BinaryCrossEntropyBackwardBackward0(_Node):
+    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:763)."""
+    __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if _n[2]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:769
+class NativeLayerNormBackward0(_Node):
+    """Backward of native_layer_norm (schema/derivatives.yaml:769)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            normalized_shape = _node._s_normalized_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:773
+class NativeLayerNormBackwardBackward0(_Node):
+    """Backward of native_layer_norm_backward (schema/derivatives.yaml:773)."""
+    __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'mean', 'rstd', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_mean = None
+        _r_rstd = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            mean = _unpack(_node._s_mean, _node)
+            normalized_shape = _node._s_normalized_shape
+            rstd = _unpack(_node._s_rstd, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
+        return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_mean(self):
+        return _unpack(self._s_mean, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_rstd(self):
+        return _unpack(self._s_rstd, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:777
+class NativeBatchNormBackward0(_Node):
+    """Backward of native_batch_norm (schema/derivatives.yaml:777)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            training = _node._s_training
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:783
+class NativeBatchNormBackwardBackward0(_Node):
+    """Backward of native_batch_norm_backward (schema/derivatives.yaml:783)."""
+    __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'weight', 'save_mean', 'save_invstd')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_weight = None
+        _r_save_mean = None
+        _r_save_invstd = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            eps = _node._s_eps
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            save_invstd = _unpack(_node._s_save_invstd, _node)
+            save_mean = _unpack(_node._s_save_mean, _node)
+            train = _node._s_train
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
+        return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_save_invstd(self):
+        return _unpack(self._s_save_invstd, self)
+
+    @property
+    def _saved_save_mean(self):
+        return _unpack(self._s_save_mean, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:788
+class NllLoss2dForwardBackward0(_Node):
+    """Backward of nll_loss2d_forward (schema/derivatives.yaml:788)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:794
+class NllLoss2dBackwardBackward0(_Node):
+    """Backward of nll_loss2d_backward (schema/derivatives.yaml:794)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:801
+class ProdBackward0(_Node):
+    """Backward of prod (schema/derivatives.yaml:801)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:804
+class ProdBackward1(_Node):
+    """Backward of prod.dim_int (schema/derivatives.yaml:804)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:807
+class AminBackward0(_Node):
+    """Backward of amin (schema/derivatives.yaml:807)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:810
+class MaxBackward0(_Node):
+    """Backward of max.dim (schema/derivatives.yaml:810)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:814
+class MaxBackward1(_Node):
+    """Backward of max (schema/derivatives.yaml:814)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:817
+class MinBackward0(_Node):
+    """Backward of min.dim (schema/derivatives.yaml:817)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:821
+class MinBackward1(_Node):
+    """Backward of min (schema/derivatives.yaml:821)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:825
+class MaxBackward2(_Node):
+    """Backward of max.other (schema/derivatives.yaml:825)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:829
+class MinBackward2(_Node):
+    """Backward of min.other (schema/derivatives.yaml:829)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:837
+class VarBackward0(_Node):
+    """Backward of var.correction (schema/derivatives.yaml:837)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:840
+class StdBackward0(_Node):
+    """Backward of std.correction (schema/derivatives.yaml:840)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:843
+class VarMeanBackward0(_Node):
+    """Backward of var_mean.correction (schema/derivatives.yaml:843)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:846
+class StdMeanBackward0(_Node):
+    """Backward of std_mean.correction (schema/derivatives.yaml:846)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
+    _saved_slots = ('_s_result0', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result0 = _unpack(_node._s_result0, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result0(self):
+        return _unpack(self._s_result0, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:849
+class LogsumexpBackward0(_Node):
+    """Backward of logsumexp (schema/derivatives.yaml:849)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:852
+class LinalgVectorNormBackward0(_Node):
+    """Backward of linalg_vector_norm (schema/derivatives.yaml:852)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            ord = _node._s_ord
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_ord(self):
+        return self._s_ord
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:879
+class CumsumBackward0(_Node):
+    """Backward of cumsum (schema/derivatives.yaml:879)."""
+    __slots__ = ('_s_dim', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.cumsum_backward(grad, dim), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:882
+class CumprodBackward0(_Node):
+    """Backward of cumprod (schema/derivatives.yaml:882)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cumprod_backward(grad, self, dim, result)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -6534,7 +7711,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:674 (derivative: schema/derivatives.yaml:247)
+# schema/native_functions.yaml:676 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -6552,7 +7729,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:701 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:703 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -6575,7 +7752,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:707 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:709 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -6593,7 +7770,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:713 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:715 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -6612,7 +7789,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:721 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -6629,7 +7806,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:730 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:732 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -6647,7 +7824,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:736 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:738 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -6665,7 +7842,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:742 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:744 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -6683,7 +7860,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:748 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:750 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -6701,7 +7878,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:756 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -6719,7 +7896,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:765 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:767 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -6741,7 +7918,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:773 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -6761,7 +7938,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:782 (derivative: schema/derivatives.yaml:288)
+# schema/native_functions.yaml:784 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -6782,7 +7959,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:790 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -6800,7 +7977,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:801 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -6818,7 +7995,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:810 (derivative: schema/derivatives.yaml:298)
+# schema/native_functions.yaml:812 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -6836,7 +8013,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:842 (derivative: schema/derivatives.yaml:305)
+# schema/native_functions.yaml:844 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -6853,7 +8030,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:851 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -6875,7 +8052,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:860 (derivative: schema/derivatives.yaml:312)
+# schema/native_functions.yaml:862 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -6894,7 +8071,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:868 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:870 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -6920,7 +8097,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:876 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -6945,7 +8122,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:880 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:331)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -6964,7 +8141,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:888 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:331)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -6984,7 +8161,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:895 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:334)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -7003,7 +8180,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:903 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:334)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7023,7 +8200,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:910 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:337)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -7041,7 +8218,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:337)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7060,7 +8237,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:925 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:927 (derivative: schema/derivatives.yaml:340)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -7078,7 +8255,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:935 (derivative: schema/derivatives.yaml:340)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7097,7 +8274,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:940 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:343)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -7115,7 +8292,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:950 (derivative: schema/derivatives.yaml:343)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7134,7 +8311,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:346)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -7153,7 +8330,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:963 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:346)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7173,7 +8350,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:970 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:349)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -7192,7 +8369,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:978 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:349)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7212,7 +8389,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:987 (derivative: schema/derivatives.yaml:352)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -7231,7 +8408,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:993 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:995 (derivative: schema/derivatives.yaml:352)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7251,7 +8428,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1000 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1002 (derivative: schema/derivatives.yaml:355)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -7269,7 +8446,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1008 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:355)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7288,7 +8465,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:358)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -7306,7 +8483,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1023 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:358)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7325,7 +8502,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1030 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:361)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -7344,7 +8521,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1038 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:361)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7364,7 +8541,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1045 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:364)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -7382,7 +8559,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1053 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:364)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7401,7 +8578,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1060 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1062 (derivative: schema/derivatives.yaml:367)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -7419,7 +8596,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1068 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:367)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7438,7 +8615,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1075 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:370)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -7456,7 +8633,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1083 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:370)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7475,7 +8652,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1090 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:373)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -7493,7 +8670,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:373)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7512,7 +8689,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1105 (derivative: schema/derivatives.yaml:376)
+# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:376)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -7530,7 +8707,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:376)
+# schema/native_functions.yaml:1115 (derivative: schema/derivatives.yaml:376)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7549,7 +8726,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1120 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:380)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -7567,7 +8744,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1128 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:380)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7586,7 +8763,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1135 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:325)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -7604,7 +8781,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1143 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:325)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7623,7 +8800,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1150 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1152 (derivative: schema/derivatives.yaml:383)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -7640,7 +8817,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1158 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:383)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7658,7 +8835,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1165 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:386)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -7675,7 +8852,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:386)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7693,7 +8870,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1180 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1182 (derivative: schema/derivatives.yaml:389)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -7710,7 +8887,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1188 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:392)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -7727,7 +8904,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1196 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1198 (derivative: schema/derivatives.yaml:389)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7745,7 +8922,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1203 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:392)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -7763,7 +8940,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1210 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:395)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -7780,7 +8957,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1218 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1220 (derivative: schema/derivatives.yaml:395)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7798,7 +8975,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1225 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1227 (derivative: schema/derivatives.yaml:398)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -7815,7 +8992,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1233 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1235 (derivative: schema/derivatives.yaml:398)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7833,7 +9010,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1240 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:1242 (derivative: schema/derivatives.yaml:328)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -7850,7 +9027,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1248 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:1250 (derivative: schema/derivatives.yaml:328)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7868,7 +9045,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1316 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1318 (derivative: schema/derivatives.yaml:401)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -7886,7 +9063,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1324 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1326 (derivative: schema/derivatives.yaml:401)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -7905,7 +9082,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1331 (derivative: schema/derivatives.yaml:428)
+# schema/native_functions.yaml:1333 (derivative: schema/derivatives.yaml:428)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -7934,7 +9111,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1338 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1340 (derivative: schema/derivatives.yaml:433)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -7963,7 +9140,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1360 (derivative: schema/derivatives.yaml:436)
+# schema/native_functions.yaml:1362 (derivative: schema/derivatives.yaml:436)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -7989,7 +9166,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1366 (derivative: schema/derivatives.yaml:440)
+# schema/native_functions.yaml:1368 (derivative: schema/derivatives.yaml:440)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -8011,7 +9188,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1375 (derivative: schema/derivatives.yaml:445)
+# schema/native_functions.yaml:1377 (derivative: schema/derivatives.yaml:445)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -8035,7 +9212,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1382 (derivative: schema/derivatives.yaml:448)
+# schema/native_functions.yaml:1384 (derivative: schema/derivatives.yaml:448)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -8063,7 +9240,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1387 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1389 (derivative: schema/derivatives.yaml:452)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -8081,7 +9258,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1394 (derivative: schema/derivatives.yaml:455)
+# schema/native_functions.yaml:1396 (derivative: schema/derivatives.yaml:455)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -8103,7 +9280,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1404 (derivative: schema/derivatives.yaml:459)
+# schema/native_functions.yaml:1406 (derivative: schema/derivatives.yaml:459)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -8121,7 +9298,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:1414 (derivative: schema/derivatives.yaml:462)
+# schema/native_functions.yaml:1416 (derivative: schema/derivatives.yaml:462)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -8142,7 +9319,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:1421 (derivative: schema/derivatives.yaml:466)
+# schema/native_functions.yaml:1423 (derivative: schema/derivatives.yaml:466)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -8162,7 +9339,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:1432 (derivative: schema/derivatives.yaml:470)
+# schema/native_functions.yaml:1434 (derivative: schema/derivatives.yaml:470)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -8184,7 +9361,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:1439 (derivative: schema/derivatives.yaml:474)
+# schema/native_functions.yaml:1441 (derivative: schema/derivatives.yaml:474)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -8206,7 +9383,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:1455 (derivative: schema/derivatives.yaml:478)
+# schema/native_functions.yaml:1457 (derivative: schema/derivatives.yaml:478)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -8235,7 +9412,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1462 (derivative: schema/derivatives.yaml:478)
+# schema/native_functions.yaml:1464 (derivative: schema/derivatives.yaml:478)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8265,7 +9442,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1472 (derivative: schema/derivatives.yaml:483)
+# schema/native_functions.yaml:1474 (derivative: schema/derivatives.yaml:483)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -8286,7 +9463,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1479 (derivative: schema/derivatives.yaml:486)
+# schema/native_functions.yaml:1481 (derivative: schema/derivatives.yaml:486)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -8307,7 +9484,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1498 (derivative: schema/derivatives.yaml:489)
+# schema/native_functions.yaml:1500 (derivative: schema/derivatives.yaml:489)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -8333,7 +9510,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1507 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:1509 (derivative: schema/derivatives.yaml:493)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -8357,7 +9534,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1513 (derivative: schema/derivatives.yaml:497)
+# schema/native_functions.yaml:1515 (derivative: schema/derivatives.yaml:497)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -8383,7 +9560,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1521 (derivative: schema/derivatives.yaml:501)
+# schema/native_functions.yaml:1523 (derivative: schema/derivatives.yaml:501)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -8402,7 +9579,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1529 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1531 (derivative: schema/derivatives.yaml:505)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -8420,7 +9597,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1537 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1539 (derivative: schema/derivatives.yaml:508)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -8437,7 +9614,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1545 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1547 (derivative: schema/derivatives.yaml:505)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8456,7 +9633,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1552 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1554 (derivative: schema/derivatives.yaml:508)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8474,7 +9651,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1559 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1561 (derivative: schema/derivatives.yaml:511)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -8500,7 +9677,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1567 (derivative: schema/derivatives.yaml:515)
+# schema/native_functions.yaml:1569 (derivative: schema/derivatives.yaml:515)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -8518,7 +9695,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1575 (derivative: schema/derivatives.yaml:518)
+# schema/native_functions.yaml:1577 (derivative: schema/derivatives.yaml:518)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -8535,7 +9712,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1583 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1585 (derivative: schema/derivatives.yaml:511)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8562,7 +9739,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1590 (derivative: schema/derivatives.yaml:515)
+# schema/native_functions.yaml:1592 (derivative: schema/derivatives.yaml:515)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8581,7 +9758,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1597 (derivative: schema/derivatives.yaml:521)
+# schema/native_functions.yaml:1599 (derivative: schema/derivatives.yaml:521)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -8607,7 +9784,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1605 (derivative: schema/derivatives.yaml:525)
+# schema/native_functions.yaml:1607 (derivative: schema/derivatives.yaml:525)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -8625,7 +9802,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1613 (derivative: schema/derivatives.yaml:521)
+# schema/native_functions.yaml:1615 (derivative: schema/derivatives.yaml:521)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8652,7 +9829,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1620 (derivative: schema/derivatives.yaml:525)
+# schema/native_functions.yaml:1622 (derivative: schema/derivatives.yaml:525)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8671,7 +9848,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1627 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:1629 (derivative: schema/derivatives.yaml:529)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -8699,7 +9876,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1635 (derivative: schema/derivatives.yaml:533)
+# schema/native_functions.yaml:1637 (derivative: schema/derivatives.yaml:533)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -8727,7 +9904,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1643 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:1645 (derivative: schema/derivatives.yaml:537)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -8748,7 +9925,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1651 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:1653 (derivative: schema/derivatives.yaml:537)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8770,7 +9947,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1817 (derivative: schema/derivatives.yaml:540)
+# schema/native_functions.yaml:1819 (derivative: schema/derivatives.yaml:540)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -8796,7 +9973,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1825 (derivative: schema/derivatives.yaml:544)
+# schema/native_functions.yaml:1827 (derivative: schema/derivatives.yaml:544)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -8830,7 +10007,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1833 (derivative: schema/derivatives.yaml:540)
+# schema/native_functions.yaml:1835 (derivative: schema/derivatives.yaml:540)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -8857,7 +10034,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1840 (derivative: schema/derivatives.yaml:544)
+# schema/native_functions.yaml:1842 (derivative: schema/derivatives.yaml:544)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -8892,7 +10069,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1847 (derivative: schema/derivatives.yaml:549)
+# schema/native_functions.yaml:1849 (derivative: schema/derivatives.yaml:549)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -8925,7 +10102,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1855 (derivative: schema/derivatives.yaml:549)
+# schema/native_functions.yaml:1857 (derivative: schema/derivatives.yaml:549)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -8959,7 +10136,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1862 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:1864 (derivative: schema/derivatives.yaml:554)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -8993,7 +10170,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1870 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:1872 (derivative: schema/derivatives.yaml:554)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -9028,7 +10205,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1901 (derivative: schema/derivatives.yaml:621)
+# schema/native_functions.yaml:1903 (derivative: schema/derivatives.yaml:621)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9053,7 +10230,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1908 (derivative: schema/derivatives.yaml:625)
+# schema/native_functions.yaml:1910 (derivative: schema/derivatives.yaml:625)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9073,7 +10250,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:628)
+# schema/native_functions.yaml:1917 (derivative: schema/derivatives.yaml:628)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9098,7 +10275,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:632)
+# schema/native_functions.yaml:1924 (derivative: schema/derivatives.yaml:632)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9118,7 +10295,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml:1931 (derivative: schema/derivatives.yaml:635)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9143,7 +10320,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1936 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:1938 (derivative: schema/derivatives.yaml:639)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9163,7 +10340,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1943 (derivative: schema/derivatives.yaml:642)
+# schema/native_functions.yaml:1945 (derivative: schema/derivatives.yaml:642)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9188,7 +10365,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1950 (derivative: schema/derivatives.yaml:646)
+# schema/native_functions.yaml:1952 (derivative: schema/derivatives.yaml:646)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9208,7 +10385,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1957 (derivative: schema/derivatives.yaml:649)
+# schema/native_functions.yaml:1959 (derivative: schema/derivatives.yaml:649)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9233,7 +10410,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1964 (derivative: schema/derivatives.yaml:653)
+# schema/native_functions.yaml:1966 (derivative: schema/derivatives.yaml:653)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9253,7 +10430,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:656)
+# schema/native_functions.yaml:1973 (derivative: schema/derivatives.yaml:656)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9278,7 +10455,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:660)
+# schema/native_functions.yaml:1980 (derivative: schema/derivatives.yaml:660)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9298,7 +10475,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1985 (derivative: schema/derivatives.yaml:559)
+# schema/native_functions.yaml:1987 (derivative: schema/derivatives.yaml:559)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -9319,7 +10496,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:1995 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9340,7 +10517,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2000 (derivative: schema/derivatives.yaml:559)
+# schema/native_functions.yaml:2002 (derivative: schema/derivatives.yaml:559)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -9362,7 +10539,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2007 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:2009 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -9382,7 +10559,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:2029 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2031 (derivative: schema/derivatives.yaml:666)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -9401,7 +10578,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2037 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2039 (derivative: schema/derivatives.yaml:666)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -9421,7 +10598,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2043 (derivative: schema/derivatives.yaml:669)
+# schema/native_functions.yaml:2045 (derivative: schema/derivatives.yaml:669)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -9451,7 +10628,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2050 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2052 (derivative: schema/derivatives.yaml:673)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -9469,7 +10646,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2058 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2060 (derivative: schema/derivatives.yaml:673)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9488,7 +10665,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2065 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2067 (derivative: schema/derivatives.yaml:676)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -9516,7 +10693,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2072 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2074 (derivative: schema/derivatives.yaml:680)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -9536,7 +10713,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2080 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2082 (derivative: schema/derivatives.yaml:683)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -9568,7 +10745,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2086 (derivative: schema/derivatives.yaml:689)
+# schema/native_functions.yaml:2088 (derivative: schema/derivatives.yaml:689)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -9587,7 +10764,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2094 (derivative: schema/derivatives.yaml:692)
+# schema/native_functions.yaml:2096 (derivative: schema/derivatives.yaml:692)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -9608,7 +10785,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2101 (derivative: schema/derivatives.yaml:695)
+# schema/native_functions.yaml:2103 (derivative: schema/derivatives.yaml:695)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -9634,7 +10811,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:2107 (derivative: schema/derivatives.yaml:699)
+# schema/native_functions.yaml:2109 (derivative: schema/derivatives.yaml:699)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -9655,7 +10832,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2115 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2117 (derivative: schema/derivatives.yaml:702)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -9678,7 +10855,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2122 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2124 (derivative: schema/derivatives.yaml:705)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -9711,7 +10888,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2130 (derivative: schema/derivatives.yaml:709)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -9731,7 +10908,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2138 (derivative: schema/derivatives.yaml:709)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -9752,7 +10929,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:712)
+# schema/native_functions.yaml:2145 (derivative: schema/derivatives.yaml:712)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -9779,7 +10956,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2149 (derivative: schema/derivatives.yaml:716)
+# schema/native_functions.yaml:2151 (derivative: schema/derivatives.yaml:716)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -9798,7 +10975,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2157 (derivative: schema/derivatives.yaml:720)
+# schema/native_functions.yaml:2159 (derivative: schema/derivatives.yaml:720)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -9818,7 +10995,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2163 (derivative: schema/derivatives.yaml:723)
+# schema/native_functions.yaml:2165 (derivative: schema/derivatives.yaml:723)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -9846,7 +11023,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2170 (derivative: schema/derivatives.yaml:727)
+# schema/native_functions.yaml:2172 (derivative: schema/derivatives.yaml:727)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -9874,7 +11051,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2177 (derivative: schema/derivatives.yaml:731)
+# schema/native_functions.yaml:2179 (derivative: schema/derivatives.yaml:731)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -9893,7 +11070,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2185 (derivative: schema/derivatives.yaml:734)
+# schema/native_functions.yaml:2187 (derivative: schema/derivatives.yaml:734)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -9921,7 +11098,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2193 (derivative: schema/derivatives.yaml:731)
+# schema/native_functions.yaml:2195 (derivative: schema/derivatives.yaml:731)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -9941,7 +11118,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2200 (derivative: schema/derivatives.yaml:734)
+# schema/native_functions.yaml:2202 (derivative: schema/derivatives.yaml:734)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -9970,7 +11147,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2207 (derivative: schema/derivatives.yaml:738)
+# schema/native_functions.yaml:2209 (derivative: schema/derivatives.yaml:738)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -9989,7 +11166,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2215 (derivative: schema/derivatives.yaml:741)
+# schema/native_functions.yaml:2217 (derivative: schema/derivatives.yaml:741)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -10017,7 +11194,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2223 (derivative: schema/derivatives.yaml:738)
+# schema/native_functions.yaml:2225 (derivative: schema/derivatives.yaml:738)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -10037,7 +11214,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2230 (derivative: schema/derivatives.yaml:741)
+# schema/native_functions.yaml:2232 (derivative: schema/derivatives.yaml:741)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -10066,7 +11243,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2237 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:2239 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -10087,6 +11264,709 @@ def _ag_clamp__Tensor(ks, self, min, max):
     _out = _k(self, min, max)
     if _node is not None:
         _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2294 (derivative: schema/derivatives.yaml:745)
+def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2303 (derivative: schema/derivatives.yaml:751)
+def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2334 (derivative: schema/derivatives.yaml:758)
+def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy._fill(_ks)
+    _out = _k(self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2340 (derivative: schema/derivatives.yaml:763)
+def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy_backward.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2354 (derivative: schema/derivatives.yaml:769)
+def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm._fill(_ks)
+    _out = _k(input, normalized_shape, weight, bias, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:2361 (derivative: schema/derivatives.yaml:773)
+def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_mean = _edge(mean)
+    _e_rstd = _edge(rstd)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_mean or _NO_EDGE, _e_rstd or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_mean is not None, _e_rstd is not None, _e_weight is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None:
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_mean = _save(mean)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_rstd = _save(rstd)
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2372 (derivative: schema/derivatives.yaml:777)
+def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm._fill(_ks)
+    _out = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_training = training
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:2381 (derivative: schema/derivatives.yaml:783)
+def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_save_mean = None if save_mean is None else _edge(save_mean)
+    _e_save_invstd = None if save_invstd is None else _edge(save_invstd)
+    if not (_e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_save_mean or _NO_EDGE, _e_save_invstd or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_weight is not None, _e_save_mean is not None, _e_save_invstd is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None:
+        _node._s_eps = eps
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_save_invstd = _save(save_invstd)
+        _node._s_save_mean = _save(save_mean)
+        _node._s_train = train
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2396 (derivative: schema/derivatives.yaml:788)
+def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2405 (derivative: schema/derivatives.yaml:794)
+def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2428 (derivative: schema/derivatives.yaml:801)
+def _ag_prod(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod.get(_ks)
+    if _k is None:
+        _k = _o.prod._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2436 (derivative: schema/derivatives.yaml:804)
+def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod_dim_int.get(_ks)
+    if _k is None:
+        _k = _o.prod_dim_int._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2444 (derivative: schema/derivatives.yaml:807)
+def _ag_amin(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amin.get(_ks)
+    if _k is None:
+        _k = _o.amin._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2452 (derivative: schema/derivatives.yaml:814)
+def _ag_max(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_max.get(_ks)
+    if _k is None:
+        _k = _o.max._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2465 (derivative: schema/derivatives.yaml:810)
+def _ag_max_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_max_dim.get(_ks)
+    if _k is None:
+        _k = _o.max_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2477 (derivative: schema/derivatives.yaml:825)
+def _ag_max_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_max_other.get(_ks)
+    if _k is None:
+        _k = _o.max_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2484 (derivative: schema/derivatives.yaml:821)
+def _ag_min(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_min.get(_ks)
+    if _k is None:
+        _k = _o.min._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2497 (derivative: schema/derivatives.yaml:817)
+def _ag_min_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_min_dim.get(_ks)
+    if _k is None:
+        _k = _o.min_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2509 (derivative: schema/derivatives.yaml:829)
+def _ag_min_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_min_other.get(_ks)
+    if _k is None:
+        _k = _o.min_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2535 (derivative: schema/derivatives.yaml:837)
+def _ag_var_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2554 (derivative: schema/derivatives.yaml:840)
+def _ag_std_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2570 (derivative: schema/derivatives.yaml:843)
+def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2585 (derivative: schema/derivatives.yaml:846)
+def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result0 = _save_output(result0, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2592 (derivative: schema/derivatives.yaml:849)
+def _ag_logsumexp(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_logsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logsumexp._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2600 (derivative: schema/derivatives.yaml:852)
+def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_linalg_vector_norm.get(_ks)
+    if _k is None:
+        _k = _o.linalg_vector_norm._fill(_ks)
+    _out = _k(self, ord, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_ord = ord
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2695 (derivative: schema/derivatives.yaml:879)
+def _ag_cumsum(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumsum.get(_ks)
+    if _k is None:
+        _k = _o.cumsum._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2703 (derivative: schema/derivatives.yaml:879)
+def _ag_cumsum_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_cumsum_.get(_ks)
+    if _k is None:
+        _k = _o.cumsum_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2709 (derivative: schema/derivatives.yaml:882)
+def _ag_cumprod(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumprod.get(_ks)
+    if _k is None:
+        _k = _o.cumprod._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2716 (derivative: schema/derivatives.yaml:882)
+def _ag_cumprod_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cumprod_.get(_ks)
+    if _k is None:
+        _k = _o.cumprod_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
     return _out
 
 
@@ -10187,6 +12067,8 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
+_o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)
@@ -10453,3 +12335,76 @@ _o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_b
 _o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
 _o.sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.sigmoid_backward_grad_input), with_keyset=True)
 _o.tanh_backward_grad_input.register("Autograd", _autograd_out(_o.tanh_backward_grad_input), with_keyset=True)
+_o.nll_loss_forward.register("Autograd", _ag_nll_loss_forward, with_keyset=True)
+_o.nll_loss_forward_output.register("Autograd", _autograd_out(_o.nll_loss_forward_output), with_keyset=True)
+_o.nll_loss_backward.register("Autograd", _ag_nll_loss_backward, with_keyset=True)
+_o.nll_loss_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss_backward_grad_input), with_keyset=True)
+_o.nll_loss_out.register("Autograd", _autograd_out(_o.nll_loss_out), with_keyset=True)
+_o.mse_loss_out.register("Autograd", _autograd_out(_o.mse_loss_out), with_keyset=True)
+_o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keyset=True)
+_o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
+_o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
+_o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
+_o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
+_o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)
+_o.native_layer_norm_backward.register("Autograd", _ag_native_layer_norm_backward, with_keyset=True)
+_o.native_layer_norm_backward_out.register("Autograd", _autograd_out(_o.native_layer_norm_backward_out), with_keyset=True)
+_o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=True)
+_o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
+_o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
+_o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
+_o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
+_o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
+_o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
+_o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)
+_o.prod.register("Autograd", _ag_prod, with_keyset=True)
+_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
+_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
+_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
+_o.amin.register("Autograd", _ag_amin, with_keyset=True)
+_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
+_o.max.register("Autograd", _ag_max, with_keyset=True)
+_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
+_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
+_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
+_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
+_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
+_o.min.register("Autograd", _ag_min, with_keyset=True)
+_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
+_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
+_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
+_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
+_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
+_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
+_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
+_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
+_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
+_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
+_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
+_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
+_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
+_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
+_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
+_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
+_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
+_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
+_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
+_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
+_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
+_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
+_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
+_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
+_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
+_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
+_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
+_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
+_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
+_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
+_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
+_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
+_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
+_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
+_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
+_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)

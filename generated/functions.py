@@ -9,6 +9,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d,
     _entry__adaptive_avg_pool2d_backward,
@@ -47,13 +48,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_as_strided,
     _entry_asin,
     _entry_asin_,
@@ -70,6 +87,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_batch_norm,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -142,6 +166,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cosh,
     _entry_cosh_,
     _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -225,6 +260,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -245,6 +282,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -262,7 +301,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -289,6 +331,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Scalar_out,
     _entry_lt_Tensor,
@@ -302,20 +346,35 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
     _entry_maximum,
     _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
     _entry_mul_Scalar,
     _entry_mul_Scalar_out,
     _entry_mul_Tensor,
@@ -328,6 +387,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
     _entry_ne_Scalar,
     _entry_ne_Scalar_out,
     _entry_ne_Tensor,
@@ -342,6 +409,23 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -357,6 +441,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -391,6 +479,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -430,6 +519,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -464,6 +562,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -496,9 +603,13 @@ __all__ = [
     'addmm',
     'adjoint',
     'alias',
+    'all',
     'amax',
+    'amin',
+    'any',
     'arange',
     'argmax',
+    'argmin',
     'as_strided',
     'asin',
     'asin_',
@@ -508,6 +619,10 @@ __all__ = [
     'avg_pool2d',
     'avg_pool2d_backward',
     'baddbmm',
+    'batch_norm',
+    'binary_cross_entropy',
+    'binary_cross_entropy_backward',
+    'binary_cross_entropy_with_logits',
     'bitwise_and',
     'bitwise_not',
     'bitwise_or',
@@ -534,6 +649,10 @@ __all__ = [
     'cos_',
     'cosh',
     'cosh_',
+    'count_nonzero',
+    'cross_entropy_loss',
+    'cumprod',
+    'cumsum',
     'detach',
     'diagonal',
     'div',
@@ -570,6 +689,7 @@ __all__ = [
     'gelu',
     'gelu_',
     'gelu_backward',
+    'ger',
     'gt',
     'hardtanh',
     'hardtanh_',
@@ -580,11 +700,14 @@ __all__ = [
     'isfinite',
     'isinf',
     'isnan',
+    'l1_loss',
+    'layer_norm',
     'le',
     'leaky_relu',
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'linalg_vector_norm',
     'linear',
     'log',
     'log10',
@@ -599,25 +722,40 @@ __all__ = [
     'logical_not',
     'logical_or',
     'logical_xor',
+    'logsumexp',
     'lt',
     'masked_fill',
     'matmul',
+    'max',
     'max_pool2d',
     'max_pool2d_with_indices',
     'max_pool2d_with_indices_backward',
     'maximum',
     'mean',
+    'min',
     'minimum',
     'mm',
     'movedim',
+    'mse_loss',
     'mul',
     'mv',
     'nan_to_num',
     'nan_to_num_',
     'narrow',
+    'native_batch_norm',
+    'native_batch_norm_backward',
+    'native_layer_norm',
+    'native_layer_norm_backward',
     'ne',
     'neg',
     'neg_',
+    'nll_loss',
+    'nll_loss2d',
+    'nll_loss2d_backward',
+    'nll_loss2d_forward',
+    'nll_loss_backward',
+    'nll_loss_forward',
+    'nll_loss_nd',
     'one_hot',
     'ones',
     'ones_like',
@@ -625,6 +763,7 @@ __all__ = [
     'pad',
     'permute',
     'pow',
+    'prod',
     'rand',
     'rand_like',
     'randn',
@@ -641,6 +780,7 @@ __all__ = [
     'rsqrt_',
     'rsub',
     'scalar_tensor',
+    'scaled_dot_product_attention',
     'select',
     'sigmoid',
     'sigmoid_',
@@ -664,6 +804,8 @@ __all__ = [
     'sqrt_',
     'squeeze',
     'stack',
+    'std',
+    'std_mean',
     'sub',
     'sum',
     't',
@@ -681,14 +823,22 @@ __all__ = [
     'unbind',
     'unflatten',
     'unsqueeze',
+    'var',
+    'var_mean',
     'where',
     'zero_',
     'zeros',
     'zeros_like',
 ]
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
+_rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1389
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -700,7 +850,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1394
+# schema/native_functions.yaml:1396
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -712,7 +862,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1481
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -724,7 +874,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -736,7 +886,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:1472
+# schema/native_functions.yaml:1474
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -748,7 +898,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:1500
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -771,7 +921,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -783,7 +933,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -793,7 +943,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1062
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -805,7 +955,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1070
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -815,7 +965,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -837,7 +987,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:1862
+# schema/native_functions.yaml:1864
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -849,7 +999,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml:1849
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -873,7 +1023,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -883,7 +1033,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -891,6 +1041,71 @@ def alias(input):
         if r is not _NO:
             return r
     return _entry_alias(input)
+
+
+# schema/native_functions.yaml:2621
+def _m0_all(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_all(input, out):
+    if out is None:
+        return _entry_all(input)
+    return _entry_all_all_out(input, out)
+
+
+# schema/native_functions.yaml:2628
+def _m1_all(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dim(input, dim, keepdim)
+    return _entry_all_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:2635
+def _m2_all(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dims(input, dim, keepdim)
+    return _entry_all_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(('input', 'out'))),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
 # schema/native_functions.yaml:623
@@ -903,6 +1118,83 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:2444
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_amin(input, dim, keepdim)
+    return _entry_amin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:2658
+def _m0_any(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_any(input, out):
+    if out is None:
+        return _entry_any(input)
+    return _entry_any_all_out(input, out)
+
+
+# schema/native_functions.yaml:2665
+def _m1_any(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dim(input, dim, keepdim)
+    return _entry_any_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:2672
+def _m2_any(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dims(input, dim, keepdim)
+    return _entry_any_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(('input', 'out'))),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
 # schema/native_functions.yaml:54
@@ -979,7 +1271,19 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:2516
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_argmin(input, dim, keepdim)
+    return _entry_argmin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:703
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -989,7 +1293,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1001,7 +1305,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1055
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1011,7 +1315,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1023,7 +1327,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:1645
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1035,7 +1339,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:1083
+# schema/native_functions.yaml:1085
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1045,7 +1349,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1377
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1057,7 +1361,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1067,7 +1371,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1457
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1079,7 +1383,53 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:2387
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
+    if _tf[0]:
+        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if r is not _NO:
+            return r
+    return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+# schema/native_functions.yaml:2334
+def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy(input, target, weight, reduction)
+    return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:2340
+def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
+    return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:2349
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+
+
+# schema/native_functions.yaml:1705
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1092,7 +1442,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:1721
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1128,7 +1478,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1140,7 +1490,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1153,7 +1503,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1757
+# schema/native_functions.yaml:1759
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1189,7 +1539,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1202,7 +1552,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1795
+# schema/native_functions.yaml:1797
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1250,7 +1600,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1262,7 +1612,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1167
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1274,7 +1624,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1284,7 +1634,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1343,7 +1693,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -1388,7 +1738,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml:2217
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -1401,7 +1751,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml:2209
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -1437,7 +1787,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2232
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -1448,7 +1798,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2225
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -1482,7 +1832,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2187
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -1495,7 +1845,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml:2179
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -1531,7 +1881,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2202
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -1542,7 +1892,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2195
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -1588,7 +1938,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1404
+# schema/native_functions.yaml:1406
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -1600,7 +1950,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1344
+# schema/native_functions.yaml:1346
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1611,7 +1961,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1352
+# schema/native_functions.yaml:1354
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1645,7 +1995,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1350
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1656,7 +2006,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1690,7 +2040,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -1702,7 +2052,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1340
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1722,7 +2072,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1734,7 +2084,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml:1025
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1744,7 +2094,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1756,7 +2106,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1115
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1766,7 +2116,90 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:2722
+def _m0_count_nonzero(input, dim, *, out=None):
+    if _F['Tensor'](input) and _F['int[]'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c0_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero_dim_IntList(input, dim)
+    return _entry_count_nonzero_dim_IntList_out(input, dim, out)
+
+
+# schema/native_functions.yaml:2729
+def _m1_count_nonzero(input, dim=None, *, out=None):
+    if _F['Tensor'](input) and _F['int?'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c1_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero(input, dim)
+    return _entry_count_nonzero_out(input, dim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:2321
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if r is not _NO:
+            return r
+    return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
+
+
+# schema/native_functions.yaml:2709
+def cumprod(input, dim, *, dtype=None, out=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumprod(input, dim, dtype)
+    return _entry_cumprod_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:2695
+def cumsum(input, dim, *, dtype=None, out=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumsum(input, dim, dtype)
+    return _entry_cumsum_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:838
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1776,7 +2209,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1812,7 +2245,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:1987
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -1851,7 +2284,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1863,7 +2296,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:1470
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -1873,7 +2306,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2109
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -1885,7 +2318,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:2115
+# schema/native_functions.yaml:2117
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1895,7 +2328,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2124
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -1907,7 +2340,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1416
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -1919,7 +2352,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml:1423
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -1977,7 +2410,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1122
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1989,7 +2422,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1130
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2011,7 +2444,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2023,7 +2456,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:890
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2043,7 +2476,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2055,7 +2488,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2110,7 +2543,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -2120,7 +2553,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1152
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2132,7 +2565,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1160
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2142,7 +2575,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2155,7 +2588,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2191,7 +2624,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2203,7 +2636,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2215,7 +2648,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:1235
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2259,7 +2692,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2029
+# schema/native_functions.yaml:2031
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2271,7 +2704,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:2039
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -2281,7 +2714,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2045
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2291,6 +2724,18 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     if out is None:
         return _entry_gelu_backward(grad_output, input, approximate)
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+
+# schema/native_functions.yaml:2419
+def ger(input, vec2, *, out=None):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ger(input, vec2)
+    return _entry_ger_out(input, vec2, out)
 
 
 # schema/native_functions.yaml:409
@@ -2305,7 +2750,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2130
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -2317,7 +2762,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2138
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2327,7 +2772,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2145
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -2339,7 +2784,7 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -2351,7 +2796,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -2361,7 +2806,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2371,7 +2816,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2381,7 +2826,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1295
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2393,7 +2838,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1287
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2403,6 +2848,26 @@ def isnan(input, *, out=None):
     if out is None:
         return _entry_isnan(input)
     return _entry_isnan_out(input, out)
+
+
+# schema/native_functions.yaml:2330
+def l1_loss(input, target, reduction=1):
+    """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if r is not _NO:
+            return r
+    return _entry_l1_loss(input, target, reduction)
+
+
+# schema/native_functions.yaml:2368
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if r is not _NO:
+            return r
+    return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
 # schema/native_functions.yaml:401
@@ -2417,7 +2882,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2086
+# schema/native_functions.yaml:2088
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -2429,7 +2894,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml:2096
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -2439,7 +2904,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:2101
+# schema/native_functions.yaml:2103
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -2451,7 +2916,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:1825
+# schema/native_functions.yaml:1827
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2463,14 +2928,28 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:669
-def linear(input, weight, bias=None):
-    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+# schema/native_functions.yaml:2600
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {})
+        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
         if r is not _NO:
             return r
-    return _entry_linear(input, weight, bias)
+    if out is None:
+        return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+
+
+# schema/native_functions.yaml:670
+def linear(input, weight, bias=None, *, out=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_linear(input, weight, bias)
+    return _entry_linear_out(input, weight, bias, out)
 
 
 # schema/native_functions.yaml:525
@@ -2485,7 +2964,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2497,7 +2976,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2507,7 +2986,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:942
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2519,7 +2998,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2529,7 +3008,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:910
+# schema/native_functions.yaml:912
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2541,7 +3020,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2561,7 +3040,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2573,7 +3052,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:1660
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2585,7 +3064,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2597,7 +3076,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:1675
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2609,7 +3088,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:1690
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2619,6 +3098,18 @@ def logical_xor(input, other, *, out=None):
     if out is None:
         return _entry_logical_xor(input, other)
     return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2592
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logsumexp(input, dim, keepdim)
+    return _entry_logsumexp_out(input, dim, keepdim, out)
 
 
 # schema/native_functions.yaml:385
@@ -2646,16 +3137,83 @@ def masked_fill(input, mask, value, *, out=None):
 
 
 # schema/native_functions.yaml:664
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {})
+        r = _htf(matmul, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
-    return _entry_matmul(input, other)
+    if out is None:
+        return _entry_matmul(input, other)
+    return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:2452
+def _m0_max(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_max(input, out):
+    if out is None:
+        return _entry_max(input)
+    return _entry_max_unary_out(input, out)
+
+
+# schema/native_functions.yaml:2465
+def _m1_max(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_max(input, dim, keepdim, out):
+    if out is None:
+        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:2477
+def _m2_max(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_max(input, other, out):
+    if out is None:
+        return _entry_max_other(input, other)
+    return _entry_max_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(('input', 'out'))),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_max, _c2_max, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:1373
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -2665,7 +3223,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1360
+# schema/native_functions.yaml:1362
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -2675,7 +3233,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -2685,7 +3243,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2744,7 +3302,72 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:2484
+def _m0_min(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_min(input, out):
+    if out is None:
+        return _entry_min(input)
+    return _entry_min_unary_out(input, out)
+
+
+# schema/native_functions.yaml:2497
+def _m1_min(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_min(input, dim, keepdim, out):
+    if out is None:
+        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:2509
+def _m2_min(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_min(input, other, out):
+    if out is None:
+        return _entry_min_other(input, other)
+    return _entry_min_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(('input', 'out'))),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_min, _c2_min, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:1637
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2768,7 +3391,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -2779,7 +3402,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -2813,6 +3436,18 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
+# schema/native_functions.yaml:2325
+def mse_loss(input, target, reduction=1, *, out=None):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mse_loss(input, target, reduction)
+    return _entry_mse_loss_out(input, target, reduction, out)
+
+
 # schema/native_functions.yaml:263
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -2825,7 +3460,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1441
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -2837,7 +3472,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -2849,7 +3484,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:1326
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2859,7 +3494,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -2867,6 +3502,54 @@ def narrow(input, dim, start, length):
         if r is not _NO:
             return r
     return _entry_narrow(input, dim, start, length)
+
+
+# schema/native_functions.yaml:2372
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+
+
+# schema/native_functions.yaml:2381
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+
+
+# schema/native_functions.yaml:2354
+def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+
+
+# schema/native_functions.yaml:2361
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
 
 
 # schema/native_functions.yaml:377
@@ -2903,7 +3586,89 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml:2312
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:2414
+def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:2405
+def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:2396
+def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:2303
+def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:2294
+def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:2317
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if r is not _NO:
+            return r
+    return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+# schema/native_functions.yaml:1429
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -2936,7 +3701,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1446
+# schema/native_functions.yaml:1448
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2948,7 +3713,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -2958,7 +3723,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -3017,6 +3782,55 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
+# schema/native_functions.yaml:2428
+def _m0_prod(input, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+        return (input, dtype, out)
+    return None
+
+
+def _c0_prod(input, dtype, out):
+    if out is None:
+        return _entry_prod(input, dtype)
+    return _entry_prod_out(input, dtype, out)
+
+
+# schema/native_functions.yaml:2436
+def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, dim, keepdim, dtype, out)
+    return None
+
+
+def _c1_prod(input, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_prod_dim_int(input, dim, keepdim, dtype)
+    return _entry_prod_int_out(input, dim, keepdim, dtype, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype', 'input', 'out'))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
 # schema/native_functions.yaml:72
 def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -3063,7 +3877,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:987
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3075,7 +3889,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:995
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3107,7 +3921,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3120,7 +3934,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1575
+# schema/native_functions.yaml:1577
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3156,7 +3970,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -3166,7 +3980,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1182
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -3179,7 +3993,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1190
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -3215,7 +4029,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1198
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -3226,7 +4040,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml:1205
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -3260,7 +4074,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:972
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3272,7 +4086,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:980
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3282,7 +4096,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:1513
+# schema/native_functions.yaml:1515
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -3305,7 +4119,17 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:2391
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if r is not _NO:
+            return r
+    return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+# schema/native_functions.yaml:773
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -3337,7 +4161,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2165
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -3349,7 +4173,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1242
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3361,7 +4185,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1310
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3373,7 +4197,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:2050
+# schema/native_functions.yaml:2052
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3385,7 +4209,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2060
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3395,7 +4219,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2067
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3407,7 +4231,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1002
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3419,7 +4243,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3429,7 +4253,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3441,7 +4265,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1100
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3451,7 +4275,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -3461,7 +4285,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1488
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3473,7 +4297,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml:2074
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -3485,7 +4309,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:2080
+# schema/native_functions.yaml:2082
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -3497,7 +4321,7 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -3508,7 +4332,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -3542,7 +4366,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -3552,7 +4376,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:957
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3564,7 +4388,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml:965
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3574,7 +4398,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -3585,7 +4409,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -3596,7 +4420,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -3633,7 +4457,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -3641,6 +4465,130 @@ def stack(tensors, dim=0):
         if r is not _NO:
             return r
     return _entry_stack(tensors, dim)
+
+
+# schema/native_functions.yaml:2543
+def _m0_std(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std(input, unbiased):
+    return _entry_std(input, unbiased)
+
+
+# schema/native_functions.yaml:2548
+def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_std(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_std_dim(input, dim, unbiased, keepdim)
+    return _entry_std_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:2554
+def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_correction(input, dim, correction, keepdim)
+    return _entry_std_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
+# schema/native_functions.yaml:2577
+def _m0_std_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std_mean(input, unbiased):
+    return _entry_std_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:2581
+def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std_mean(input, dim, unbiased, keepdim):
+    return _entry_std_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:2585
+def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_mean_correction(input, dim, correction, keepdim)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std_mean = (
+    (_m0_std_mean, _c0_std_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std_mean, _c1_std_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_std_mean, _c2_std_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std_mean = (
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def std_mean(*args, **kwargs):
+    """Overloads:
+    std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(std_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
 # schema/native_functions.yaml:233
@@ -3702,7 +4650,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -3712,7 +4660,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1032
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3724,7 +4672,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1038
+# schema/native_functions.yaml:1040
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3756,7 +4704,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:2170
+# schema/native_functions.yaml:2172
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -3768,7 +4716,7 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2149
+# schema/native_functions.yaml:2151
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -3780,7 +4728,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:2157
+# schema/native_functions.yaml:2159
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -3802,7 +4750,7 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -3812,7 +4760,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1212
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3824,7 +4772,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1220
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3834,7 +4782,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -3844,7 +4792,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -3854,7 +4802,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -3862,6 +4810,130 @@ def unsqueeze(input, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(input, dim)
+
+
+# schema/native_functions.yaml:2524
+def _m0_var(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var(input, unbiased):
+    return _entry_var(input, unbiased)
+
+
+# schema/native_functions.yaml:2529
+def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_var(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_var_dim(input, dim, unbiased, keepdim)
+    return _entry_var_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:2535
+def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_correction(input, dim, correction, keepdim)
+    return _entry_var_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:2562
+def _m0_var_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var_mean(input, unbiased):
+    return _entry_var_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:2566
+def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var_mean(input, dim, unbiased, keepdim):
+    return _entry_var_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:2570
+def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_mean_correction(input, dim, correction, keepdim)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var_mean = (
+    (_m0_var_mean, _c0_var_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var_mean, _c1_var_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_var_mean, _c2_var_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var_mean = (
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def var_mean(*args, **kwargs):
+    """Overloads:
+    var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(var_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
 # schema/native_functions.yaml:433
@@ -3877,7 +4949,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2016
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -3888,7 +4960,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml:2021
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -3899,7 +4971,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2026
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)

@@ -3894,7 +3894,37 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:669
+# schema/native_functions.yaml:668
+matmul_out = _Op("aten", 'matmul', 'out',
+    'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_matmul_out = matmul_out._cache
+
+
+def _bind_matmul_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_matmul_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matmul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_matmul_out.get(ks)
+    if k is None:
+        k = matmul_out._fill(ks)
+    return k(self, other, out)
+
+
+matmul_out._bind = _bind_matmul_out
+matmul_out._entry = _entry_matmul_out
+_aten._packet('matmul')._add(matmul_out)
+
+
+# schema/native_functions.yaml:670
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3922,7 +3952,37 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:673
+linear_out = _Op("aten", 'linear', 'out',
+    'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'out'), 3, tags=())
+_c_linear_out = linear_out._cache
+
+
+def _bind_linear_out(input, weight, bias=None, *, out):
+    return (input, weight, bias, out)
+
+
+def _entry_linear_out(input, weight, bias, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linear_out, (input, weight, bias, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_linear_out.get(ks)
+    if k is None:
+        k = linear_out._fill(ks)
+    return k(input, weight, bias, out)
+
+
+linear_out._bind = _bind_linear_out
+linear_out._entry = _entry_linear_out
+_aten._packet('linear')._add(linear_out)
+
+
+# schema/native_functions.yaml:676
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3950,7 +4010,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3978,7 +4038,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -4006,7 +4066,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4034,7 +4094,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4062,7 +4122,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -4090,7 +4150,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -4118,7 +4178,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -4146,7 +4206,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4174,7 +4234,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -4202,7 +4262,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4230,7 +4290,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4258,7 +4318,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4286,7 +4346,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4314,7 +4374,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -4342,7 +4402,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4370,7 +4430,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4398,7 +4458,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4426,7 +4486,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4454,7 +4514,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4482,7 +4542,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4510,7 +4570,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4538,7 +4598,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4566,7 +4626,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4594,7 +4654,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4622,7 +4682,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4650,7 +4710,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4678,7 +4738,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4706,7 +4766,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4734,7 +4794,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4762,7 +4822,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4790,7 +4850,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4818,7 +4878,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:853
+# schema/native_functions.yaml:855
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4848,7 +4908,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4876,7 +4936,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4904,7 +4964,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml:867
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4934,7 +4994,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4964,7 +5024,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4992,7 +5052,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -5020,7 +5080,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml:887
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -5050,7 +5110,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:890
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5080,7 +5140,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5108,7 +5168,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:900
+# schema/native_functions.yaml:902
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5138,7 +5198,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5168,7 +5228,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:910
+# schema/native_functions.yaml:912
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5196,7 +5256,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:915
+# schema/native_functions.yaml:917
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5226,7 +5286,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5256,7 +5316,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5284,7 +5344,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:930
+# schema/native_functions.yaml:932
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5314,7 +5374,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5344,7 +5404,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:942
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5372,7 +5432,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:947
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5402,7 +5462,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5432,7 +5492,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:957
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5460,7 +5520,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5490,7 +5550,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml:965
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5520,7 +5580,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:972
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5548,7 +5608,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:977
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5578,7 +5638,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:980
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5608,7 +5668,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:987
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5636,7 +5696,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:990
+# schema/native_functions.yaml:992
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5666,7 +5726,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:995
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5696,7 +5756,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1002
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5724,7 +5784,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1007
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5754,7 +5814,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5784,7 +5844,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5812,7 +5872,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1022
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5842,7 +5902,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml:1025
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5872,7 +5932,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1032
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5900,7 +5960,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1037
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5930,7 +5990,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1038
+# schema/native_functions.yaml:1040
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5960,7 +6020,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5988,7 +6048,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1052
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6018,7 +6078,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1055
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6048,7 +6108,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1062
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6076,7 +6136,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1065
+# schema/native_functions.yaml:1067
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6106,7 +6166,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1070
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6136,7 +6196,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6164,7 +6224,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1082
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6194,7 +6254,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1083
+# schema/native_functions.yaml:1085
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6224,7 +6284,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6252,7 +6312,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1097
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6282,7 +6342,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1100
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6312,7 +6372,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6340,7 +6400,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml:1112
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6370,7 +6430,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1115
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6400,7 +6460,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1122
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6428,7 +6488,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1127
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6458,7 +6518,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1130
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6488,7 +6548,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6516,7 +6576,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1142
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6546,7 +6606,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6576,7 +6636,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1152
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6604,7 +6664,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1157
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6634,7 +6694,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1160
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6664,7 +6724,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1167
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6692,7 +6752,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1170
+# schema/native_functions.yaml:1172
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6722,7 +6782,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6752,7 +6812,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1182
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6780,7 +6840,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1187
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6810,7 +6870,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1190
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6838,7 +6898,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1193
+# schema/native_functions.yaml:1195
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -6868,7 +6928,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1198
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6898,7 +6958,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml:1205
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6928,7 +6988,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1212
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6956,7 +7016,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1215
+# schema/native_functions.yaml:1217
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6986,7 +7046,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1220
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7016,7 +7076,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7044,7 +7104,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1232
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7074,7 +7134,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:1235
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7104,7 +7164,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1242
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7132,7 +7192,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7162,7 +7222,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1250
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7192,7 +7252,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7220,7 +7280,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7250,7 +7310,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1265
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7280,7 +7340,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7308,7 +7368,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1277
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7338,7 +7398,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1280
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7368,7 +7428,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1287
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7396,7 +7456,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1292
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7426,7 +7486,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1295
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7454,7 +7514,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1300
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7484,7 +7544,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7512,7 +7572,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1310
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7540,7 +7600,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1315
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7570,7 +7630,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7598,7 +7658,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1323
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -7628,7 +7688,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:1326
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7658,7 +7718,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -7686,7 +7746,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1337
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -7716,7 +7776,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1340
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -7744,7 +7804,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1344
+# schema/native_functions.yaml:1346
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7772,7 +7832,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1350
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7800,7 +7860,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1352
+# schema/native_functions.yaml:1354
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7828,7 +7888,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7856,7 +7916,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1360
+# schema/native_functions.yaml:1362
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -7884,7 +7944,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -7912,7 +7972,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1373
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -7940,7 +8000,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1377
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -7968,7 +8028,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1379
+# schema/native_functions.yaml:1381
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -7998,7 +8058,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -8026,7 +8086,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1389
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -8054,7 +8114,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1393
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -8084,7 +8144,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1394
+# schema/native_functions.yaml:1396
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -8112,7 +8172,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml:1400
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -8142,7 +8202,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -8170,7 +8230,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1404
+# schema/native_functions.yaml:1406
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -8198,7 +8258,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1410
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -8228,7 +8288,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -8257,7 +8317,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1416
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -8285,7 +8345,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:1420
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -8315,7 +8375,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml:1423
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -8343,7 +8403,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1427
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -8373,7 +8433,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml:1429
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -8401,7 +8461,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -8429,7 +8489,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1439
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -8459,7 +8519,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1441
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -8487,7 +8547,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1446
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -8517,7 +8577,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:1446
+# schema/native_functions.yaml:1448
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -8545,7 +8605,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:1451
+# schema/native_functions.yaml:1453
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -8575,7 +8635,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1457
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8603,7 +8663,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:1462
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -8633,7 +8693,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:1462
+# schema/native_functions.yaml:1464
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8663,7 +8723,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:1470
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -8691,7 +8751,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:1472
+# schema/native_functions.yaml:1474
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8719,7 +8779,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1478
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8749,7 +8809,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1481
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8777,7 +8837,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1485
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8807,7 +8867,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1488
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8835,7 +8895,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1492
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8865,7 +8925,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8893,7 +8953,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1498
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8923,7 +8983,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:1500
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -8951,7 +9011,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1503
+# schema/native_functions.yaml:1505
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -8981,7 +9041,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -9009,7 +9069,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1513
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -9039,7 +9099,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1513
+# schema/native_functions.yaml:1515
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -9067,7 +9127,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:1518
+# schema/native_functions.yaml:1520
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -9097,7 +9157,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml:1523
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -9125,7 +9185,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:1526
+# schema/native_functions.yaml:1528
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -9155,7 +9215,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9183,7 +9243,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:1536
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9213,7 +9273,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9241,7 +9301,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:1542
+# schema/native_functions.yaml:1544
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9271,7 +9331,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1547
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9301,7 +9361,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9331,7 +9391,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9359,7 +9419,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:1566
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9389,7 +9449,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9417,7 +9477,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:1572
+# schema/native_functions.yaml:1574
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9447,7 +9507,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:1575
+# schema/native_functions.yaml:1577
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9475,7 +9535,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1580
+# schema/native_functions.yaml:1582
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9505,7 +9565,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1583
+# schema/native_functions.yaml:1585
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9535,7 +9595,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:1590
+# schema/native_functions.yaml:1592
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9565,7 +9625,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9593,7 +9653,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:1602
+# schema/native_functions.yaml:1604
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9623,7 +9683,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:1605
+# schema/native_functions.yaml:1607
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9651,7 +9711,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:1610
+# schema/native_functions.yaml:1612
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9681,7 +9741,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:1613
+# schema/native_functions.yaml:1615
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9711,7 +9771,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:1620
+# schema/native_functions.yaml:1622
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9741,7 +9801,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9769,7 +9829,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml:1634
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9799,7 +9859,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:1637
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9827,7 +9887,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:1640
+# schema/native_functions.yaml:1642
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9857,7 +9917,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:1645
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9885,7 +9945,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:1648
+# schema/native_functions.yaml:1650
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9915,7 +9975,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:1653
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9945,7 +10005,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:1660
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9973,7 +10033,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:1663
+# schema/native_functions.yaml:1665
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10003,7 +10063,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:1668
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10033,7 +10093,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:1675
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10061,7 +10121,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:1678
+# schema/native_functions.yaml:1680
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10091,7 +10151,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:1683
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10121,7 +10181,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:1690
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10149,7 +10209,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:1693
+# schema/native_functions.yaml:1695
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10179,7 +10239,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:1698
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10209,7 +10269,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:1705
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10237,7 +10297,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:1708
+# schema/native_functions.yaml:1710
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10267,7 +10327,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:1713
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10295,7 +10355,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:1716
+# schema/native_functions.yaml:1718
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10325,7 +10385,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:1721
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10353,7 +10413,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10383,7 +10443,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1727
+# schema/native_functions.yaml:1729
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10413,7 +10473,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:1734
+# schema/native_functions.yaml:1736
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10443,7 +10503,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10471,7 +10531,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:1746
+# schema/native_functions.yaml:1748
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10501,7 +10561,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:1749
+# schema/native_functions.yaml:1751
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10529,7 +10589,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10559,7 +10619,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:1757
+# schema/native_functions.yaml:1759
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10587,7 +10647,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10617,7 +10677,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1765
+# schema/native_functions.yaml:1767
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10647,7 +10707,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:1772
+# schema/native_functions.yaml:1774
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10677,7 +10737,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10705,7 +10765,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:1784
+# schema/native_functions.yaml:1786
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10735,7 +10795,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml:1789
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10763,7 +10823,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10793,7 +10853,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:1795
+# schema/native_functions.yaml:1797
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10821,7 +10881,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1800
+# schema/native_functions.yaml:1802
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10851,7 +10911,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1803
+# schema/native_functions.yaml:1805
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10881,7 +10941,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:1810
+# schema/native_functions.yaml:1812
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10911,7 +10971,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:1817
+# schema/native_functions.yaml:1819
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10939,7 +10999,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -10969,7 +11029,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:1825
+# schema/native_functions.yaml:1827
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10997,7 +11057,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:1830
+# schema/native_functions.yaml:1832
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -11027,7 +11087,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:1833
+# schema/native_functions.yaml:1835
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11057,7 +11117,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:1840
+# schema/native_functions.yaml:1842
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11087,7 +11147,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml:1849
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11115,7 +11175,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1854
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11145,7 +11205,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:1855
+# schema/native_functions.yaml:1857
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11175,7 +11235,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:1862
+# schema/native_functions.yaml:1864
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11203,7 +11263,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml:1869
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11233,7 +11293,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:1870
+# schema/native_functions.yaml:1872
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11263,7 +11323,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:1877
+# schema/native_functions.yaml:1879
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11291,7 +11351,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11321,7 +11381,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:1885
+# schema/native_functions.yaml:1887
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11349,7 +11409,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11379,7 +11439,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml:1895
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11407,7 +11467,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:1898
+# schema/native_functions.yaml:1900
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11437,7 +11497,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:1901
+# schema/native_functions.yaml:1903
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11467,7 +11527,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1910
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11497,7 +11557,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:1917
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11527,7 +11587,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml:1924
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11557,7 +11617,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml:1931
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11587,7 +11647,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:1936
+# schema/native_functions.yaml:1938
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11617,7 +11677,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:1943
+# schema/native_functions.yaml:1945
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11647,7 +11707,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:1950
+# schema/native_functions.yaml:1952
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11677,7 +11737,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1959
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11707,7 +11767,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1966
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11737,7 +11797,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11767,7 +11827,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1980
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11797,7 +11857,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:1987
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -11825,7 +11885,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:1990
+# schema/native_functions.yaml:1992
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -11855,7 +11915,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:1995
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11885,7 +11945,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:2000
+# schema/native_functions.yaml:2002
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -11915,7 +11975,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:2007
+# schema/native_functions.yaml:2009
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -11945,7 +12005,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2016
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -11973,7 +12033,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml:2021
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -12001,7 +12061,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2026
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -12029,7 +12089,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:2029
+# schema/native_functions.yaml:2031
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -12057,7 +12117,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml:2036
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -12087,7 +12147,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:2039
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -12117,7 +12177,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2045
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -12145,7 +12205,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:2050
+# schema/native_functions.yaml:2052
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -12173,7 +12233,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:2055
+# schema/native_functions.yaml:2057
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -12203,7 +12263,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2060
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12233,7 +12293,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2067
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -12261,7 +12321,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml:2074
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -12289,7 +12349,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2079
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -12319,7 +12379,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:2080
+# schema/native_functions.yaml:2082
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -12347,7 +12407,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:2086
+# schema/native_functions.yaml:2088
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -12375,7 +12435,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2093
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -12405,7 +12465,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml:2096
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -12435,7 +12495,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:2101
+# schema/native_functions.yaml:2103
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -12463,7 +12523,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2109
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -12491,7 +12551,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:2112
+# schema/native_functions.yaml:2114
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -12521,7 +12581,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:2115
+# schema/native_functions.yaml:2117
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -12551,7 +12611,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2124
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -12579,7 +12639,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2130
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -12607,7 +12667,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2135
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -12637,7 +12697,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2138
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -12667,7 +12727,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2145
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -12695,7 +12755,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:2149
+# schema/native_functions.yaml:2151
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -12724,7 +12784,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml:2156
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -12754,7 +12814,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:2157
+# schema/native_functions.yaml:2159
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -12784,7 +12844,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2165
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -12812,7 +12872,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:2170
+# schema/native_functions.yaml:2172
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -12840,7 +12900,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml:2179
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -12868,7 +12928,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2184
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -12898,7 +12958,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2187
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -12926,7 +12986,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:2190
+# schema/native_functions.yaml:2192
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -12956,7 +13016,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2195
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -12986,7 +13046,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2202
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -13016,7 +13076,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml:2209
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -13044,7 +13104,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2214
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -13074,7 +13134,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml:2217
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -13102,7 +13162,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:2220
+# schema/native_functions.yaml:2222
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -13132,7 +13192,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2225
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -13162,7 +13222,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2232
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -13192,7 +13252,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -13222,7 +13282,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml:2246
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -13252,7 +13312,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2251
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -13282,7 +13342,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2255
+# schema/native_functions.yaml:2257
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -13312,7 +13372,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:2260
+# schema/native_functions.yaml:2262
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -13342,7 +13402,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2265
+# schema/native_functions.yaml:2267
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -13372,7 +13432,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2270
+# schema/native_functions.yaml:2272
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -13402,7 +13462,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2275
+# schema/native_functions.yaml:2277
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -13432,7 +13492,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:2280
+# schema/native_functions.yaml:2282
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -13462,7 +13522,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:2286
+# schema/native_functions.yaml:2288
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -13490,3 +13550,3037 @@ def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
 tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
 tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:2294
+nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
+    'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_forward = nll_loss_forward._cache
+
+
+def _bind_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss_forward.get(ks)
+    if k is None:
+        k = nll_loss_forward._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_forward._bind = _bind_nll_loss_forward
+nll_loss_forward._entry = _entry_nll_loss_forward
+_aten._packet('nll_loss_forward')._add(nll_loss_forward)
+
+
+# schema/native_functions.yaml:2299
+nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
+    'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss_forward_output = nll_loss_forward_output._cache
+
+
+def _bind_nll_loss_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    k = _c_nll_loss_forward_output.get(ks)
+    if k is None:
+        k = nll_loss_forward_output._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss_forward_output._bind = _bind_nll_loss_forward_output
+nll_loss_forward_output._entry = _entry_nll_loss_forward_output
+_aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
+
+
+# schema/native_functions.yaml:2303
+nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
+    'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss_backward = nll_loss_backward._cache
+
+
+def _bind_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    k = _c_nll_loss_backward.get(ks)
+    if k is None:
+        k = nll_loss_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss_backward._bind = _bind_nll_loss_backward
+nll_loss_backward._entry = _entry_nll_loss_backward
+_aten._packet('nll_loss_backward')._add(nll_loss_backward)
+
+
+# schema/native_functions.yaml:2308
+nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
+    'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss_backward_grad_input = nll_loss_backward_grad_input._cache
+
+
+def _bind_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_nll_loss_backward_grad_input.get(ks)
+    if k is None:
+        k = nll_loss_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss_backward_grad_input._bind = _bind_nll_loss_backward_grad_input
+nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
+_aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
+
+
+# schema/native_functions.yaml:2312
+nll_loss = _Op("aten", 'nll_loss', 'default',
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss = nll_loss._cache
+
+
+def _bind_nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss.get(ks)
+    if k is None:
+        k = nll_loss._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss._bind = _bind_nll_loss
+nll_loss._entry = _entry_nll_loss
+_aten._packet('nll_loss')._add(nll_loss)
+
+
+# schema/native_functions.yaml:2315
+nll_loss_out = _Op("aten", 'nll_loss', 'out',
+    'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss_out = nll_loss_out._cache
+
+
+def _bind_nll_loss_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_nll_loss_out.get(ks)
+    if k is None:
+        k = nll_loss_out._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss_out._bind = _bind_nll_loss_out
+nll_loss_out._entry = _entry_nll_loss_out
+_aten._packet('nll_loss')._add(nll_loss_out)
+
+
+# schema/native_functions.yaml:2317
+nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
+    'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_nd = nll_loss_nd._cache
+
+
+def _bind_nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_nd, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss_nd.get(ks)
+    if k is None:
+        k = nll_loss_nd._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_nd._bind = _bind_nll_loss_nd
+nll_loss_nd._entry = _entry_nll_loss_nd
+_aten._packet('nll_loss_nd')._add(nll_loss_nd)
+
+
+# schema/native_functions.yaml:2321
+cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
+    'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
+_c_cross_entropy_loss = cross_entropy_loss._cache
+
+
+def _bind_cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return (self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross_entropy_loss, (self, target, weight, reduction, ignore_index, label_smoothing)) from None
+    k = _c_cross_entropy_loss.get(ks)
+    if k is None:
+        k = cross_entropy_loss._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+cross_entropy_loss._bind = _bind_cross_entropy_loss
+cross_entropy_loss._entry = _entry_cross_entropy_loss
+_aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
+
+
+# schema/native_functions.yaml:2325
+mse_loss = _Op("aten", 'mse_loss', 'default',
+    'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_mse_loss = mse_loss._cache
+
+
+def _bind_mse_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_mse_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss, (self, target, reduction)) from None
+    k = _c_mse_loss.get(ks)
+    if k is None:
+        k = mse_loss._fill(ks)
+    return k(self, target, reduction)
+
+
+mse_loss._bind = _bind_mse_loss
+mse_loss._entry = _entry_mse_loss
+_aten._packet('mse_loss')._add(mse_loss)
+
+
+# schema/native_functions.yaml:2328
+mse_loss_out = _Op("aten", 'mse_loss', 'out',
+    'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'reduction', 'out'), 3, tags=())
+_c_mse_loss_out = mse_loss_out._cache
+
+
+def _bind_mse_loss_out(self, target, reduction=1, *, out):
+    return (self, target, reduction, out)
+
+
+def _entry_mse_loss_out(self, target, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss_out, (self, target, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_mse_loss_out.get(ks)
+    if k is None:
+        k = mse_loss_out._fill(ks)
+    return k(self, target, reduction, out)
+
+
+mse_loss_out._bind = _bind_mse_loss_out
+mse_loss_out._entry = _entry_mse_loss_out
+_aten._packet('mse_loss')._add(mse_loss_out)
+
+
+# schema/native_functions.yaml:2330
+l1_loss = _Op("aten", 'l1_loss', 'default',
+    'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_l1_loss = l1_loss._cache
+
+
+def _bind_l1_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_l1_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(l1_loss, (self, target, reduction)) from None
+    k = _c_l1_loss.get(ks)
+    if k is None:
+        k = l1_loss._fill(ks)
+    return k(self, target, reduction)
+
+
+l1_loss._bind = _bind_l1_loss
+l1_loss._entry = _entry_l1_loss
+_aten._packet('l1_loss')._add(l1_loss)
+
+
+# schema/native_functions.yaml:2334
+binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'reduction'), 4, tags=())
+_c_binary_cross_entropy = binary_cross_entropy._cache
+
+
+def _bind_binary_cross_entropy(self, target, weight=None, reduction=1):
+    return (self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy(self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy, (self, target, weight, reduction)) from None
+    k = _c_binary_cross_entropy.get(ks)
+    if k is None:
+        k = binary_cross_entropy._fill(ks)
+    return k(self, target, weight, reduction)
+
+
+binary_cross_entropy._bind = _bind_binary_cross_entropy
+binary_cross_entropy._entry = _entry_binary_cross_entropy
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
+
+
+# schema/native_functions.yaml:2338
+binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
+    'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
+_c_binary_cross_entropy_out = binary_cross_entropy_out._cache
+
+
+def _bind_binary_cross_entropy_out(self, target, weight=None, reduction=1, *, out):
+    return (self, target, weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_out, (self, target, weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_binary_cross_entropy_out.get(ks)
+    if k is None:
+        k = binary_cross_entropy_out._fill(ks)
+    return k(self, target, weight, reduction, out)
+
+
+binary_cross_entropy_out._bind = _bind_binary_cross_entropy_out
+binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
+
+
+# schema/native_functions.yaml:2340
+binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
+    'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_backward = binary_cross_entropy_backward._cache
+
+
+def _bind_binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    return (grad_output, self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward, (grad_output, self, target, weight, reduction)) from None
+    k = _c_binary_cross_entropy_backward.get(ks)
+    if k is None:
+        k = binary_cross_entropy_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction)
+
+
+binary_cross_entropy_backward._bind = _bind_binary_cross_entropy_backward
+binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
+
+
+# schema/native_functions.yaml:2345
+binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
+    'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
+_c_binary_cross_entropy_backward_grad_input = binary_cross_entropy_backward_grad_input._cache
+
+
+def _bind_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight=None, reduction=1, *, grad_input):
+    return (grad_output, self, target, weight, reduction, grad_input)
+
+
+def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, reduction, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward_grad_input, (grad_output, self, target, weight, reduction, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_binary_cross_entropy_backward_grad_input.get(ks)
+    if k is None:
+        k = binary_cross_entropy_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, grad_input)
+
+
+binary_cross_entropy_backward_grad_input._bind = _bind_binary_cross_entropy_backward_grad_input
+binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_backward_grad_input
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
+
+
+# schema/native_functions.yaml:2349
+binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
+    'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits._cache
+
+
+def _bind_binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return (self, target, weight, pos_weight, reduction)
+
+
+def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits, (self, target, weight, pos_weight, reduction)) from None
+    k = _c_binary_cross_entropy_with_logits.get(ks)
+    if k is None:
+        k = binary_cross_entropy_with_logits._fill(ks)
+    return k(self, target, weight, pos_weight, reduction)
+
+
+binary_cross_entropy_with_logits._bind = _bind_binary_cross_entropy_with_logits
+binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logits
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
+
+
+# schema/native_functions.yaml:2352
+binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
+    'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
+_c_binary_cross_entropy_with_logits_out = binary_cross_entropy_with_logits_out._cache
+
+
+def _bind_binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=1, *, out):
+    return (self, target, weight, pos_weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits_out, (self, target, weight, pos_weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_binary_cross_entropy_with_logits_out.get(ks)
+    if k is None:
+        k = binary_cross_entropy_with_logits_out._fill(ks)
+    return k(self, target, weight, pos_weight, reduction, out)
+
+
+binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
+binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_logits_out
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
+
+
+# schema/native_functions.yaml:2354
+native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
+    'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
+_c_native_layer_norm = native_layer_norm._cache
+
+
+def _bind_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return (input, normalized_shape, weight, bias, eps)
+
+
+def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm, (input, normalized_shape, weight, bias, eps)) from None
+    k = _c_native_layer_norm.get(ks)
+    if k is None:
+        k = native_layer_norm._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps)
+
+
+native_layer_norm._bind = _bind_native_layer_norm
+native_layer_norm._entry = _entry_native_layer_norm
+_aten._packet('native_layer_norm')._add(native_layer_norm)
+
+
+# schema/native_functions.yaml:2358
+native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
+    'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
+_c_native_layer_norm_out = native_layer_norm_out._cache
+
+
+def _bind_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *, out0, out1, out2):
+    return (input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_out, (input, normalized_shape, weight, bias, eps, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_layer_norm_out.get(ks)
+    if k is None:
+        k = native_layer_norm_out._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+native_layer_norm_out._bind = _bind_native_layer_norm_out
+native_layer_norm_out._entry = _entry_native_layer_norm_out
+_aten._packet('native_layer_norm')._add(native_layer_norm_out)
+
+
+# schema/native_functions.yaml:2361
+native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
+    'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
+_c_native_layer_norm_backward = native_layer_norm_backward._cache
+
+
+def _bind_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)) from None
+    k = _c_native_layer_norm_backward.get(ks)
+    if k is None:
+        k = native_layer_norm_backward._fill(ks)
+    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+native_layer_norm_backward._bind = _bind_native_layer_norm_backward
+native_layer_norm_backward._entry = _entry_native_layer_norm_backward
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
+
+
+# schema/native_functions.yaml:2365
+native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
+    'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
+_c_native_layer_norm_backward_out = native_layer_norm_backward_out._cache
+
+
+def _bind_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out0, out1, out2):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward_out, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_layer_norm_backward_out.get(ks)
+    if k is None:
+        k = native_layer_norm_backward_out._fill(ks)
+    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+native_layer_norm_backward_out._bind = _bind_native_layer_norm_backward_out
+native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
+
+
+# schema/native_functions.yaml:2368
+layer_norm = _Op("aten", 'layer_norm', 'default',
+    'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
+_c_layer_norm = layer_norm._cache
+
+
+def _bind_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return (input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(layer_norm, (input, normalized_shape, weight, bias, eps, cudnn_enable)) from None
+    k = _c_layer_norm.get(ks)
+    if k is None:
+        k = layer_norm._fill(ks)
+    return k(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+layer_norm._bind = _bind_layer_norm
+layer_norm._entry = _entry_layer_norm
+_aten._packet('layer_norm')._add(layer_norm)
+
+
+# schema/native_functions.yaml:2372
+native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
+_c_native_batch_norm = native_batch_norm._cache
+
+
+def _bind_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) from None
+    k = _c_native_batch_norm.get(ks)
+    if k is None:
+        k = native_batch_norm._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+native_batch_norm._bind = _bind_native_batch_norm
+native_batch_norm._entry = _entry_native_batch_norm
+_aten._packet('native_batch_norm')._add(native_batch_norm)
+
+
+# schema/native_functions.yaml:2377
+native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
+    'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
+_c_native_batch_norm_out = native_batch_norm_out._cache
+
+
+def _bind_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out, save_mean, save_invstd):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | out._ks | save_mean._ks | save_invstd._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_out, (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    if not save_mean._ks & _ADINPLACE:
+        _inplace_on_inference(save_mean)
+    if not save_invstd._ks & _ADINPLACE:
+        _inplace_on_inference(save_invstd)
+    k = _c_native_batch_norm_out.get(ks)
+    if k is None:
+        k = native_batch_norm_out._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+native_batch_norm_out._bind = _bind_native_batch_norm_out
+native_batch_norm_out._entry = _entry_native_batch_norm_out
+_aten._packet('native_batch_norm')._add(native_batch_norm_out)
+
+
+# schema/native_functions.yaml:2381
+native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
+    'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
+_c_native_batch_norm_backward = native_batch_norm_backward._cache
+
+
+def _bind_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)) from None
+    k = _c_native_batch_norm_backward.get(ks)
+    if k is None:
+        k = native_batch_norm_backward._fill(ks)
+    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+native_batch_norm_backward._bind = _bind_native_batch_norm_backward
+native_batch_norm_backward._entry = _entry_native_batch_norm_backward
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
+
+
+# schema/native_functions.yaml:2385
+native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
+    'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
+_c_native_batch_norm_backward_out = native_batch_norm_backward_out._cache
+
+
+def _bind_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out0, out1, out2):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward_out, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    k = _c_native_batch_norm_backward_out.get(ks)
+    if k is None:
+        k = native_batch_norm_backward_out._fill(ks)
+    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+native_batch_norm_backward_out._bind = _bind_native_batch_norm_backward_out
+native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
+
+
+# schema/native_functions.yaml:2387
+batch_norm = _Op("aten", 'batch_norm', 'default',
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
+_c_batch_norm = batch_norm._cache
+
+
+def _bind_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)) from None
+    k = _c_batch_norm.get(ks)
+    if k is None:
+        k = batch_norm._fill(ks)
+    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+batch_norm._bind = _bind_batch_norm
+batch_norm._entry = _entry_batch_norm
+_aten._packet('batch_norm')._add(batch_norm)
+
+
+# schema/native_functions.yaml:2391
+scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
+    'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
+    ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
+_c_scaled_dot_product_attention = scaled_dot_product_attention._cache
+
+
+def _bind_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    return (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scaled_dot_product_attention, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)) from None
+    k = _c_scaled_dot_product_attention.get(ks)
+    if k is None:
+        k = scaled_dot_product_attention._fill(ks)
+    return k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
+scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
+_aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
+
+
+# schema/native_functions.yaml:2396
+nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
+    'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d_forward = nll_loss2d_forward._cache
+
+
+def _bind_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss2d_forward.get(ks)
+    if k is None:
+        k = nll_loss2d_forward._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d_forward._bind = _bind_nll_loss2d_forward
+nll_loss2d_forward._entry = _entry_nll_loss2d_forward
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
+
+
+# schema/native_functions.yaml:2401
+nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
+    'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss2d_forward_output = nll_loss2d_forward_output._cache
+
+
+def _bind_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    k = _c_nll_loss2d_forward_output.get(ks)
+    if k is None:
+        k = nll_loss2d_forward_output._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss2d_forward_output._bind = _bind_nll_loss2d_forward_output
+nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
+
+
+# schema/native_functions.yaml:2405
+nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
+    'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss2d_backward = nll_loss2d_backward._cache
+
+
+def _bind_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    k = _c_nll_loss2d_backward.get(ks)
+    if k is None:
+        k = nll_loss2d_backward._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss2d_backward._bind = _bind_nll_loss2d_backward
+nll_loss2d_backward._entry = _entry_nll_loss2d_backward
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
+
+
+# schema/native_functions.yaml:2410
+nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
+    'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss2d_backward_grad_input = nll_loss2d_backward_grad_input._cache
+
+
+def _bind_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    k = _c_nll_loss2d_backward_grad_input.get(ks)
+    if k is None:
+        k = nll_loss2d_backward_grad_input._fill(ks)
+    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss2d_backward_grad_input._bind = _bind_nll_loss2d_backward_grad_input
+nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
+
+
+# schema/native_functions.yaml:2414
+nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
+    'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d = nll_loss2d._cache
+
+
+def _bind_nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d, (self, target, weight, reduction, ignore_index)) from None
+    k = _c_nll_loss2d.get(ks)
+    if k is None:
+        k = nll_loss2d._fill(ks)
+    return k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d._bind = _bind_nll_loss2d
+nll_loss2d._entry = _entry_nll_loss2d
+_aten._packet('nll_loss2d')._add(nll_loss2d)
+
+
+# schema/native_functions.yaml:2417
+nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
+    'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss2d_out = nll_loss2d_out._cache
+
+
+def _bind_nll_loss2d_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_nll_loss2d_out.get(ks)
+    if k is None:
+        k = nll_loss2d_out._fill(ks)
+    return k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss2d_out._bind = _bind_nll_loss2d_out
+nll_loss2d_out._entry = _entry_nll_loss2d_out
+_aten._packet('nll_loss2d')._add(nll_loss2d_out)
+
+
+# schema/native_functions.yaml:2419
+ger = _Op("aten", 'ger', 'default',
+    'ger(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_ger = ger._cache
+
+
+def _bind_ger(self, vec2):
+    return (self, vec2)
+
+
+def _entry_ger(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger, (self, vec2)) from None
+    k = _c_ger.get(ks)
+    if k is None:
+        k = ger._fill(ks)
+    return k(self, vec2)
+
+
+ger._bind = _bind_ger
+ger._entry = _entry_ger
+_aten._packet('ger')._add(ger)
+
+
+# schema/native_functions.yaml:2424
+ger_out = _Op("aten", 'ger', 'out',
+    'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_ger_out = ger_out._cache
+
+
+def _bind_ger_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_ger_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ger_out.get(ks)
+    if k is None:
+        k = ger_out._fill(ks)
+    return k(self, vec2, out)
+
+
+ger_out._bind = _bind_ger_out
+ger_out._entry = _entry_ger_out
+_aten._packet('ger')._add(ger_out)
+
+
+# schema/native_functions.yaml:2428
+prod = _Op("aten", 'prod', 'default',
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+_c_prod = prod._cache
+
+
+def _bind_prod(self, *, dtype=None):
+    return (self, dtype)
+
+
+def _entry_prod(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod, (self, dtype)) from None
+    k = _c_prod.get(ks)
+    if k is None:
+        k = prod._fill(ks)
+    return k(self, dtype)
+
+
+prod._bind = _bind_prod
+prod._entry = _entry_prod
+_aten._packet('prod')._add(prod)
+
+
+# schema/native_functions.yaml:2433
+prod_out = _Op("aten", 'prod', 'out',
+    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+_c_prod_out = prod_out._cache
+
+
+def _bind_prod_out(self, *, dtype=None, out):
+    return (self, dtype, out)
+
+
+def _entry_prod_out(self, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_out, (self, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_prod_out.get(ks)
+    if k is None:
+        k = prod_out._fill(ks)
+    return k(self, dtype, out)
+
+
+prod_out._bind = _bind_prod_out
+prod_out._entry = _entry_prod_out
+_aten._packet('prod')._add(prod_out)
+
+
+# schema/native_functions.yaml:2436
+prod_dim_int = _Op("aten", 'prod', 'dim_int',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
+_c_prod_dim_int = prod_dim_int._cache
+
+
+def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_prod_dim_int(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
+    k = _c_prod_dim_int.get(ks)
+    if k is None:
+        k = prod_dim_int._fill(ks)
+    return k(self, dim, keepdim, dtype)
+
+
+prod_dim_int._bind = _bind_prod_dim_int
+prod_dim_int._entry = _entry_prod_dim_int
+_aten._packet('prod')._add(prod_dim_int)
+
+
+# schema/native_functions.yaml:2441
+prod_int_out = _Op("aten", 'prod', 'int_out',
+    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+_c_prod_int_out = prod_int_out._cache
+
+
+def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_prod_int_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_prod_int_out.get(ks)
+    if k is None:
+        k = prod_int_out._fill(ks)
+    return k(self, dim, keepdim, dtype, out)
+
+
+prod_int_out._bind = _bind_prod_int_out
+prod_int_out._entry = _entry_prod_int_out
+_aten._packet('prod')._add(prod_int_out)
+
+
+# schema/native_functions.yaml:2444
+amin = _Op("aten", 'amin', 'default',
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_amin = amin._cache
+
+
+def _bind_amin(self, dim=(), keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_amin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin, (self, dim, keepdim)) from None
+    k = _c_amin.get(ks)
+    if k is None:
+        k = amin._fill(ks)
+    return k(self, dim, keepdim)
+
+
+amin._bind = _bind_amin
+amin._entry = _entry_amin
+_aten._packet('amin')._add(amin)
+
+
+# schema/native_functions.yaml:2449
+amin_out = _Op("aten", 'amin', 'out',
+    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_amin_out = amin_out._cache
+
+
+def _bind_amin_out(self, dim=(), keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_amin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_amin_out.get(ks)
+    if k is None:
+        k = amin_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+amin_out._bind = _bind_amin_out
+amin_out._entry = _entry_amin_out
+_aten._packet('amin')._add(amin_out)
+
+
+# schema/native_functions.yaml:2452
+max = _Op("aten", 'max', 'default',
+    'max(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_max = max._cache
+
+
+def _bind_max(self):
+    return (self,)
+
+
+def _entry_max(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max, (self,)) from None
+    k = _c_max.get(ks)
+    if k is None:
+        k = max._fill(ks)
+    return k(self)
+
+
+max._bind = _bind_max
+max._entry = _entry_max
+_aten._packet('max')._add(max)
+
+
+# schema/native_functions.yaml:2460
+max_unary_out = _Op("aten", 'max', 'unary_out',
+    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_max_unary_out = max_unary_out._cache
+
+
+def _bind_max_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_max_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_max_unary_out.get(ks)
+    if k is None:
+        k = max_unary_out._fill(ks)
+    return k(self, out)
+
+
+max_unary_out._bind = _bind_max_unary_out
+max_unary_out._entry = _entry_max_unary_out
+_aten._packet('max')._add(max_unary_out)
+
+
+# schema/native_functions.yaml:2465
+max_dim = _Op("aten", 'max', 'dim',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_max_dim = max_dim._cache
+
+
+def _bind_max_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_max_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim, (self, dim, keepdim)) from None
+    k = _c_max_dim.get(ks)
+    if k is None:
+        k = max_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+max_dim._bind = _bind_max_dim
+max_dim._entry = _entry_max_dim
+_aten._packet('max')._add(max_dim)
+
+
+# schema/native_functions.yaml:2472
+max_dim_max = _Op("aten", 'max', 'dim_max',
+    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+_c_max_dim_max = max_dim_max._cache
+
+
+def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    return (self, dim, keepdim, max, max_values)
+
+
+def _entry_max_dim_max(self, dim, keepdim, max, max_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
+    if not max._ks & _ADINPLACE:
+        _inplace_on_inference(max)
+    if not max_values._ks & _ADINPLACE:
+        _inplace_on_inference(max_values)
+    k = _c_max_dim_max.get(ks)
+    if k is None:
+        k = max_dim_max._fill(ks)
+    return k(self, dim, keepdim, max, max_values)
+
+
+max_dim_max._bind = _bind_max_dim_max
+max_dim_max._entry = _entry_max_dim_max
+_aten._packet('max')._add(max_dim_max)
+
+
+# schema/native_functions.yaml:2477
+max_other = _Op("aten", 'max', 'other',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_max_other = max_other._cache
+
+
+def _bind_max_other(self, other):
+    return (self, other)
+
+
+def _entry_max_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_other, (self, other)) from None
+    k = _c_max_other.get(ks)
+    if k is None:
+        k = max_other._fill(ks)
+    return k(self, other)
+
+
+max_other._bind = _bind_max_other
+max_other._entry = _entry_max_other
+_aten._packet('max')._add(max_other)
+
+
+# schema/native_functions.yaml:2482
+max_out = _Op("aten", 'max', 'out',
+    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_max_out = max_out._cache
+
+
+def _bind_max_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_max_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_max_out.get(ks)
+    if k is None:
+        k = max_out._fill(ks)
+    return k(self, other, out)
+
+
+max_out._bind = _bind_max_out
+max_out._entry = _entry_max_out
+_aten._packet('max')._add(max_out)
+
+
+# schema/native_functions.yaml:2484
+min = _Op("aten", 'min', 'default',
+    'min(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_min = min._cache
+
+
+def _bind_min(self):
+    return (self,)
+
+
+def _entry_min(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min, (self,)) from None
+    k = _c_min.get(ks)
+    if k is None:
+        k = min._fill(ks)
+    return k(self)
+
+
+min._bind = _bind_min
+min._entry = _entry_min
+_aten._packet('min')._add(min)
+
+
+# schema/native_functions.yaml:2492
+min_unary_out = _Op("aten", 'min', 'unary_out',
+    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_min_unary_out = min_unary_out._cache
+
+
+def _bind_min_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_min_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_min_unary_out.get(ks)
+    if k is None:
+        k = min_unary_out._fill(ks)
+    return k(self, out)
+
+
+min_unary_out._bind = _bind_min_unary_out
+min_unary_out._entry = _entry_min_unary_out
+_aten._packet('min')._add(min_unary_out)
+
+
+# schema/native_functions.yaml:2497
+min_dim = _Op("aten", 'min', 'dim',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_min_dim = min_dim._cache
+
+
+def _bind_min_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_min_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim, (self, dim, keepdim)) from None
+    k = _c_min_dim.get(ks)
+    if k is None:
+        k = min_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+min_dim._bind = _bind_min_dim
+min_dim._entry = _entry_min_dim
+_aten._packet('min')._add(min_dim)
+
+
+# schema/native_functions.yaml:2504
+min_dim_min = _Op("aten", 'min', 'dim_min',
+    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+_c_min_dim_min = min_dim_min._cache
+
+
+def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    return (self, dim, keepdim, min, min_indices)
+
+
+def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
+    if not min._ks & _ADINPLACE:
+        _inplace_on_inference(min)
+    if not min_indices._ks & _ADINPLACE:
+        _inplace_on_inference(min_indices)
+    k = _c_min_dim_min.get(ks)
+    if k is None:
+        k = min_dim_min._fill(ks)
+    return k(self, dim, keepdim, min, min_indices)
+
+
+min_dim_min._bind = _bind_min_dim_min
+min_dim_min._entry = _entry_min_dim_min
+_aten._packet('min')._add(min_dim_min)
+
+
+# schema/native_functions.yaml:2509
+min_other = _Op("aten", 'min', 'other',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_min_other = min_other._cache
+
+
+def _bind_min_other(self, other):
+    return (self, other)
+
+
+def _entry_min_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_other, (self, other)) from None
+    k = _c_min_other.get(ks)
+    if k is None:
+        k = min_other._fill(ks)
+    return k(self, other)
+
+
+min_other._bind = _bind_min_other
+min_other._entry = _entry_min_other
+_aten._packet('min')._add(min_other)
+
+
+# schema/native_functions.yaml:2514
+min_out = _Op("aten", 'min', 'out',
+    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_min_out = min_out._cache
+
+
+def _bind_min_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_min_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_min_out.get(ks)
+    if k is None:
+        k = min_out._fill(ks)
+    return k(self, other, out)
+
+
+min_out._bind = _bind_min_out
+min_out._entry = _entry_min_out
+_aten._packet('min')._add(min_out)
+
+
+# schema/native_functions.yaml:2516
+argmin = _Op("aten", 'argmin', 'default',
+    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_argmin = argmin._cache
+
+
+def _bind_argmin(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_argmin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin, (self, dim, keepdim)) from None
+    k = _c_argmin.get(ks)
+    if k is None:
+        k = argmin._fill(ks)
+    return k(self, dim, keepdim)
+
+
+argmin._bind = _bind_argmin
+argmin._entry = _entry_argmin
+_aten._packet('argmin')._add(argmin)
+
+
+# schema/native_functions.yaml:2521
+argmin_out = _Op("aten", 'argmin', 'out',
+    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_argmin_out = argmin_out._cache
+
+
+def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_argmin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_argmin_out.get(ks)
+    if k is None:
+        k = argmin_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+argmin_out._bind = _bind_argmin_out
+argmin_out._entry = _entry_argmin_out
+_aten._packet('argmin')._add(argmin_out)
+
+
+# schema/native_functions.yaml:2524
+var = _Op("aten", 'var', 'default',
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_var = var._cache
+
+
+def _bind_var(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var, (self, unbiased)) from None
+    k = _c_var.get(ks)
+    if k is None:
+        k = var._fill(ks)
+    return k(self, unbiased)
+
+
+var._bind = _bind_var
+var._entry = _entry_var
+_aten._packet('var')._add(var)
+
+
+# schema/native_functions.yaml:2529
+var_dim = _Op("aten", 'var', 'dim',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_dim = var_dim._cache
+
+
+def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_var_dim.get(ks)
+    if k is None:
+        k = var_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+var_dim._bind = _bind_var_dim
+var_dim._entry = _entry_var_dim
+_aten._packet('var')._add(var_dim)
+
+
+# schema/native_functions.yaml:2533
+var_out = _Op("aten", 'var', 'out',
+    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_var_out = var_out._cache
+
+
+def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_var_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_var_out.get(ks)
+    if k is None:
+        k = var_out._fill(ks)
+    return k(self, dim, unbiased, keepdim, out)
+
+
+var_out._bind = _bind_var_out
+var_out._entry = _entry_var_out
+_aten._packet('var')._add(var_out)
+
+
+# schema/native_functions.yaml:2535
+var_correction = _Op("aten", 'var', 'correction',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_var_correction = var_correction._cache
+
+
+def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
+    k = _c_var_correction.get(ks)
+    if k is None:
+        k = var_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+var_correction._bind = _bind_var_correction
+var_correction._entry = _entry_var_correction
+_aten._packet('var')._add(var_correction)
+
+
+# schema/native_functions.yaml:2540
+var_correction_out = _Op("aten", 'var', 'correction_out',
+    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_var_correction_out = var_correction_out._cache
+
+
+def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_var_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_var_correction_out.get(ks)
+    if k is None:
+        k = var_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out)
+
+
+var_correction_out._bind = _bind_var_correction_out
+var_correction_out._entry = _entry_var_correction_out
+_aten._packet('var')._add(var_correction_out)
+
+
+# schema/native_functions.yaml:2543
+std = _Op("aten", 'std', 'default',
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_std = std._cache
+
+
+def _bind_std(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std, (self, unbiased)) from None
+    k = _c_std.get(ks)
+    if k is None:
+        k = std._fill(ks)
+    return k(self, unbiased)
+
+
+std._bind = _bind_std
+std._entry = _entry_std
+_aten._packet('std')._add(std)
+
+
+# schema/native_functions.yaml:2548
+std_dim = _Op("aten", 'std', 'dim',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_dim = std_dim._cache
+
+
+def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_std_dim.get(ks)
+    if k is None:
+        k = std_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+std_dim._bind = _bind_std_dim
+std_dim._entry = _entry_std_dim
+_aten._packet('std')._add(std_dim)
+
+
+# schema/native_functions.yaml:2552
+std_out = _Op("aten", 'std', 'out',
+    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_std_out = std_out._cache
+
+
+def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_std_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_std_out.get(ks)
+    if k is None:
+        k = std_out._fill(ks)
+    return k(self, dim, unbiased, keepdim, out)
+
+
+std_out._bind = _bind_std_out
+std_out._entry = _entry_std_out
+_aten._packet('std')._add(std_out)
+
+
+# schema/native_functions.yaml:2554
+std_correction = _Op("aten", 'std', 'correction',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_std_correction = std_correction._cache
+
+
+def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
+    k = _c_std_correction.get(ks)
+    if k is None:
+        k = std_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+std_correction._bind = _bind_std_correction
+std_correction._entry = _entry_std_correction
+_aten._packet('std')._add(std_correction)
+
+
+# schema/native_functions.yaml:2559
+std_correction_out = _Op("aten", 'std', 'correction_out',
+    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_std_correction_out = std_correction_out._cache
+
+
+def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_std_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_std_correction_out.get(ks)
+    if k is None:
+        k = std_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out)
+
+
+std_correction_out._bind = _bind_std_correction_out
+std_correction_out._entry = _entry_std_correction_out
+_aten._packet('std')._add(std_correction_out)
+
+
+# schema/native_functions.yaml:2562
+var_mean = _Op("aten", 'var_mean', 'default',
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_var_mean = var_mean._cache
+
+
+def _bind_var_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean, (self, unbiased)) from None
+    k = _c_var_mean.get(ks)
+    if k is None:
+        k = var_mean._fill(ks)
+    return k(self, unbiased)
+
+
+var_mean._bind = _bind_var_mean
+var_mean._entry = _entry_var_mean
+_aten._packet('var_mean')._add(var_mean)
+
+
+# schema/native_functions.yaml:2566
+var_mean_dim = _Op("aten", 'var_mean', 'dim',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_mean_dim = var_mean_dim._cache
+
+
+def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_var_mean_dim.get(ks)
+    if k is None:
+        k = var_mean_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+var_mean_dim._bind = _bind_var_mean_dim
+var_mean_dim._entry = _entry_var_mean_dim
+_aten._packet('var_mean')._add(var_mean_dim)
+
+
+# schema/native_functions.yaml:2570
+var_mean_correction = _Op("aten", 'var_mean', 'correction',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_var_mean_correction = var_mean_correction._cache
+
+
+def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
+    k = _c_var_mean_correction.get(ks)
+    if k is None:
+        k = var_mean_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+var_mean_correction._bind = _bind_var_mean_correction
+var_mean_correction._entry = _entry_var_mean_correction
+_aten._packet('var_mean')._add(var_mean_correction)
+
+
+# schema/native_functions.yaml:2574
+var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
+    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_var_mean_correction_out = var_mean_correction_out._cache
+
+
+def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    k = _c_var_mean_correction_out.get(ks)
+    if k is None:
+        k = var_mean_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out0, out1)
+
+
+var_mean_correction_out._bind = _bind_var_mean_correction_out
+var_mean_correction_out._entry = _entry_var_mean_correction_out
+_aten._packet('var_mean')._add(var_mean_correction_out)
+
+
+# schema/native_functions.yaml:2577
+std_mean = _Op("aten", 'std_mean', 'default',
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_std_mean = std_mean._cache
+
+
+def _bind_std_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean, (self, unbiased)) from None
+    k = _c_std_mean.get(ks)
+    if k is None:
+        k = std_mean._fill(ks)
+    return k(self, unbiased)
+
+
+std_mean._bind = _bind_std_mean
+std_mean._entry = _entry_std_mean
+_aten._packet('std_mean')._add(std_mean)
+
+
+# schema/native_functions.yaml:2581
+std_mean_dim = _Op("aten", 'std_mean', 'dim',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_mean_dim = std_mean_dim._cache
+
+
+def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
+    k = _c_std_mean_dim.get(ks)
+    if k is None:
+        k = std_mean_dim._fill(ks)
+    return k(self, dim, unbiased, keepdim)
+
+
+std_mean_dim._bind = _bind_std_mean_dim
+std_mean_dim._entry = _entry_std_mean_dim
+_aten._packet('std_mean')._add(std_mean_dim)
+
+
+# schema/native_functions.yaml:2585
+std_mean_correction = _Op("aten", 'std_mean', 'correction',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_std_mean_correction = std_mean_correction._cache
+
+
+def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
+    k = _c_std_mean_correction.get(ks)
+    if k is None:
+        k = std_mean_correction._fill(ks)
+    return k(self, dim, correction, keepdim)
+
+
+std_mean_correction._bind = _bind_std_mean_correction
+std_mean_correction._entry = _entry_std_mean_correction
+_aten._packet('std_mean')._add(std_mean_correction)
+
+
+# schema/native_functions.yaml:2589
+std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
+    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_std_mean_correction_out = std_mean_correction_out._cache
+
+
+def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    k = _c_std_mean_correction_out.get(ks)
+    if k is None:
+        k = std_mean_correction_out._fill(ks)
+    return k(self, dim, correction, keepdim, out0, out1)
+
+
+std_mean_correction_out._bind = _bind_std_mean_correction_out
+std_mean_correction_out._entry = _entry_std_mean_correction_out
+_aten._packet('std_mean')._add(std_mean_correction_out)
+
+
+# schema/native_functions.yaml:2592
+logsumexp = _Op("aten", 'logsumexp', 'default',
+    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_logsumexp = logsumexp._cache
+
+
+def _bind_logsumexp(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_logsumexp(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
+    k = _c_logsumexp.get(ks)
+    if k is None:
+        k = logsumexp._fill(ks)
+    return k(self, dim, keepdim)
+
+
+logsumexp._bind = _bind_logsumexp
+logsumexp._entry = _entry_logsumexp
+_aten._packet('logsumexp')._add(logsumexp)
+
+
+# schema/native_functions.yaml:2597
+logsumexp_out = _Op("aten", 'logsumexp', 'out',
+    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_logsumexp_out = logsumexp_out._cache
+
+
+def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_logsumexp_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logsumexp_out.get(ks)
+    if k is None:
+        k = logsumexp_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+logsumexp_out._bind = _bind_logsumexp_out
+logsumexp_out._entry = _entry_logsumexp_out
+_aten._packet('logsumexp')._add(logsumexp_out)
+
+
+# schema/native_functions.yaml:2600
+linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
+_c_linalg_vector_norm = linalg_vector_norm._cache
+
+
+def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
+    k = _c_linalg_vector_norm.get(ks)
+    if k is None:
+        k = linalg_vector_norm._fill(ks)
+    return k(self, ord, dim, keepdim, dtype)
+
+
+linalg_vector_norm._bind = _bind_linalg_vector_norm
+linalg_vector_norm._entry = _entry_linalg_vector_norm
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
+
+
+# schema/native_functions.yaml:2604
+linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
+    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
+_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
+
+
+def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_linalg_vector_norm_out.get(ks)
+    if k is None:
+        k = linalg_vector_norm_out._fill(ks)
+    return k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
+linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
+
+
+# schema/native_functions.yaml:2607
+norm_Scalar = _Op("aten", 'norm', 'Scalar',
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_norm_Scalar = norm_Scalar._cache
+
+
+def _bind_norm_Scalar(self, p=2):
+    return (self, p)
+
+
+def _entry_norm_Scalar(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar, (self, p)) from None
+    k = _c_norm_Scalar.get(ks)
+    if k is None:
+        k = norm_Scalar._fill(ks)
+    return k(self, p)
+
+
+norm_Scalar._bind = _bind_norm_Scalar
+norm_Scalar._entry = _entry_norm_Scalar
+_aten._packet('norm')._add(norm_Scalar)
+
+
+# schema/native_functions.yaml:2612
+norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
+    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_norm_Scalar_out = norm_Scalar_out._cache
+
+
+def _bind_norm_Scalar_out(self, p=2, *, out):
+    return (self, p, out)
+
+
+def _entry_norm_Scalar_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_norm_Scalar_out.get(ks)
+    if k is None:
+        k = norm_Scalar_out._fill(ks)
+    return k(self, p, out)
+
+
+norm_Scalar_out._bind = _bind_norm_Scalar_out
+norm_Scalar_out._entry = _entry_norm_Scalar_out
+_aten._packet('norm')._add(norm_Scalar_out)
+
+
+# schema/native_functions.yaml:2614
+norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
+_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
+
+
+def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return (self, p, dim, keepdim)
+
+
+def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
+    k = _c_norm_ScalarOpt_dim.get(ks)
+    if k is None:
+        k = norm_ScalarOpt_dim._fill(ks)
+    return k(self, p, dim, keepdim)
+
+
+norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
+norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
+_aten._packet('norm')._add(norm_ScalarOpt_dim)
+
+
+# schema/native_functions.yaml:2619
+norm_out = _Op("aten", 'norm', 'out',
+    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
+_c_norm_out = norm_out._cache
+
+
+def _bind_norm_out(self, p, dim, keepdim=False, *, out):
+    return (self, p, dim, keepdim, out)
+
+
+def _entry_norm_out(self, p, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_norm_out.get(ks)
+    if k is None:
+        k = norm_out._fill(ks)
+    return k(self, p, dim, keepdim, out)
+
+
+norm_out._bind = _bind_norm_out
+norm_out._entry = _entry_norm_out
+_aten._packet('norm')._add(norm_out)
+
+
+# schema/native_functions.yaml:2621
+all = _Op("aten", 'all', 'default',
+    'all(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_all = all._cache
+
+
+def _bind_all(self):
+    return (self,)
+
+
+def _entry_all(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all, (self,)) from None
+    k = _c_all.get(ks)
+    if k is None:
+        k = all._fill(ks)
+    return k(self)
+
+
+all._bind = _bind_all
+all._entry = _entry_all
+_aten._packet('all')._add(all)
+
+
+# schema/native_functions.yaml:2628
+all_dim = _Op("aten", 'all', 'dim',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dim = all_dim._cache
+
+
+def _bind_all_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dim, (self, dim, keepdim)) from None
+    k = _c_all_dim.get(ks)
+    if k is None:
+        k = all_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+all_dim._bind = _bind_all_dim
+all_dim._entry = _entry_all_dim
+_aten._packet('all')._add(all_dim)
+
+
+# schema/native_functions.yaml:2635
+all_dims = _Op("aten", 'all', 'dims',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dims = all_dims._cache
+
+
+def _bind_all_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims, (self, dim, keepdim)) from None
+    k = _c_all_dims.get(ks)
+    if k is None:
+        k = all_dims._fill(ks)
+    return k(self, dim, keepdim)
+
+
+all_dims._bind = _bind_all_dims
+all_dims._entry = _entry_all_dims
+_aten._packet('all')._add(all_dims)
+
+
+# schema/native_functions.yaml:2643
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_all_out.get(ks)
+    if k is None:
+        k = all_all_out._fill(ks)
+    return k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml:2648
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_out.get(ks)
+    if k is None:
+        k = all_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml:2653
+all_dims_out = _Op("aten", 'all', 'dims_out',
+    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_dims_out = all_dims_out._cache
+
+
+def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_all_dims_out.get(ks)
+    if k is None:
+        k = all_dims_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+all_dims_out._bind = _bind_all_dims_out
+all_dims_out._entry = _entry_all_dims_out
+_aten._packet('all')._add(all_dims_out)
+
+
+# schema/native_functions.yaml:2658
+any = _Op("aten", 'any', 'default',
+    'any(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_any = any._cache
+
+
+def _bind_any(self):
+    return (self,)
+
+
+def _entry_any(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any, (self,)) from None
+    k = _c_any.get(ks)
+    if k is None:
+        k = any._fill(ks)
+    return k(self)
+
+
+any._bind = _bind_any
+any._entry = _entry_any
+_aten._packet('any')._add(any)
+
+
+# schema/native_functions.yaml:2665
+any_dim = _Op("aten", 'any', 'dim',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dim = any_dim._cache
+
+
+def _bind_any_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dim, (self, dim, keepdim)) from None
+    k = _c_any_dim.get(ks)
+    if k is None:
+        k = any_dim._fill(ks)
+    return k(self, dim, keepdim)
+
+
+any_dim._bind = _bind_any_dim
+any_dim._entry = _entry_any_dim
+_aten._packet('any')._add(any_dim)
+
+
+# schema/native_functions.yaml:2672
+any_dims = _Op("aten", 'any', 'dims',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dims = any_dims._cache
+
+
+def _bind_any_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims, (self, dim, keepdim)) from None
+    k = _c_any_dims.get(ks)
+    if k is None:
+        k = any_dims._fill(ks)
+    return k(self, dim, keepdim)
+
+
+any_dims._bind = _bind_any_dims
+any_dims._entry = _entry_any_dims
+_aten._packet('any')._add(any_dims)
+
+
+# schema/native_functions.yaml:2680
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_all_out.get(ks)
+    if k is None:
+        k = any_all_out._fill(ks)
+    return k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml:2685
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_out.get(ks)
+    if k is None:
+        k = any_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml:2690
+any_dims_out = _Op("aten", 'any', 'dims_out',
+    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_dims_out = any_dims_out._cache
+
+
+def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_any_dims_out.get(ks)
+    if k is None:
+        k = any_dims_out._fill(ks)
+    return k(self, dim, keepdim, out)
+
+
+any_dims_out._bind = _bind_any_dims_out
+any_dims_out._entry = _entry_any_dims_out
+_aten._packet('any')._add(any_dims_out)
+
+
+# schema/native_functions.yaml:2695
+cumsum = _Op("aten", 'cumsum', 'default',
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=('core',))
+_c_cumsum = cumsum._cache
+
+
+def _bind_cumsum(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum, (self, dim, dtype)) from None
+    k = _c_cumsum.get(ks)
+    if k is None:
+        k = cumsum._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumsum._bind = _bind_cumsum
+cumsum._entry = _entry_cumsum
+_aten._packet('cumsum')._add(cumsum)
+
+
+# schema/native_functions.yaml:2700
+cumsum_out = _Op("aten", 'cumsum', 'out',
+    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+_c_cumsum_out = cumsum_out._cache
+
+
+def _bind_cumsum_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumsum_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cumsum_out.get(ks)
+    if k is None:
+        k = cumsum_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+cumsum_out._bind = _bind_cumsum_out
+cumsum_out._entry = _entry_cumsum_out
+_aten._packet('cumsum')._add(cumsum_out)
+
+
+# schema/native_functions.yaml:2703
+cumsum_ = _Op("aten", 'cumsum_', 'default',
+    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumsum_ = cumsum_._cache
+
+
+def _bind_cumsum_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cumsum_.get(ks)
+    if k is None:
+        k = cumsum_._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumsum_._bind = _bind_cumsum_
+cumsum_._entry = _entry_cumsum_
+_aten._packet('cumsum_')._add(cumsum_)
+
+
+# schema/native_functions.yaml:2709
+cumprod = _Op("aten", 'cumprod', 'default',
+    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod = cumprod._cache
+
+
+def _bind_cumprod(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod, (self, dim, dtype)) from None
+    k = _c_cumprod.get(ks)
+    if k is None:
+        k = cumprod._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumprod._bind = _bind_cumprod
+cumprod._entry = _entry_cumprod
+_aten._packet('cumprod')._add(cumprod)
+
+
+# schema/native_functions.yaml:2714
+cumprod_out = _Op("aten", 'cumprod', 'out',
+    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
+_c_cumprod_out = cumprod_out._cache
+
+
+def _bind_cumprod_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumprod_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cumprod_out.get(ks)
+    if k is None:
+        k = cumprod_out._fill(ks)
+    return k(self, dim, dtype, out)
+
+
+cumprod_out._bind = _bind_cumprod_out
+cumprod_out._entry = _entry_cumprod_out
+_aten._packet('cumprod')._add(cumprod_out)
+
+
+# schema/native_functions.yaml:2716
+cumprod_ = _Op("aten", 'cumprod_', 'default',
+    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod_ = cumprod_._cache
+
+
+def _bind_cumprod_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cumprod_.get(ks)
+    if k is None:
+        k = cumprod_._fill(ks)
+    return k(self, dim, dtype)
+
+
+cumprod_._bind = _bind_cumprod_
+cumprod_._entry = _entry_cumprod_
+_aten._packet('cumprod_')._add(cumprod_)
+
+
+# schema/native_functions.yaml:2722
+count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
+
+
+def _bind_count_nonzero_dim_IntList(self, dim):
+    return (self, dim)
+
+
+def _entry_count_nonzero_dim_IntList(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
+    k = _c_count_nonzero_dim_IntList.get(ks)
+    if k is None:
+        k = count_nonzero_dim_IntList._fill(ks)
+    return k(self, dim)
+
+
+count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
+count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
+
+
+# schema/native_functions.yaml:2727
+count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
+    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
+
+
+def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_dim_IntList_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if k is None:
+        k = count_nonzero_dim_IntList_out._fill(ks)
+    return k(self, dim, out)
+
+
+count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
+count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
+
+
+# schema/native_functions.yaml:2729
+count_nonzero = _Op("aten", 'count_nonzero', 'default',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero = count_nonzero._cache
+
+
+def _bind_count_nonzero(self, dim=None):
+    return (self, dim)
+
+
+def _entry_count_nonzero(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero, (self, dim)) from None
+    k = _c_count_nonzero.get(ks)
+    if k is None:
+        k = count_nonzero._fill(ks)
+    return k(self, dim)
+
+
+count_nonzero._bind = _bind_count_nonzero
+count_nonzero._entry = _entry_count_nonzero
+_aten._packet('count_nonzero')._add(count_nonzero)
+
+
+# schema/native_functions.yaml:2734
+count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
+    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_out = count_nonzero_out._cache
+
+
+def _bind_count_nonzero_out(self, dim=None, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_count_nonzero_out.get(ks)
+    if k is None:
+        k = count_nonzero_out._fill(ks)
+    return k(self, dim, out)
+
+
+count_nonzero_out._bind = _bind_count_nonzero_out
+count_nonzero_out._entry = _entry_count_nonzero_out
+_aten._packet('count_nonzero')._add(count_nonzero_out)

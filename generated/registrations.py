@@ -9,6 +9,7 @@ from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import nn as _common_nn
+from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import binary as _composite_binary
 from ember.kernels.composite import conv as _composite_conv
@@ -16,6 +17,7 @@ from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
+from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import activation as _cpu_activation
 from ember.kernels.cpu import binary as _cpu_binary
@@ -596,1349 +598,1754 @@ _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), w
 # schema/native_functions.yaml:664
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:669
+# schema/native_functions.yaml:668
+_o.matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.matmul))
+_o.matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.matmul_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:670
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:673
+_o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
+_o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:676
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:853
+# schema/native_functions.yaml:855
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml:867
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml:887
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:890
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:900
+# schema/native_functions.yaml:902
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:910
+# schema/native_functions.yaml:912
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:915
+# schema/native_functions.yaml:917
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:930
+# schema/native_functions.yaml:932
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:942
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:947
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:957
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml:965
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:972
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:977
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:980
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:987
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:990
+# schema/native_functions.yaml:992
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:995
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1002
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1007
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1022
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml:1025
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1032
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1037
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1038
+# schema/native_functions.yaml:1040
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1052
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1055
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1062
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1065
+# schema/native_functions.yaml:1067
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1070
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1082
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1083
+# schema/native_functions.yaml:1085
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1097
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1100
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml:1112
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1115
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1122
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1127
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1130
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1142
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1152
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1157
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1160
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1167
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:1170
+# schema/native_functions.yaml:1172
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1182
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1187
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1190
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:1193
+# schema/native_functions.yaml:1195
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1198
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml:1205
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1212
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:1215
+# schema/native_functions.yaml:1217
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1220
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1232
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:1235
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1242
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1250
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1265
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1277
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1280
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1287
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1292
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1295
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1300
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1310
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1315
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1323
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:1326
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1337
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1340
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:1344
+# schema/native_functions.yaml:1346
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1350
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:1352
+# schema/native_functions.yaml:1354
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:1360
+# schema/native_functions.yaml:1362
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1373
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1377
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:1379
+# schema/native_functions.yaml:1381
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1389
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1393
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1394
+# schema/native_functions.yaml:1396
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml:1400
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:1404
+# schema/native_functions.yaml:1406
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:1408
+# schema/native_functions.yaml:1410
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1416
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:1420
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml:1423
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1427
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml:1429
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1439
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1441
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1446
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1446
+# schema/native_functions.yaml:1448
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:1451
+# schema/native_functions.yaml:1453
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1457
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:1462
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1462
+# schema/native_functions.yaml:1464
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:1470
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:1472
+# schema/native_functions.yaml:1474
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1478
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1481
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1485
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1488
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:1490
+# schema/native_functions.yaml:1492
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1498
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:1500
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:1503
+# schema/native_functions.yaml:1505
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1513
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1513
+# schema/native_functions.yaml:1515
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:1518
+# schema/native_functions.yaml:1520
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml:1523
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:1526
+# schema/native_functions.yaml:1528
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:1536
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:1542
+# schema/native_functions.yaml:1544
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1547
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:1566
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:1572
+# schema/native_functions.yaml:1574
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1575
+# schema/native_functions.yaml:1577
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:1580
+# schema/native_functions.yaml:1582
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1583
+# schema/native_functions.yaml:1585
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1590
+# schema/native_functions.yaml:1592
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:1602
+# schema/native_functions.yaml:1604
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1605
+# schema/native_functions.yaml:1607
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:1610
+# schema/native_functions.yaml:1612
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1613
+# schema/native_functions.yaml:1615
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1620
+# schema/native_functions.yaml:1622
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml:1634
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:1637
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:1640
+# schema/native_functions.yaml:1642
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:1645
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:1648
+# schema/native_functions.yaml:1650
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:1653
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:1660
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:1663
+# schema/native_functions.yaml:1665
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:1668
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:1675
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:1678
+# schema/native_functions.yaml:1680
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:1683
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:1690
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:1693
+# schema/native_functions.yaml:1695
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:1698
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:1705
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:1708
+# schema/native_functions.yaml:1710
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:1713
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:1716
+# schema/native_functions.yaml:1718
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:1721
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1727
+# schema/native_functions.yaml:1729
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1734
+# schema/native_functions.yaml:1736
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:1746
+# schema/native_functions.yaml:1748
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1749
+# schema/native_functions.yaml:1751
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1757
+# schema/native_functions.yaml:1759
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1765
+# schema/native_functions.yaml:1767
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1772
+# schema/native_functions.yaml:1774
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:1784
+# schema/native_functions.yaml:1786
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml:1789
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1795
+# schema/native_functions.yaml:1797
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:1800
+# schema/native_functions.yaml:1802
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1803
+# schema/native_functions.yaml:1805
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1810
+# schema/native_functions.yaml:1812
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1817
+# schema/native_functions.yaml:1819
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1825
+# schema/native_functions.yaml:1827
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:1830
+# schema/native_functions.yaml:1832
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1833
+# schema/native_functions.yaml:1835
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1840
+# schema/native_functions.yaml:1842
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml:1849
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1854
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1855
+# schema/native_functions.yaml:1857
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1862
+# schema/native_functions.yaml:1864
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml:1869
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1870
+# schema/native_functions.yaml:1872
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1877
+# schema/native_functions.yaml:1879
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1885
+# schema/native_functions.yaml:1887
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml:1895
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:1898
+# schema/native_functions.yaml:1900
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1901
+# schema/native_functions.yaml:1903
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1910
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:1917
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml:1924
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml:1931
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1936
+# schema/native_functions.yaml:1938
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1943
+# schema/native_functions.yaml:1945
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1950
+# schema/native_functions.yaml:1952
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1959
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1966
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1980
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:1987
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:1990
+# schema/native_functions.yaml:1992
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:1995
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2000
+# schema/native_functions.yaml:2002
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2007
+# schema/native_functions.yaml:2009
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2016
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml:2021
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2026
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:2029
+# schema/native_functions.yaml:2031
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml:2036
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:2039
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2045
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:2050
+# schema/native_functions.yaml:2052
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:2055
+# schema/native_functions.yaml:2057
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2060
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2067
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml:2074
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2079
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2080
+# schema/native_functions.yaml:2082
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:2086
+# schema/native_functions.yaml:2088
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2093
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml:2096
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2101
+# schema/native_functions.yaml:2103
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2109
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:2112
+# schema/native_functions.yaml:2114
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2115
+# schema/native_functions.yaml:2117
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2124
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2130
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2135
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2138
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2145
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:2149
+# schema/native_functions.yaml:2151
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml:2156
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2157
+# schema/native_functions.yaml:2159
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2165
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:2170
+# schema/native_functions.yaml:2172
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml:2179
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2184
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2187
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:2190
+# schema/native_functions.yaml:2192
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2195
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2202
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml:2209
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2214
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml:2217
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:2220
+# schema/native_functions.yaml:2222
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2225
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2232
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml:2246
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2251
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2255
+# schema/native_functions.yaml:2257
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2260
+# schema/native_functions.yaml:2262
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2265
+# schema/native_functions.yaml:2267
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:2270
+# schema/native_functions.yaml:2272
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2275
+# schema/native_functions.yaml:2277
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2280
+# schema/native_functions.yaml:2282
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2286
+# schema/native_functions.yaml:2288
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2294
+_o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
+
+# schema/native_functions.yaml:2299
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+_o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:2303
+_o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
+
+# schema/native_functions.yaml:2308
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+_o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:2312
+_o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
+
+# schema/native_functions.yaml:2315
+_o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
+_o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2317
+_o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
+
+# schema/native_functions.yaml:2321
+_o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
+
+# schema/native_functions.yaml:2325
+_o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
+
+# schema/native_functions.yaml:2328
+_o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
+_o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2330
+_o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
+
+# schema/native_functions.yaml:2334
+_o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
+_o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
+
+# schema/native_functions.yaml:2338
+_o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
+_o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2340
+_o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
+
+# schema/native_functions.yaml:2345
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+_o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2349
+_o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
+
+# schema/native_functions.yaml:2352
+_o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
+_o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2354
+_o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
+
+# schema/native_functions.yaml:2358
+_o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
+_o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:2361
+_o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
+
+# schema/native_functions.yaml:2365
+_o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
+_o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:2368
+_o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
+
+# schema/native_functions.yaml:2372
+_o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
+
+# schema/native_functions.yaml:2377
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+_o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:2381
+_o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
+
+# schema/native_functions.yaml:2385
+_o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
+_o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
+
+# schema/native_functions.yaml:2387
+_o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
+
+# schema/native_functions.yaml:2391
+_o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
+
+# schema/native_functions.yaml:2396
+_o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
+_o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
+
+# schema/native_functions.yaml:2401
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+_o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:2405
+_o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
+_o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
+
+# schema/native_functions.yaml:2410
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+_o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:2414
+_o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
+
+# schema/native_functions.yaml:2417
+_o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
+_o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2419
+_o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:2424
+_o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2428
+_o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('Meta', _meta_reduction.prod)
+
+# schema/native_functions.yaml:2433
+_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
+_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2436
+_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
+
+# schema/native_functions.yaml:2441
+_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
+_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2444
+_o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('Meta', _meta_reduction.amin)
+
+# schema/native_functions.yaml:2449
+_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
+_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2452
+_o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('Meta', _meta_reduction.max_all)
+
+# schema/native_functions.yaml:2460
+_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
+_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2465
+_o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('Meta', _meta_reduction.max_dim)
+
+# schema/native_functions.yaml:2472
+_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:2477
+_o.max_other.register('CPU', _cpu_reduction.max_other)
+_o.max_other.register('Meta', _meta_reduction.max_other)
+
+# schema/native_functions.yaml:2482
+_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
+_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2484
+_o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('Meta', _meta_reduction.min_all)
+
+# schema/native_functions.yaml:2492
+_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
+_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2497
+_o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('Meta', _meta_reduction.min_dim)
+
+# schema/native_functions.yaml:2504
+_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:2509
+_o.min_other.register('CPU', _cpu_reduction.min_other)
+_o.min_other.register('Meta', _meta_reduction.min_other)
+
+# schema/native_functions.yaml:2514
+_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
+_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2516
+_o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('Meta', _meta_reduction.argmin)
+
+# schema/native_functions.yaml:2521
+_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
+_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2524
+_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
+
+# schema/native_functions.yaml:2529
+_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
+
+# schema/native_functions.yaml:2533
+_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
+_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2535
+_o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('Meta', _meta_reduction.var_correction)
+
+# schema/native_functions.yaml:2540
+_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
+_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2543
+_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
+
+# schema/native_functions.yaml:2548
+_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
+
+# schema/native_functions.yaml:2552
+_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
+_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2554
+_o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('Meta', _meta_reduction.std_correction)
+
+# schema/native_functions.yaml:2559
+_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
+_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2562
+_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
+
+# schema/native_functions.yaml:2566
+_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
+
+# schema/native_functions.yaml:2570
+_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
+
+# schema/native_functions.yaml:2574
+_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
+_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:2577
+_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
+
+# schema/native_functions.yaml:2581
+_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
+
+# schema/native_functions.yaml:2585
+_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
+
+# schema/native_functions.yaml:2589
+_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
+_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:2592
+_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
+
+# schema/native_functions.yaml:2597
+_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
+_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2600
+_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
+
+# schema/native_functions.yaml:2604
+_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
+_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2607
+_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
+
+# schema/native_functions.yaml:2612
+_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
+_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2614
+_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
+
+# schema/native_functions.yaml:2619
+_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
+_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2621
+_o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:2628
+_o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:2635
+_o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:2643
+_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2648
+_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2653
+_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
+_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2658
+_o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:2665
+_o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:2672
+_o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:2680
+_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2685
+_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2690
+_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
+_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2695
+_o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:2700
+_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
+_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2703
+_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
+_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2709
+_o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:2714
+_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
+_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2716
+_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
+_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2722
+_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:2727
+_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
+_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2729
+_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:2734
+_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
+_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)

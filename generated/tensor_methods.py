@@ -10,6 +10,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d,
     _entry__adaptive_avg_pool2d_backward,
@@ -48,13 +49,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_as_strided,
     _entry_asin,
     _entry_asin_,
@@ -71,6 +88,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_batch_norm,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -143,6 +167,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cosh,
     _entry_cosh_,
     _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -226,6 +261,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -246,6 +283,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -263,7 +302,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -290,6 +332,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Scalar_out,
     _entry_lt_Tensor,
@@ -303,20 +347,35 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
     _entry_maximum,
     _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
     _entry_mul_Scalar,
     _entry_mul_Scalar_out,
     _entry_mul_Tensor,
@@ -329,6 +388,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
     _entry_ne_Scalar,
     _entry_ne_Scalar_out,
     _entry_ne_Tensor,
@@ -343,6 +410,23 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -358,6 +442,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -392,6 +480,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -431,6 +520,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -465,6 +563,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -477,9 +584,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros,
     _entry_zeros_like,
 )
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -489,7 +600,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -499,7 +610,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1062
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -509,7 +620,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1070
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -539,7 +650,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:1862
+# schema/native_functions.yaml:1864
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -549,7 +660,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1870
+# schema/native_functions.yaml:1872
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -559,7 +670,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml:1849
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -569,7 +680,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1855
+# schema/native_functions.yaml:1857
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -589,7 +700,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -599,7 +710,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -607,6 +718,65 @@ def alias(self):
         if r is not _NO:
             return r
     return _entry_alias(self)
+
+
+# schema/native_functions.yaml:2621
+def _m0_all(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_all(self):
+    return _entry_all(self)
+
+
+# schema/native_functions.yaml:2628
+def _m1_all(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_all(self, dim, keepdim):
+    return _entry_all_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:2635
+def _m2_all(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_all(self, dim, keepdim):
+    return _entry_all_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(())),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
 # schema/native_functions.yaml:623
@@ -619,6 +789,75 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
+# schema/native_functions.yaml:2444
+def amin(self, dim=(), keepdim=False):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_amin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:2658
+def _m0_any(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_any(self):
+    return _entry_any(self)
+
+
+# schema/native_functions.yaml:2665
+def _m1_any(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_any(self, dim, keepdim):
+    return _entry_any_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:2672
+def _m2_any(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_any(self, dim, keepdim):
+    return _entry_any_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(())),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+
+
 # schema/native_functions.yaml:631
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
@@ -629,7 +868,17 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:2516
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_argmin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:703
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -639,7 +888,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -649,7 +898,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1055
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -659,7 +908,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -669,7 +918,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:1645
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -679,7 +928,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:1653
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -689,7 +938,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:1083
+# schema/native_functions.yaml:1085
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -699,7 +948,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1457
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -709,7 +958,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1462
+# schema/native_functions.yaml:1464
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -719,7 +968,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:1705
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -729,7 +978,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1727
+# schema/native_functions.yaml:1729
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -739,7 +988,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -749,7 +998,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1280
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -759,7 +1008,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -769,7 +1018,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1765
+# schema/native_functions.yaml:1767
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -779,7 +1028,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -789,7 +1038,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1803
+# schema/native_functions.yaml:1805
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -809,7 +1058,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1167
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -819,7 +1068,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -829,7 +1078,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -884,7 +1133,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -929,7 +1178,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml:2217
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -940,7 +1189,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml:2209
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -974,7 +1223,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2232
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -985,7 +1234,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2225
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1019,7 +1268,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2187
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1030,7 +1279,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml:2179
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1064,7 +1313,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2202
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1075,7 +1324,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2195
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1139,7 +1388,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1017
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1149,7 +1398,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml:1025
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1159,7 +1408,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1169,7 +1418,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1115
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1179,7 +1428,93 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:2722
+def _m0_count_nonzero(self, *dim):
+    dim = _ivar(dim)
+    if _F['Tensor'](self) and _F['int[]'](dim):
+        return (self, dim)
+    return None
+
+
+def _c0_count_nonzero(self, dim):
+    return _entry_count_nonzero_dim_IntList(self, dim)
+
+
+# schema/native_functions.yaml:2729
+def _m1_count_nonzero(self, dim=None):
+    if _F['Tensor'](self) and _F['int?'](dim):
+        return (self, dim)
+    return None
+
+
+def _c1_count_nonzero(self, dim):
+    return _entry_count_nonzero(self, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(())),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim',))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:2709
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod(self, dim, dtype)
+
+
+# schema/native_functions.yaml:2716
+def cumprod_(self, dim, *, dtype=None):
+    """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:2695
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum(self, dim, dtype)
+
+
+# schema/native_functions.yaml:2703
+def cumsum_(self, dim, *, dtype=None):
+    """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:838
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1189,7 +1524,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1221,7 +1556,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:1987
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1280,7 +1615,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2000
+# schema/native_functions.yaml:2002
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1317,7 +1652,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1337,7 +1672,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1901
+# schema/native_functions.yaml:1903
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1347,7 +1682,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1122
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1357,7 +1692,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1130
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1377,7 +1712,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1387,7 +1722,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:890
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1407,7 +1742,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -1418,7 +1753,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1428,7 +1763,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:895
+# schema/native_functions.yaml:897
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1438,7 +1773,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:905
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1493,7 +1828,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1503,7 +1838,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1152
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1513,7 +1848,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1160
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1523,7 +1858,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1534,7 +1869,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1568,7 +1903,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1547
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1578,7 +1913,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1588,7 +1923,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1613
+# schema/native_functions.yaml:1615
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1598,7 +1933,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1608,7 +1943,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:1235
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1628,7 +1963,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1636,6 +1971,16 @@ def ge_(self, other):
         if r is not _NO:
             return r
     return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2419
+def ger(self, vec2):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_ger(self, vec2)
 
 
 # schema/native_functions.yaml:409
@@ -1648,7 +1993,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1959
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1658,7 +2003,7 @@ def gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1668,7 +2013,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1678,7 +2023,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1688,7 +2033,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1698,7 +2043,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1295
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1708,7 +2053,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1287
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1728,7 +2073,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1943
+# schema/native_functions.yaml:1945
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1738,7 +2083,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1825
+# schema/native_functions.yaml:1827
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -1748,7 +2093,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:1840
+# schema/native_functions.yaml:1842
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -1768,7 +2113,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:925
+# schema/native_functions.yaml:927
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1778,7 +2123,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:935
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1788,7 +2133,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:942
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1798,7 +2143,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:950
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1808,7 +2153,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:910
+# schema/native_functions.yaml:912
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1818,7 +2163,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml:920
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1838,7 +2183,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1848,7 +2193,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:1660
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1858,7 +2203,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:1668
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1868,7 +2213,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1878,7 +2223,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1265
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1888,7 +2233,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:1675
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1898,7 +2243,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:1683
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1908,7 +2253,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:1690
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1918,7 +2263,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:1698
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1926,6 +2271,16 @@ def logical_xor_(self, other):
         if r is not _NO:
             return r
     return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:2592
+def logsumexp(self, dim, keepdim=False):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_logsumexp(self, dim, keepdim)
 
 
 # schema/native_functions.yaml:385
@@ -1938,7 +2293,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml:1931
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1978,7 +2333,66 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:2452
+def _m0_max(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_max(self):
+    return _entry_max(self)
+
+
+# schema/native_functions.yaml:2465
+def _m1_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:2477
+def _m2_max(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_max(self, other):
+    return _entry_max_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(())),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_max, _c2_max, 2, frozenset(('other',))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:1629
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2033,7 +2447,66 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:2484
+def _m0_min(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_min(self):
+    return _entry_min(self)
+
+
+# schema/native_functions.yaml:2497
+def _m1_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:2509
+def _m2_min(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_min(self, other):
+    return _entry_min_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(())),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_min, _c2_min, 2, frozenset(('other',))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:1637
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2053,7 +2526,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -2064,7 +2537,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -2118,7 +2591,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1441
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -2128,7 +2601,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -2138,7 +2611,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:1326
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2148,7 +2621,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -2168,7 +2641,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:1917
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2256,7 +2729,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1446
+# schema/native_functions.yaml:1448
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2266,7 +2739,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -2297,7 +2770,52 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:2428
+def _m0_prod(self, *, dtype=None):
+    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+        return (self, dtype)
+    return None
+
+
+def _c0_prod(self, dtype):
+    return _entry_prod(self, dtype)
+
+
+# schema/native_functions.yaml:2436
+def _m1_prod(self, dim, keepdim=False, *, dtype=None):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (self, dim, keepdim, dtype)
+    return None
+
+
+def _c1_prod(self, dim, keepdim, dtype):
+    return _entry_prod_dim_int(self, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype',))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:987
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2307,7 +2825,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:995
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2337,7 +2855,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2347,7 +2865,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1583
+# schema/native_functions.yaml:1585
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2357,7 +2875,7 @@ def remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -2368,7 +2886,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2378,7 +2896,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1182
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2389,7 +2907,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1190
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2423,7 +2941,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1198
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2434,7 +2952,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml:1205
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2468,7 +2986,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:972
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2478,7 +2996,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:980
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2488,7 +3006,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2518,7 +3036,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1242
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2528,7 +3046,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1250
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2538,7 +3056,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1310
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2548,7 +3066,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1002
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2558,7 +3076,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml:1010
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2568,7 +3086,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2578,7 +3096,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1100
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2588,7 +3106,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2598,7 +3116,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1488
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2608,7 +3126,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2619,7 +3137,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2653,7 +3171,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2663,7 +3181,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:957
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2673,7 +3191,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml:965
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2683,7 +3201,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2694,7 +3212,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -2705,7 +3223,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -2741,6 +3259,65 @@ def squeeze(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+
+
+# schema/native_functions.yaml:2543
+def _m0_std(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_std(self, unbiased):
+    return _entry_std(self, unbiased)
+
+
+# schema/native_functions.yaml:2548
+def _m1_std(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std(self, dim, unbiased, keepdim):
+    return _entry_std_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:2554
+def _m2_std(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_std(self, dim, correction, keepdim):
+    return _entry_std_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('unbiased',))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
 # schema/native_functions.yaml:233
@@ -2808,7 +3385,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2818,7 +3395,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1032
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2828,7 +3405,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1038
+# schema/native_functions.yaml:1040
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2858,7 +3435,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2868,7 +3445,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1212
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2878,7 +3455,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1220
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2888,7 +3465,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2898,7 +3475,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2908,7 +3485,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2918,7 +3495,66 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:2524
+def _m0_var(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_var(self, unbiased):
+    return _entry_var(self, unbiased)
+
+
+# schema/native_functions.yaml:2529
+def _m1_var(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var(self, dim, unbiased, keepdim):
+    return _entry_var_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:2535
+def _m2_var(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_var(self, dim, correction, keepdim):
+    return _entry_var_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('unbiased',))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:676
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -2930,7 +3566,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -2964,7 +3600,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2985,7 +3621,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml:2021
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -3029,7 +3665,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3049,7 +3685,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:1705
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3071,7 +3707,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3111,7 +3747,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1727
+# schema/native_functions.yaml:1729
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3121,7 +3757,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1547
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3131,7 +3767,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1583
+# schema/native_functions.yaml:1585
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3151,7 +3787,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3161,7 +3797,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1765
+# schema/native_functions.yaml:1767
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3201,7 +3837,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1803
+# schema/native_functions.yaml:1805
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3241,7 +3877,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3283,7 +3919,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3313,7 +3949,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1703
+# schema/native_functions.yaml:1705
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3323,7 +3959,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3343,7 +3979,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3363,7 +3999,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1743
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3403,7 +4039,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3433,7 +4069,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:1781
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3457,8 +4093,12 @@ METHODS = {
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
+    'all': all,
     'amax': amax,
+    'amin': amin,
+    'any': any,
     'argmax': argmax,
+    'argmin': argmin,
     'as_strided': as_strided,
     'asin': asin,
     'asin_': asin_,
@@ -3493,6 +4133,11 @@ METHODS = {
     'cos_': cos_,
     'cosh': cosh,
     'cosh_': cosh_,
+    'count_nonzero': count_nonzero,
+    'cumprod': cumprod,
+    'cumprod_': cumprod_,
+    'cumsum': cumsum,
+    'cumsum_': cumsum_,
     'detach': detach,
     'diagonal': diagonal,
     'div': div,
@@ -3522,6 +4167,7 @@ METHODS = {
     'frac_': frac_,
     'ge': ge,
     'ge_': ge_,
+    'ger': ger,
     'gt': gt,
     'gt_': gt_,
     'index': index,
@@ -3551,13 +4197,16 @@ METHODS = {
     'logical_or_': logical_or_,
     'logical_xor': logical_xor,
     'logical_xor_': logical_xor_,
+    'logsumexp': logsumexp,
     'lt': lt,
     'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'matmul': matmul,
+    'max': max,
     'maximum': maximum,
     'mean': mean,
+    'min': min,
     'minimum': minimum,
     'mm': mm,
     'movedim': movedim,
@@ -3580,6 +4229,7 @@ METHODS = {
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'prod': prod,
     'reciprocal': reciprocal,
     'reciprocal_': reciprocal_,
     'relu': relu,
@@ -3609,6 +4259,7 @@ METHODS = {
     'sqrt': sqrt,
     'sqrt_': sqrt_,
     'squeeze': squeeze,
+    'std': std,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
@@ -3623,6 +4274,7 @@ METHODS = {
     'unbind': unbind,
     'unflatten': unflatten,
     'unsqueeze': unsqueeze,
+    'var': var,
     'view': view,
     'view_as': view_as,
     'where': where,
