@@ -85,6 +85,31 @@ def _tuple_expr(names) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
+def return_type(fn: NativeFunction | None) -> tuple | None:
+    """(type name, fields) of the named tuple a multi-output op returns from Python
+    (torch.return_types.sort, sort_out), or None (one output, or unnamed outputs)."""
+    if fn is None:
+        return None
+    rets = fn.schema.returns
+    if len(rets) < 2 or not all(r.name for r in rets):
+        return None
+    suffix = "_out" if fn.schema.kind() == "out" else ""
+    return (fn.schema.name.name + suffix, tuple(r.name for r in rets))
+
+
+def _call_expr(fn: NativeFunction, args: str) -> str:
+    """The entry call of a binding, its result made a named tuple when it has one."""
+    expr = f"_entry_{fn.ident}({args})"
+    rt = return_type(fn)
+    return expr if rt is None else f"_rt({rt[0]!r}, {rt[1]!r})._make({expr})"
+
+
+def _out_args(out_fn: NativeFunction, name: str) -> str:
+    """`out` passed to the out= entry: one tensor, or a tuple unpacked into its tensors."""
+    n = len(out_fn.schema.arguments.out)
+    return ", out" if n == 1 else f", *_out_tuple(out, {n}, {name!r})"
+
+
 def binding_context(name: str, bindings: list, method: bool) -> dict:
     cases = []
     for i, b in enumerate(bindings):
@@ -106,6 +131,9 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
+            "fn_call": _call_expr(fn, ", ".join(call)),
+            "out_call": _call_expr(b.out_fn, ", ".join(call) + _out_args(b.out_fn, name))
+            if b.out_fn and not method else None,
             "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (

@@ -9,6 +9,8 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import out_tuple as _out_tuple  # noqa: F401
+from ember.return_types import return_type as _rt  # noqa: F401
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,

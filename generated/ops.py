@@ -35,10 +35,10 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_memory_format.get(ks)
-    if k is None:
-        k = empty_memory_format._fill(ks)
-    return k(size, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_memory_format.get(ks)
+    if _k is None:
+        _k = empty_memory_format._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_memory_format._bind = _bind_empty_memory_format
@@ -60,10 +60,10 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_strided.get(ks)
-    if k is None:
-        k = empty_strided._fill(ks)
-    return k(size, stride, dtype, layout, device, pin_memory)
+    _k = _c_empty_strided.get(ks)
+    if _k is None:
+        _k = empty_strided._fill(ks)
+    return _k(size, stride, dtype, layout, device, pin_memory)
 
 
 empty_strided._bind = _bind_empty_strided
@@ -85,10 +85,10 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_zeros(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_zeros.get(ks)
-    if k is None:
-        k = zeros._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_zeros.get(ks)
+    if _k is None:
+        _k = zeros._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 zeros._bind = _bind_zeros
@@ -110,10 +110,10 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_ones(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_ones.get(ks)
-    if k is None:
-        k = ones._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_ones.get(ks)
+    if _k is None:
+        _k = ones._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 ones._bind = _bind_ones
@@ -135,10 +135,10 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_full.get(ks)
-    if k is None:
-        k = full._fill(ks)
-    return k(size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_full.get(ks)
+    if _k is None:
+        _k = full._fill(ks)
+    return _k(size, fill_value, dtype, layout, device, pin_memory)
 
 
 full._bind = _bind_full
@@ -160,10 +160,10 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_scalar_tensor.get(ks)
-    if k is None:
-        k = scalar_tensor._fill(ks)
-    return k(s, dtype, layout, device, pin_memory)
+    _k = _c_scalar_tensor.get(ks)
+    if _k is None:
+        _k = scalar_tensor._fill(ks)
+    return _k(s, dtype, layout, device, pin_memory)
 
 
 scalar_tensor._bind = _bind_scalar_tensor
@@ -185,10 +185,10 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_arange(end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange.get(ks)
-    if k is None:
-        k = arange._fill(ks)
-    return k(end, dtype, layout, device, pin_memory)
+    _k = _c_arange.get(ks)
+    if _k is None:
+        _k = arange._fill(ks)
+    return _k(end, dtype, layout, device, pin_memory)
 
 
 arange._bind = _bind_arange
@@ -210,10 +210,10 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start.get(ks)
-    if k is None:
-        k = arange_start._fill(ks)
-    return k(start, end, dtype, layout, device, pin_memory)
+    _k = _c_arange_start.get(ks)
+    if _k is None:
+        _k = arange_start._fill(ks)
+    return _k(start, end, dtype, layout, device, pin_memory)
 
 
 arange_start._bind = _bind_arange_start
@@ -235,10 +235,10 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start_step.get(ks)
-    if k is None:
-        k = arange_start_step._fill(ks)
-    return k(start, end, step, dtype, layout, device, pin_memory)
+    _k = _c_arange_start_step.get(ks)
+    if _k is None:
+        _k = arange_start_step._fill(ks)
+    return _k(start, end, step, dtype, layout, device, pin_memory)
 
 
 arange_start_step._bind = _bind_arange_start_step
@@ -260,10 +260,10 @@ def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pi
 def _entry_rand(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_rand.get(ks)
-    if k is None:
-        k = rand._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_rand.get(ks)
+    if _k is None:
+        _k = rand._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 rand._bind = _bind_rand
@@ -285,10 +285,10 @@ def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, p
 def _entry_randn(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randn.get(ks)
-    if k is None:
-        k = randn._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_randn.get(ks)
+    if _k is None:
+        _k = randn._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 randn._bind = _bind_randn
@@ -313,10 +313,10 @@ def _entry_empty_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(empty_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_empty_like.get(ks)
-    if k is None:
-        k = empty_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_like.get(ks)
+    if _k is None:
+        _k = empty_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_like._bind = _bind_empty_like
@@ -341,10 +341,10 @@ def _entry_zeros_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zeros_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_zeros_like.get(ks)
-    if k is None:
-        k = zeros_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_zeros_like.get(ks)
+    if _k is None:
+        _k = zeros_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 zeros_like._bind = _bind_zeros_like
@@ -369,10 +369,10 @@ def _entry_ones_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ones_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_ones_like.get(ks)
-    if k is None:
-        k = ones_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_ones_like.get(ks)
+    if _k is None:
+        _k = ones_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 ones_like._bind = _bind_ones_like
@@ -397,10 +397,10 @@ def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_full_like.get(ks)
-    if k is None:
-        k = full_like._fill(ks)
-    return k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_full_like.get(ks)
+    if _k is None:
+        _k = full_like._fill(ks)
+    return _k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
 full_like._bind = _bind_full_like
@@ -425,10 +425,10 @@ def _entry_rand_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rand_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_rand_like.get(ks)
-    if k is None:
-        k = rand_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_rand_like.get(ks)
+    if _k is None:
+        _k = rand_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 rand_like._bind = _bind_rand_like
@@ -453,10 +453,10 @@ def _entry_randn_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randn_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randn_like.get(ks)
-    if k is None:
-        k = randn_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randn_like.get(ks)
+    if _k is None:
+        _k = randn_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 randn_like._bind = _bind_randn_like
@@ -481,10 +481,10 @@ def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty.get(ks)
-    if k is None:
-        k = new_empty._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_empty.get(ks)
+    if _k is None:
+        _k = new_empty._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_empty._bind = _bind_new_empty
@@ -509,10 +509,10 @@ def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memo
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty_strided, (self, size, stride, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty_strided.get(ks)
-    if k is None:
-        k = new_empty_strided._fill(ks)
-    return k(self, size, stride, dtype, layout, device, pin_memory)
+    _k = _c_new_empty_strided.get(ks)
+    if _k is None:
+        _k = new_empty_strided._fill(ks)
+    return _k(self, size, stride, dtype, layout, device, pin_memory)
 
 
 new_empty_strided._bind = _bind_new_empty_strided
@@ -537,10 +537,10 @@ def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
-    k = _c_new_full.get(ks)
-    if k is None:
-        k = new_full._fill(ks)
-    return k(self, size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_new_full.get(ks)
+    if _k is None:
+        _k = new_full._fill(ks)
+    return _k(self, size, fill_value, dtype, layout, device, pin_memory)
 
 
 new_full._bind = _bind_new_full
@@ -565,10 +565,10 @@ def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_zeros, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_zeros.get(ks)
-    if k is None:
-        k = new_zeros._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_zeros.get(ks)
+    if _k is None:
+        _k = new_zeros._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_zeros._bind = _bind_new_zeros
@@ -593,10 +593,10 @@ def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_ones, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_ones.get(ks)
-    if k is None:
-        k = new_ones._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_ones.get(ks)
+    if _k is None:
+        _k = new_ones._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_ones._bind = _bind_new_ones
@@ -621,10 +621,10 @@ def _entry_clone(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone, (self, memory_format)) from None
-    k = _c_clone.get(ks)
-    if k is None:
-        k = clone._fill(ks)
-    return k(self, memory_format)
+    _k = _c_clone.get(ks)
+    if _k is None:
+        _k = clone._fill(ks)
+    return _k(self, memory_format)
 
 
 clone._bind = _bind_clone
@@ -651,10 +651,10 @@ def _entry_clone_out(self, memory_format, out):
         raise _arg_error(clone_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clone_out.get(ks)
-    if k is None:
-        k = clone_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_clone_out.get(ks)
+    if _k is None:
+        _k = clone_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 clone_out._bind = _bind_clone_out
@@ -681,10 +681,10 @@ def _entry_copy_(self, src, non_blocking):
         raise _arg_error(copy_, (self, src, non_blocking)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_copy_.get(ks)
-    if k is None:
-        k = copy_._fill(ks)
-    return k(self, src, non_blocking)
+    _k = _c_copy_.get(ks)
+    if _k is None:
+        _k = copy_._fill(ks)
+    return _k(self, src, non_blocking)
 
 
 copy_._bind = _bind_copy_
@@ -709,10 +709,10 @@ def _entry__to_copy(self, dtype, layout, device, pin_memory, non_blocking, memor
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy, (self, dtype, layout, device, pin_memory, non_blocking, memory_format)) from None
-    k = _c__to_copy.get(ks)
-    if k is None:
-        k = _to_copy._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+    _k = _c__to_copy.get(ks)
+    if _k is None:
+        _k = _to_copy._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
 
 
 _to_copy._bind = _bind__to_copy
@@ -739,10 +739,10 @@ def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, m
         raise _arg_error(_to_copy_out, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__to_copy_out.get(ks)
-    if k is None:
-        k = _to_copy_out._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    _k = _c__to_copy_out.get(ks)
+    if _k is None:
+        _k = _to_copy_out._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
 _to_copy_out._bind = _bind__to_copy_out
@@ -767,10 +767,10 @@ def _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype_layout, (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype_layout.get(ks)
-    if k is None:
-        k = to_dtype_layout._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+    _k = _c_to_dtype_layout.get(ks)
+    if _k is None:
+        _k = to_dtype_layout._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 
 
 to_dtype_layout._bind = _bind_to_dtype_layout
@@ -795,10 +795,10 @@ def _entry_to_device(self, device, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_device, (self, device, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_device.get(ks)
-    if k is None:
-        k = to_device._fill(ks)
-    return k(self, device, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_device.get(ks)
+    if _k is None:
+        _k = to_device._fill(ks)
+    return _k(self, device, dtype, non_blocking, copy, memory_format)
 
 
 to_device._bind = _bind_to_device
@@ -823,10 +823,10 @@ def _entry_to_dtype(self, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype, (self, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype.get(ks)
-    if k is None:
-        k = to_dtype._fill(ks)
-    return k(self, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_dtype.get(ks)
+    if _k is None:
+        _k = to_dtype._fill(ks)
+    return _k(self, dtype, non_blocking, copy, memory_format)
 
 
 to_dtype._bind = _bind_to_dtype
@@ -851,10 +851,10 @@ def _entry_to_other(self, other, non_blocking, copy, memory_format):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_other, (self, other, non_blocking, copy, memory_format)) from None
-    k = _c_to_other.get(ks)
-    if k is None:
-        k = to_other._fill(ks)
-    return k(self, other, non_blocking, copy, memory_format)
+    _k = _c_to_other.get(ks)
+    if _k is None:
+        _k = to_other._fill(ks)
+    return _k(self, other, non_blocking, copy, memory_format)
 
 
 to_other._bind = _bind_to_other
@@ -879,10 +879,10 @@ def _entry_contiguous(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(contiguous, (self, memory_format)) from None
-    k = _c_contiguous.get(ks)
-    if k is None:
-        k = contiguous._fill(ks)
-    return k(self, memory_format)
+    _k = _c_contiguous.get(ks)
+    if _k is None:
+        _k = contiguous._fill(ks)
+    return _k(self, memory_format)
 
 
 contiguous._bind = _bind_contiguous
@@ -909,10 +909,10 @@ def _entry_fill__Scalar(self, value):
         raise _arg_error(fill__Scalar, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Scalar.get(ks)
-    if k is None:
-        k = fill__Scalar._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Scalar.get(ks)
+    if _k is None:
+        _k = fill__Scalar._fill(ks)
+    return _k(self, value)
 
 
 fill__Scalar._bind = _bind_fill__Scalar
@@ -939,10 +939,10 @@ def _entry_fill__Tensor(self, value):
         raise _arg_error(fill__Tensor, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Tensor.get(ks)
-    if k is None:
-        k = fill__Tensor._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Tensor.get(ks)
+    if _k is None:
+        _k = fill__Tensor._fill(ks)
+    return _k(self, value)
 
 
 fill__Tensor._bind = _bind_fill__Tensor
@@ -969,10 +969,10 @@ def _entry_zero_(self):
         raise _arg_error(zero_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_zero_.get(ks)
-    if k is None:
-        k = zero_._fill(ks)
-    return k(self)
+    _k = _c_zero_.get(ks)
+    if _k is None:
+        _k = zero_._fill(ks)
+    return _k(self)
 
 
 zero_._bind = _bind_zero_
@@ -997,10 +997,10 @@ def _entry_add_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
-    k = _c_add_Tensor.get(ks)
-    if k is None:
-        k = add_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Tensor.get(ks)
+    if _k is None:
+        _k = add_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Tensor._bind = _bind_add_Tensor
@@ -1027,10 +1027,10 @@ def _entry_add_out(self, other, alpha, out):
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_add_out.get(ks)
-    if k is None:
-        k = add_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_add_out.get(ks)
+    if _k is None:
+        _k = add_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 add_out._bind = _bind_add_out
@@ -1055,10 +1055,10 @@ def _entry_add_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
-    k = _c_add_Scalar.get(ks)
-    if k is None:
-        k = add_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Scalar.get(ks)
+    if _k is None:
+        _k = add_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Scalar._bind = _bind_add_Scalar
@@ -1085,10 +1085,10 @@ def _entry_add__Tensor(self, other, alpha):
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Tensor.get(ks)
-    if k is None:
-        k = add__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Tensor.get(ks)
+    if _k is None:
+        _k = add__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Tensor._bind = _bind_add__Tensor
@@ -1115,10 +1115,10 @@ def _entry_add__Scalar(self, other, alpha):
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Scalar.get(ks)
-    if k is None:
-        k = add__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Scalar.get(ks)
+    if _k is None:
+        _k = add__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Scalar._bind = _bind_add__Scalar
@@ -1143,10 +1143,10 @@ def _entry_sub_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
-    k = _c_sub_Tensor.get(ks)
-    if k is None:
-        k = sub_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Tensor.get(ks)
+    if _k is None:
+        _k = sub_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Tensor._bind = _bind_sub_Tensor
@@ -1173,10 +1173,10 @@ def _entry_sub_out(self, other, alpha, out):
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sub_out.get(ks)
-    if k is None:
-        k = sub_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_sub_out.get(ks)
+    if _k is None:
+        _k = sub_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 sub_out._bind = _bind_sub_out
@@ -1201,10 +1201,10 @@ def _entry_sub_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
-    k = _c_sub_Scalar.get(ks)
-    if k is None:
-        k = sub_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Scalar.get(ks)
+    if _k is None:
+        _k = sub_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Scalar._bind = _bind_sub_Scalar
@@ -1231,10 +1231,10 @@ def _entry_sub__Tensor(self, other, alpha):
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Tensor.get(ks)
-    if k is None:
-        k = sub__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Tensor.get(ks)
+    if _k is None:
+        _k = sub__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Tensor._bind = _bind_sub__Tensor
@@ -1261,10 +1261,10 @@ def _entry_sub__Scalar(self, other, alpha):
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Scalar.get(ks)
-    if k is None:
-        k = sub__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Scalar.get(ks)
+    if _k is None:
+        _k = sub__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Scalar._bind = _bind_sub__Scalar
@@ -1289,10 +1289,10 @@ def _entry_mul_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Tensor, (self, other)) from None
-    k = _c_mul_Tensor.get(ks)
-    if k is None:
-        k = mul_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Tensor.get(ks)
+    if _k is None:
+        _k = mul_Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul_Tensor._bind = _bind_mul_Tensor
@@ -1319,10 +1319,10 @@ def _entry_mul_out(self, other, out):
         raise _arg_error(mul_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mul_out.get(ks)
-    if k is None:
-        k = mul_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_mul_out.get(ks)
+    if _k is None:
+        _k = mul_out._fill(ks)
+    return _k(self, other, out)
 
 
 mul_out._bind = _bind_mul_out
@@ -1347,10 +1347,10 @@ def _entry_mul_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
-    k = _c_mul_Scalar.get(ks)
-    if k is None:
-        k = mul_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Scalar.get(ks)
+    if _k is None:
+        _k = mul_Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul_Scalar._bind = _bind_mul_Scalar
@@ -1377,10 +1377,10 @@ def _entry_mul__Tensor(self, other):
         raise _arg_error(mul__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Tensor.get(ks)
-    if k is None:
-        k = mul__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Tensor.get(ks)
+    if _k is None:
+        _k = mul__Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul__Tensor._bind = _bind_mul__Tensor
@@ -1407,10 +1407,10 @@ def _entry_mul__Scalar(self, other):
         raise _arg_error(mul__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Scalar.get(ks)
-    if k is None:
-        k = mul__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Scalar.get(ks)
+    if _k is None:
+        _k = mul__Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul__Scalar._bind = _bind_mul__Scalar
@@ -1435,10 +1435,10 @@ def _entry_div_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor, (self, other)) from None
-    k = _c_div_Tensor.get(ks)
-    if k is None:
-        k = div_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div_Tensor.get(ks)
+    if _k is None:
+        _k = div_Tensor._fill(ks)
+    return _k(self, other)
 
 
 div_Tensor._bind = _bind_div_Tensor
@@ -1465,10 +1465,10 @@ def _entry_div_out(self, other, out):
         raise _arg_error(div_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out.get(ks)
-    if k is None:
-        k = div_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_div_out.get(ks)
+    if _k is None:
+        _k = div_out._fill(ks)
+    return _k(self, other, out)
 
 
 div_out._bind = _bind_div_out
@@ -1493,10 +1493,10 @@ def _entry_div_Tensor_mode(self, other, rounding_mode):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor_mode, (self, other, rounding_mode)) from None
-    k = _c_div_Tensor_mode.get(ks)
-    if k is None:
-        k = div_Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div_Tensor_mode.get(ks)
+    if _k is None:
+        _k = div_Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div_Tensor_mode._bind = _bind_div_Tensor_mode
@@ -1523,10 +1523,10 @@ def _entry_div_out_mode(self, other, rounding_mode, out):
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out_mode.get(ks)
-    if k is None:
-        k = div_out_mode._fill(ks)
-    return k(self, other, rounding_mode, out)
+    _k = _c_div_out_mode.get(ks)
+    if _k is None:
+        _k = div_out_mode._fill(ks)
+    return _k(self, other, rounding_mode, out)
 
 
 div_out_mode._bind = _bind_div_out_mode
@@ -1551,10 +1551,10 @@ def _entry_div_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
-    k = _c_div_Scalar.get(ks)
-    if k is None:
-        k = div_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_div_Scalar.get(ks)
+    if _k is None:
+        _k = div_Scalar._fill(ks)
+    return _k(self, other)
 
 
 div_Scalar._bind = _bind_div_Scalar
@@ -1581,10 +1581,10 @@ def _entry_div__Tensor(self, other):
         raise _arg_error(div__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor.get(ks)
-    if k is None:
-        k = div__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div__Tensor.get(ks)
+    if _k is None:
+        _k = div__Tensor._fill(ks)
+    return _k(self, other)
 
 
 div__Tensor._bind = _bind_div__Tensor
@@ -1611,10 +1611,10 @@ def _entry_div__Tensor_mode(self, other, rounding_mode):
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor_mode.get(ks)
-    if k is None:
-        k = div__Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div__Tensor_mode.get(ks)
+    if _k is None:
+        _k = div__Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div__Tensor_mode._bind = _bind_div__Tensor_mode
@@ -1639,10 +1639,10 @@ def _entry_pow_Tensor_Tensor(self, exponent):
         ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor, (self, exponent)) from None
-    k = _c_pow_Tensor_Tensor.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Tensor._bind = _bind_pow_Tensor_Tensor
@@ -1669,10 +1669,10 @@ def _entry_pow_Tensor_Tensor_out(self, exponent, out):
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_pow_Tensor_Tensor_out.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor_out._fill(ks)
-    return k(self, exponent, out)
+    _k = _c_pow_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor_out._fill(ks)
+    return _k(self, exponent, out)
 
 
 pow_Tensor_Tensor_out._bind = _bind_pow_Tensor_Tensor_out
@@ -1697,10 +1697,10 @@ def _entry_pow_Tensor_Scalar(self, exponent):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
-    k = _c_pow_Tensor_Scalar.get(ks)
-    if k is None:
-        k = pow_Tensor_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Scalar._bind = _bind_pow_Tensor_Scalar
@@ -1725,10 +1725,10 @@ def _entry_pow_Scalar(self, exponent):
         ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
-    k = _c_pow_Scalar.get(ks)
-    if k is None:
-        k = pow_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Scalar._bind = _bind_pow_Scalar
@@ -1755,10 +1755,10 @@ def _entry_pow__Tensor(self, exponent):
         raise _arg_error(pow__Tensor, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_pow__Tensor.get(ks)
-    if k is None:
-        k = pow__Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow__Tensor.get(ks)
+    if _k is None:
+        _k = pow__Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow__Tensor._bind = _bind_pow__Tensor
@@ -1783,10 +1783,10 @@ def _entry_eq_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor, (self, other)) from None
-    k = _c_eq_Tensor.get(ks)
-    if k is None:
-        k = eq_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Tensor.get(ks)
+    if _k is None:
+        _k = eq_Tensor._fill(ks)
+    return _k(self, other)
 
 
 eq_Tensor._bind = _bind_eq_Tensor
@@ -1813,10 +1813,10 @@ def _entry_eq_Tensor_out(self, other, out):
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eq_Tensor_out.get(ks)
-    if k is None:
-        k = eq_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_eq_Tensor_out.get(ks)
+    if _k is None:
+        _k = eq_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 eq_Tensor_out._bind = _bind_eq_Tensor_out
@@ -1841,10 +1841,10 @@ def _entry_eq_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
-    k = _c_eq_Scalar.get(ks)
-    if k is None:
-        k = eq_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Scalar.get(ks)
+    if _k is None:
+        _k = eq_Scalar._fill(ks)
+    return _k(self, other)
 
 
 eq_Scalar._bind = _bind_eq_Scalar
@@ -1869,10 +1869,10 @@ def _entry_ne_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor, (self, other)) from None
-    k = _c_ne_Tensor.get(ks)
-    if k is None:
-        k = ne_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ne_Tensor.get(ks)
+    if _k is None:
+        _k = ne_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ne_Tensor._bind = _bind_ne_Tensor
@@ -1899,10 +1899,10 @@ def _entry_ne_Tensor_out(self, other, out):
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ne_Tensor_out.get(ks)
-    if k is None:
-        k = ne_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ne_Tensor_out.get(ks)
+    if _k is None:
+        _k = ne_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ne_Tensor_out._bind = _bind_ne_Tensor_out
@@ -1927,10 +1927,10 @@ def _entry_lt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor, (self, other)) from None
-    k = _c_lt_Tensor.get(ks)
-    if k is None:
-        k = lt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Tensor.get(ks)
+    if _k is None:
+        _k = lt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 lt_Tensor._bind = _bind_lt_Tensor
@@ -1957,10 +1957,10 @@ def _entry_lt_Tensor_out(self, other, out):
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lt_Tensor_out.get(ks)
-    if k is None:
-        k = lt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_lt_Tensor_out.get(ks)
+    if _k is None:
+        _k = lt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 lt_Tensor_out._bind = _bind_lt_Tensor_out
@@ -1985,10 +1985,10 @@ def _entry_lt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
-    k = _c_lt_Scalar.get(ks)
-    if k is None:
-        k = lt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Scalar.get(ks)
+    if _k is None:
+        _k = lt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 lt_Scalar._bind = _bind_lt_Scalar
@@ -2013,10 +2013,10 @@ def _entry_le_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor, (self, other)) from None
-    k = _c_le_Tensor.get(ks)
-    if k is None:
-        k = le_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_le_Tensor.get(ks)
+    if _k is None:
+        _k = le_Tensor._fill(ks)
+    return _k(self, other)
 
 
 le_Tensor._bind = _bind_le_Tensor
@@ -2043,10 +2043,10 @@ def _entry_le_Tensor_out(self, other, out):
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_le_Tensor_out.get(ks)
-    if k is None:
-        k = le_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_le_Tensor_out.get(ks)
+    if _k is None:
+        _k = le_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 le_Tensor_out._bind = _bind_le_Tensor_out
@@ -2071,10 +2071,10 @@ def _entry_gt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor, (self, other)) from None
-    k = _c_gt_Tensor.get(ks)
-    if k is None:
-        k = gt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Tensor.get(ks)
+    if _k is None:
+        _k = gt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 gt_Tensor._bind = _bind_gt_Tensor
@@ -2101,10 +2101,10 @@ def _entry_gt_Tensor_out(self, other, out):
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_gt_Tensor_out.get(ks)
-    if k is None:
-        k = gt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_gt_Tensor_out.get(ks)
+    if _k is None:
+        _k = gt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 gt_Tensor_out._bind = _bind_gt_Tensor_out
@@ -2129,10 +2129,10 @@ def _entry_gt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
-    k = _c_gt_Scalar.get(ks)
-    if k is None:
-        k = gt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Scalar.get(ks)
+    if _k is None:
+        _k = gt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 gt_Scalar._bind = _bind_gt_Scalar
@@ -2157,10 +2157,10 @@ def _entry_ge_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor, (self, other)) from None
-    k = _c_ge_Tensor.get(ks)
-    if k is None:
-        k = ge_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ge_Tensor.get(ks)
+    if _k is None:
+        _k = ge_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ge_Tensor._bind = _bind_ge_Tensor
@@ -2187,10 +2187,10 @@ def _entry_ge_Tensor_out(self, other, out):
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ge_Tensor_out.get(ks)
-    if k is None:
-        k = ge_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ge_Tensor_out.get(ks)
+    if _k is None:
+        _k = ge_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ge_Tensor_out._bind = _bind_ge_Tensor_out
@@ -2215,10 +2215,10 @@ def _entry_where_self(condition, self, other):
         ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self, (condition, self, other)) from None
-    k = _c_where_self.get(ks)
-    if k is None:
-        k = where_self._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_self.get(ks)
+    if _k is None:
+        _k = where_self._fill(ks)
+    return _k(condition, self, other)
 
 
 where_self._bind = _bind_where_self
@@ -2245,10 +2245,10 @@ def _entry_where_self_out(condition, self, other, out):
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_where_self_out.get(ks)
-    if k is None:
-        k = where_self_out._fill(ks)
-    return k(condition, self, other, out)
+    _k = _c_where_self_out.get(ks)
+    if _k is None:
+        _k = where_self_out._fill(ks)
+    return _k(condition, self, other, out)
 
 
 where_self_out._bind = _bind_where_self_out
@@ -2273,10 +2273,10 @@ def _entry_clamp(self, min, max):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
-    k = _c_clamp.get(ks)
-    if k is None:
-        k = clamp._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp.get(ks)
+    if _k is None:
+        _k = clamp._fill(ks)
+    return _k(self, min, max)
 
 
 clamp._bind = _bind_clamp
@@ -2303,10 +2303,10 @@ def _entry_clamp_out(self, min, max, out):
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_out.get(ks)
-    if k is None:
-        k = clamp_out._fill(ks)
-    return k(self, min, max, out)
+    _k = _c_clamp_out.get(ks)
+    if _k is None:
+        _k = clamp_out._fill(ks)
+    return _k(self, min, max, out)
 
 
 clamp_out._bind = _bind_clamp_out
@@ -2331,10 +2331,10 @@ def _entry_clamp_Tensor(self, min, max):
         ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_Tensor, (self, min, max)) from None
-    k = _c_clamp_Tensor.get(ks)
-    if k is None:
-        k = clamp_Tensor._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_Tensor._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_Tensor._bind = _bind_clamp_Tensor
@@ -2361,10 +2361,10 @@ def _entry_clamp_(self, min, max):
         raise _arg_error(clamp_, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_.get(ks)
-    if k is None:
-        k = clamp_._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_.get(ks)
+    if _k is None:
+        _k = clamp_._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_._bind = _bind_clamp_
@@ -2389,10 +2389,10 @@ def _entry_masked_fill_Scalar(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
-    k = _c_masked_fill_Scalar.get(ks)
-    if k is None:
-        k = masked_fill_Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Scalar._bind = _bind_masked_fill_Scalar
@@ -2417,10 +2417,10 @@ def _entry_masked_fill_Tensor(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor, (self, mask, value)) from None
-    k = _c_masked_fill_Tensor.get(ks)
-    if k is None:
-        k = masked_fill_Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Tensor._bind = _bind_masked_fill_Tensor
@@ -2447,10 +2447,10 @@ def _entry_masked_fill__Scalar(self, mask, value):
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Scalar.get(ks)
-    if k is None:
-        k = masked_fill__Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill__Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Scalar._bind = _bind_masked_fill__Scalar
@@ -2477,10 +2477,10 @@ def _entry_masked_fill__Tensor(self, mask, value):
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Tensor.get(ks)
-    if k is None:
-        k = masked_fill__Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill__Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Tensor._bind = _bind_masked_fill__Tensor
@@ -2505,10 +2505,10 @@ def _entry_neg(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg, (self,)) from None
-    k = _c_neg.get(ks)
-    if k is None:
-        k = neg._fill(ks)
-    return k(self)
+    _k = _c_neg.get(ks)
+    if _k is None:
+        _k = neg._fill(ks)
+    return _k(self)
 
 
 neg._bind = _bind_neg
@@ -2535,10 +2535,10 @@ def _entry_neg_out(self, out):
         raise _arg_error(neg_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_neg_out.get(ks)
-    if k is None:
-        k = neg_out._fill(ks)
-    return k(self, out)
+    _k = _c_neg_out.get(ks)
+    if _k is None:
+        _k = neg_out._fill(ks)
+    return _k(self, out)
 
 
 neg_out._bind = _bind_neg_out
@@ -2565,10 +2565,10 @@ def _entry_neg_(self):
         raise _arg_error(neg_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_neg_.get(ks)
-    if k is None:
-        k = neg_._fill(ks)
-    return k(self)
+    _k = _c_neg_.get(ks)
+    if _k is None:
+        _k = neg_._fill(ks)
+    return _k(self)
 
 
 neg_._bind = _bind_neg_
@@ -2593,10 +2593,10 @@ def _entry_exp(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp, (self,)) from None
-    k = _c_exp.get(ks)
-    if k is None:
-        k = exp._fill(ks)
-    return k(self)
+    _k = _c_exp.get(ks)
+    if _k is None:
+        _k = exp._fill(ks)
+    return _k(self)
 
 
 exp._bind = _bind_exp
@@ -2623,10 +2623,10 @@ def _entry_exp_out(self, out):
         raise _arg_error(exp_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_exp_out.get(ks)
-    if k is None:
-        k = exp_out._fill(ks)
-    return k(self, out)
+    _k = _c_exp_out.get(ks)
+    if _k is None:
+        _k = exp_out._fill(ks)
+    return _k(self, out)
 
 
 exp_out._bind = _bind_exp_out
@@ -2653,10 +2653,10 @@ def _entry_exp_(self):
         raise _arg_error(exp_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_exp_.get(ks)
-    if k is None:
-        k = exp_._fill(ks)
-    return k(self)
+    _k = _c_exp_.get(ks)
+    if _k is None:
+        _k = exp_._fill(ks)
+    return _k(self)
 
 
 exp_._bind = _bind_exp_
@@ -2681,10 +2681,10 @@ def _entry_log(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log, (self,)) from None
-    k = _c_log.get(ks)
-    if k is None:
-        k = log._fill(ks)
-    return k(self)
+    _k = _c_log.get(ks)
+    if _k is None:
+        _k = log._fill(ks)
+    return _k(self)
 
 
 log._bind = _bind_log
@@ -2711,10 +2711,10 @@ def _entry_log_out(self, out):
         raise _arg_error(log_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log_out.get(ks)
-    if k is None:
-        k = log_out._fill(ks)
-    return k(self, out)
+    _k = _c_log_out.get(ks)
+    if _k is None:
+        _k = log_out._fill(ks)
+    return _k(self, out)
 
 
 log_out._bind = _bind_log_out
@@ -2741,10 +2741,10 @@ def _entry_log_(self):
         raise _arg_error(log_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log_.get(ks)
-    if k is None:
-        k = log_._fill(ks)
-    return k(self)
+    _k = _c_log_.get(ks)
+    if _k is None:
+        _k = log_._fill(ks)
+    return _k(self)
 
 
 log_._bind = _bind_log_
@@ -2769,10 +2769,10 @@ def _entry_relu(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu, (self,)) from None
-    k = _c_relu.get(ks)
-    if k is None:
-        k = relu._fill(ks)
-    return k(self)
+    _k = _c_relu.get(ks)
+    if _k is None:
+        _k = relu._fill(ks)
+    return _k(self)
 
 
 relu._bind = _bind_relu
@@ -2799,10 +2799,10 @@ def _entry_relu_(self):
         raise _arg_error(relu_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_relu_.get(ks)
-    if k is None:
-        k = relu_._fill(ks)
-    return k(self)
+    _k = _c_relu_.get(ks)
+    if _k is None:
+        _k = relu_._fill(ks)
+    return _k(self)
 
 
 relu_._bind = _bind_relu_
@@ -2827,10 +2827,10 @@ def _entry_threshold_backward(grad_output, self, threshold):
         ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
-    k = _c_threshold_backward.get(ks)
-    if k is None:
-        k = threshold_backward._fill(ks)
-    return k(grad_output, self, threshold)
+    _k = _c_threshold_backward.get(ks)
+    if _k is None:
+        _k = threshold_backward._fill(ks)
+    return _k(grad_output, self, threshold)
 
 
 threshold_backward._bind = _bind_threshold_backward
@@ -2855,10 +2855,10 @@ def _entry_sigmoid(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid, (self,)) from None
-    k = _c_sigmoid.get(ks)
-    if k is None:
-        k = sigmoid._fill(ks)
-    return k(self)
+    _k = _c_sigmoid.get(ks)
+    if _k is None:
+        _k = sigmoid._fill(ks)
+    return _k(self)
 
 
 sigmoid._bind = _bind_sigmoid
@@ -2885,10 +2885,10 @@ def _entry_sigmoid_out(self, out):
         raise _arg_error(sigmoid_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sigmoid_out.get(ks)
-    if k is None:
-        k = sigmoid_out._fill(ks)
-    return k(self, out)
+    _k = _c_sigmoid_out.get(ks)
+    if _k is None:
+        _k = sigmoid_out._fill(ks)
+    return _k(self, out)
 
 
 sigmoid_out._bind = _bind_sigmoid_out
@@ -2915,10 +2915,10 @@ def _entry_sigmoid_(self):
         raise _arg_error(sigmoid_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sigmoid_.get(ks)
-    if k is None:
-        k = sigmoid_._fill(ks)
-    return k(self)
+    _k = _c_sigmoid_.get(ks)
+    if _k is None:
+        _k = sigmoid_._fill(ks)
+    return _k(self)
 
 
 sigmoid_._bind = _bind_sigmoid_
@@ -2943,10 +2943,10 @@ def _entry_tanh(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh, (self,)) from None
-    k = _c_tanh.get(ks)
-    if k is None:
-        k = tanh._fill(ks)
-    return k(self)
+    _k = _c_tanh.get(ks)
+    if _k is None:
+        _k = tanh._fill(ks)
+    return _k(self)
 
 
 tanh._bind = _bind_tanh
@@ -2973,10 +2973,10 @@ def _entry_tanh_out(self, out):
         raise _arg_error(tanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_tanh_out.get(ks)
-    if k is None:
-        k = tanh_out._fill(ks)
-    return k(self, out)
+    _k = _c_tanh_out.get(ks)
+    if _k is None:
+        _k = tanh_out._fill(ks)
+    return _k(self, out)
 
 
 tanh_out._bind = _bind_tanh_out
@@ -3003,10 +3003,10 @@ def _entry_tanh_(self):
         raise _arg_error(tanh_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_tanh_.get(ks)
-    if k is None:
-        k = tanh_._fill(ks)
-    return k(self)
+    _k = _c_tanh_.get(ks)
+    if _k is None:
+        _k = tanh_._fill(ks)
+    return _k(self)
 
 
 tanh_._bind = _bind_tanh_
@@ -3031,10 +3031,10 @@ def _entry_sum(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum, (self, dtype)) from None
-    k = _c_sum.get(ks)
-    if k is None:
-        k = sum._fill(ks)
-    return k(self, dtype)
+    _k = _c_sum.get(ks)
+    if _k is None:
+        _k = sum._fill(ks)
+    return _k(self, dtype)
 
 
 sum._bind = _bind_sum
@@ -3059,10 +3059,10 @@ def _entry_sum_dim_IntList(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_dim_IntList, (self, dim, keepdim, dtype)) from None
-    k = _c_sum_dim_IntList.get(ks)
-    if k is None:
-        k = sum_dim_IntList._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_sum_dim_IntList.get(ks)
+    if _k is None:
+        _k = sum_dim_IntList._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 sum_dim_IntList._bind = _bind_sum_dim_IntList
@@ -3089,10 +3089,10 @@ def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
         raise _arg_error(sum_IntList_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sum_IntList_out.get(ks)
-    if k is None:
-        k = sum_IntList_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_sum_IntList_out.get(ks)
+    if _k is None:
+        _k = sum_IntList_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 sum_IntList_out._bind = _bind_sum_IntList_out
@@ -3117,10 +3117,10 @@ def _entry_mean(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean, (self, dtype)) from None
-    k = _c_mean.get(ks)
-    if k is None:
-        k = mean._fill(ks)
-    return k(self, dtype)
+    _k = _c_mean.get(ks)
+    if _k is None:
+        _k = mean._fill(ks)
+    return _k(self, dtype)
 
 
 mean._bind = _bind_mean
@@ -3145,10 +3145,10 @@ def _entry_mean_dim(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_dim, (self, dim, keepdim, dtype)) from None
-    k = _c_mean_dim.get(ks)
-    if k is None:
-        k = mean_dim._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_mean_dim.get(ks)
+    if _k is None:
+        _k = mean_dim._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 mean_dim._bind = _bind_mean_dim
@@ -3175,10 +3175,10 @@ def _entry_mean_out(self, dim, keepdim, dtype, out):
         raise _arg_error(mean_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mean_out.get(ks)
-    if k is None:
-        k = mean_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_mean_out.get(ks)
+    if _k is None:
+        _k = mean_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 mean_out._bind = _bind_mean_out
@@ -3203,10 +3203,10 @@ def _entry_amax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax, (self, dim, keepdim)) from None
-    k = _c_amax.get(ks)
-    if k is None:
-        k = amax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_amax.get(ks)
+    if _k is None:
+        _k = amax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 amax._bind = _bind_amax
@@ -3233,10 +3233,10 @@ def _entry_amax_out(self, dim, keepdim, out):
         raise _arg_error(amax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_amax_out.get(ks)
-    if k is None:
-        k = amax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_amax_out.get(ks)
+    if _k is None:
+        _k = amax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 amax_out._bind = _bind_amax_out
@@ -3261,10 +3261,10 @@ def _entry_argmax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax, (self, dim, keepdim)) from None
-    k = _c_argmax.get(ks)
-    if k is None:
-        k = argmax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_argmax.get(ks)
+    if _k is None:
+        _k = argmax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 argmax._bind = _bind_argmax
@@ -3291,10 +3291,10 @@ def _entry_argmax_out(self, dim, keepdim, out):
         raise _arg_error(argmax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_argmax_out.get(ks)
-    if k is None:
-        k = argmax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_argmax_out.get(ks)
+    if _k is None:
+        _k = argmax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 argmax_out._bind = _bind_argmax_out
@@ -3319,10 +3319,10 @@ def _entry_mm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm, (self, mat2)) from None
-    k = _c_mm.get(ks)
-    if k is None:
-        k = mm._fill(ks)
-    return k(self, mat2)
+    _k = _c_mm.get(ks)
+    if _k is None:
+        _k = mm._fill(ks)
+    return _k(self, mat2)
 
 
 mm._bind = _bind_mm
@@ -3349,10 +3349,10 @@ def _entry_mm_out(self, mat2, out):
         raise _arg_error(mm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mm_out.get(ks)
-    if k is None:
-        k = mm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_mm_out.get(ks)
+    if _k is None:
+        _k = mm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 mm_out._bind = _bind_mm_out
@@ -3377,10 +3377,10 @@ def _entry_bmm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm, (self, mat2)) from None
-    k = _c_bmm.get(ks)
-    if k is None:
-        k = bmm._fill(ks)
-    return k(self, mat2)
+    _k = _c_bmm.get(ks)
+    if _k is None:
+        _k = bmm._fill(ks)
+    return _k(self, mat2)
 
 
 bmm._bind = _bind_bmm
@@ -3407,10 +3407,10 @@ def _entry_bmm_out(self, mat2, out):
         raise _arg_error(bmm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bmm_out.get(ks)
-    if k is None:
-        k = bmm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_bmm_out.get(ks)
+    if _k is None:
+        _k = bmm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 bmm_out._bind = _bind_bmm_out
@@ -3435,10 +3435,10 @@ def _entry_addmm(self, mat1, mat2, beta, alpha):
         ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
-    k = _c_addmm.get(ks)
-    if k is None:
-        k = addmm._fill(ks)
-    return k(self, mat1, mat2, beta, alpha)
+    _k = _c_addmm.get(ks)
+    if _k is None:
+        _k = addmm._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha)
 
 
 addmm._bind = _bind_addmm
@@ -3465,10 +3465,10 @@ def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_addmm_out.get(ks)
-    if k is None:
-        k = addmm_out._fill(ks)
-    return k(self, mat1, mat2, beta, alpha, out)
+    _k = _c_addmm_out.get(ks)
+    if _k is None:
+        _k = addmm_out._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha, out)
 
 
 addmm_out._bind = _bind_addmm_out
@@ -3493,10 +3493,10 @@ def _entry_matmul(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(matmul, (self, other)) from None
-    k = _c_matmul.get(ks)
-    if k is None:
-        k = matmul._fill(ks)
-    return k(self, other)
+    _k = _c_matmul.get(ks)
+    if _k is None:
+        _k = matmul._fill(ks)
+    return _k(self, other)
 
 
 matmul._bind = _bind_matmul
@@ -3521,10 +3521,10 @@ def _entry_linear(input, weight, bias):
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linear, (input, weight, bias)) from None
-    k = _c_linear.get(ks)
-    if k is None:
-        k = linear._fill(ks)
-    return k(input, weight, bias)
+    _k = _c_linear.get(ks)
+    if _k is None:
+        _k = linear._fill(ks)
+    return _k(input, weight, bias)
 
 
 linear._bind = _bind_linear
@@ -3549,10 +3549,10 @@ def _entry_view(self, size):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view, (self, size)) from None
-    k = _c_view.get(ks)
-    if k is None:
-        k = view._fill(ks)
-    return k(self, size)
+    _k = _c_view.get(ks)
+    if _k is None:
+        _k = view._fill(ks)
+    return _k(self, size)
 
 
 view._bind = _bind_view
@@ -3577,10 +3577,10 @@ def _entry_view_dtype(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_dtype, (self, dtype)) from None
-    k = _c_view_dtype.get(ks)
-    if k is None:
-        k = view_dtype._fill(ks)
-    return k(self, dtype)
+    _k = _c_view_dtype.get(ks)
+    if _k is None:
+        _k = view_dtype._fill(ks)
+    return _k(self, dtype)
 
 
 view_dtype._bind = _bind_view_dtype
@@ -3605,10 +3605,10 @@ def _entry_reshape(self, shape):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape, (self, shape)) from None
-    k = _c_reshape.get(ks)
-    if k is None:
-        k = reshape._fill(ks)
-    return k(self, shape)
+    _k = _c_reshape.get(ks)
+    if _k is None:
+        _k = reshape._fill(ks)
+    return _k(self, shape)
 
 
 reshape._bind = _bind_reshape
@@ -3633,10 +3633,10 @@ def _entry_view_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_as, (self, other)) from None
-    k = _c_view_as.get(ks)
-    if k is None:
-        k = view_as._fill(ks)
-    return k(self, other)
+    _k = _c_view_as.get(ks)
+    if _k is None:
+        _k = view_as._fill(ks)
+    return _k(self, other)
 
 
 view_as._bind = _bind_view_as
@@ -3661,10 +3661,10 @@ def _entry_reshape_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape_as, (self, other)) from None
-    k = _c_reshape_as.get(ks)
-    if k is None:
-        k = reshape_as._fill(ks)
-    return k(self, other)
+    _k = _c_reshape_as.get(ks)
+    if _k is None:
+        _k = reshape_as._fill(ks)
+    return _k(self, other)
 
 
 reshape_as._bind = _bind_reshape_as
@@ -3689,10 +3689,10 @@ def _entry_as_strided(self, size, stride, storage_offset):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(as_strided, (self, size, stride, storage_offset)) from None
-    k = _c_as_strided.get(ks)
-    if k is None:
-        k = as_strided._fill(ks)
-    return k(self, size, stride, storage_offset)
+    _k = _c_as_strided.get(ks)
+    if _k is None:
+        _k = as_strided._fill(ks)
+    return _k(self, size, stride, storage_offset)
 
 
 as_strided._bind = _bind_as_strided
@@ -3717,10 +3717,10 @@ def _entry_permute(self, dims):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(permute, (self, dims)) from None
-    k = _c_permute.get(ks)
-    if k is None:
-        k = permute._fill(ks)
-    return k(self, dims)
+    _k = _c_permute.get(ks)
+    if _k is None:
+        _k = permute._fill(ks)
+    return _k(self, dims)
 
 
 permute._bind = _bind_permute
@@ -3745,10 +3745,10 @@ def _entry_transpose_int(self, dim0, dim1):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(transpose_int, (self, dim0, dim1)) from None
-    k = _c_transpose_int.get(ks)
-    if k is None:
-        k = transpose_int._fill(ks)
-    return k(self, dim0, dim1)
+    _k = _c_transpose_int.get(ks)
+    if _k is None:
+        _k = transpose_int._fill(ks)
+    return _k(self, dim0, dim1)
 
 
 transpose_int._bind = _bind_transpose_int
@@ -3773,10 +3773,10 @@ def _entry_t(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(t, (self,)) from None
-    k = _c_t.get(ks)
-    if k is None:
-        k = t._fill(ks)
-    return k(self)
+    _k = _c_t.get(ks)
+    if _k is None:
+        _k = t._fill(ks)
+    return _k(self)
 
 
 t._bind = _bind_t
@@ -3801,10 +3801,10 @@ def _entry_adjoint(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(adjoint, (self,)) from None
-    k = _c_adjoint.get(ks)
-    if k is None:
-        k = adjoint._fill(ks)
-    return k(self)
+    _k = _c_adjoint.get(ks)
+    if _k is None:
+        _k = adjoint._fill(ks)
+    return _k(self)
 
 
 adjoint._bind = _bind_adjoint
@@ -3829,10 +3829,10 @@ def _entry_unsqueeze(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unsqueeze, (self, dim)) from None
-    k = _c_unsqueeze.get(ks)
-    if k is None:
-        k = unsqueeze._fill(ks)
-    return k(self, dim)
+    _k = _c_unsqueeze.get(ks)
+    if _k is None:
+        _k = unsqueeze._fill(ks)
+    return _k(self, dim)
 
 
 unsqueeze._bind = _bind_unsqueeze
@@ -3857,10 +3857,10 @@ def _entry_squeeze(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze, (self,)) from None
-    k = _c_squeeze.get(ks)
-    if k is None:
-        k = squeeze._fill(ks)
-    return k(self)
+    _k = _c_squeeze.get(ks)
+    if _k is None:
+        _k = squeeze._fill(ks)
+    return _k(self)
 
 
 squeeze._bind = _bind_squeeze
@@ -3885,10 +3885,10 @@ def _entry_squeeze_dim(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dim, (self, dim)) from None
-    k = _c_squeeze_dim.get(ks)
-    if k is None:
-        k = squeeze_dim._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dim.get(ks)
+    if _k is None:
+        _k = squeeze_dim._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dim._bind = _bind_squeeze_dim
@@ -3913,10 +3913,10 @@ def _entry_squeeze_dims(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dims, (self, dim)) from None
-    k = _c_squeeze_dims.get(ks)
-    if k is None:
-        k = squeeze_dims._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dims.get(ks)
+    if _k is None:
+        _k = squeeze_dims._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dims._bind = _bind_squeeze_dims
@@ -3941,10 +3941,10 @@ def _entry_expand(self, size, implicit):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand, (self, size, implicit)) from None
-    k = _c_expand.get(ks)
-    if k is None:
-        k = expand._fill(ks)
-    return k(self, size, implicit)
+    _k = _c_expand.get(ks)
+    if _k is None:
+        _k = expand._fill(ks)
+    return _k(self, size, implicit)
 
 
 expand._bind = _bind_expand
@@ -3969,10 +3969,10 @@ def _entry_expand_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand_as, (self, other)) from None
-    k = _c_expand_as.get(ks)
-    if k is None:
-        k = expand_as._fill(ks)
-    return k(self, other)
+    _k = _c_expand_as.get(ks)
+    if _k is None:
+        _k = expand_as._fill(ks)
+    return _k(self, other)
 
 
 expand_as._bind = _bind_expand_as
@@ -3997,10 +3997,10 @@ def _entry_slice_Tensor(self, dim, start, end, step):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(slice_Tensor, (self, dim, start, end, step)) from None
-    k = _c_slice_Tensor.get(ks)
-    if k is None:
-        k = slice_Tensor._fill(ks)
-    return k(self, dim, start, end, step)
+    _k = _c_slice_Tensor.get(ks)
+    if _k is None:
+        _k = slice_Tensor._fill(ks)
+    return _k(self, dim, start, end, step)
 
 
 slice_Tensor._bind = _bind_slice_Tensor
@@ -4025,10 +4025,10 @@ def _entry_select_int(self, dim, index):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(select_int, (self, dim, index)) from None
-    k = _c_select_int.get(ks)
-    if k is None:
-        k = select_int._fill(ks)
-    return k(self, dim, index)
+    _k = _c_select_int.get(ks)
+    if _k is None:
+        _k = select_int._fill(ks)
+    return _k(self, dim, index)
 
 
 select_int._bind = _bind_select_int
@@ -4053,10 +4053,10 @@ def _entry_narrow(self, dim, start, length):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(narrow, (self, dim, start, length)) from None
-    k = _c_narrow.get(ks)
-    if k is None:
-        k = narrow._fill(ks)
-    return k(self, dim, start, length)
+    _k = _c_narrow.get(ks)
+    if _k is None:
+        _k = narrow._fill(ks)
+    return _k(self, dim, start, length)
 
 
 narrow._bind = _bind_narrow
@@ -4081,10 +4081,10 @@ def _entry_diagonal(self, offset, dim1, dim2):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(diagonal, (self, offset, dim1, dim2)) from None
-    k = _c_diagonal.get(ks)
-    if k is None:
-        k = diagonal._fill(ks)
-    return k(self, offset, dim1, dim2)
+    _k = _c_diagonal.get(ks)
+    if _k is None:
+        _k = diagonal._fill(ks)
+    return _k(self, offset, dim1, dim2)
 
 
 diagonal._bind = _bind_diagonal
@@ -4109,10 +4109,10 @@ def _entry_split_Tensor(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_Tensor, (self, split_size, dim)) from None
-    k = _c_split_Tensor.get(ks)
-    if k is None:
-        k = split_Tensor._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_Tensor.get(ks)
+    if _k is None:
+        _k = split_Tensor._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_Tensor._bind = _bind_split_Tensor
@@ -4137,10 +4137,10 @@ def _entry_split_sizes(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_sizes, (self, split_size, dim)) from None
-    k = _c_split_sizes.get(ks)
-    if k is None:
-        k = split_sizes._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_sizes.get(ks)
+    if _k is None:
+        _k = split_sizes._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_sizes._bind = _bind_split_sizes
@@ -4165,10 +4165,10 @@ def _entry_split_with_sizes(self, split_sizes, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_with_sizes, (self, split_sizes, dim)) from None
-    k = _c_split_with_sizes.get(ks)
-    if k is None:
-        k = split_with_sizes._fill(ks)
-    return k(self, split_sizes, dim)
+    _k = _c_split_with_sizes.get(ks)
+    if _k is None:
+        _k = split_with_sizes._fill(ks)
+    return _k(self, split_sizes, dim)
 
 
 split_with_sizes._bind = _bind_split_with_sizes
@@ -4193,10 +4193,10 @@ def _entry_chunk(self, chunks, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(chunk, (self, chunks, dim)) from None
-    k = _c_chunk.get(ks)
-    if k is None:
-        k = chunk._fill(ks)
-    return k(self, chunks, dim)
+    _k = _c_chunk.get(ks)
+    if _k is None:
+        _k = chunk._fill(ks)
+    return _k(self, chunks, dim)
 
 
 chunk._bind = _bind_chunk
@@ -4221,10 +4221,10 @@ def _entry_unbind_int(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unbind_int, (self, dim)) from None
-    k = _c_unbind_int.get(ks)
-    if k is None:
-        k = unbind_int._fill(ks)
-    return k(self, dim)
+    _k = _c_unbind_int.get(ks)
+    if _k is None:
+        _k = unbind_int._fill(ks)
+    return _k(self, dim)
 
 
 unbind_int._bind = _bind_unbind_int
@@ -4249,10 +4249,10 @@ def _entry_flatten_using_ints(self, start_dim, end_dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(flatten_using_ints, (self, start_dim, end_dim)) from None
-    k = _c_flatten_using_ints.get(ks)
-    if k is None:
-        k = flatten_using_ints._fill(ks)
-    return k(self, start_dim, end_dim)
+    _k = _c_flatten_using_ints.get(ks)
+    if _k is None:
+        _k = flatten_using_ints._fill(ks)
+    return _k(self, start_dim, end_dim)
 
 
 flatten_using_ints._bind = _bind_flatten_using_ints
@@ -4277,10 +4277,10 @@ def _entry_unflatten_int(self, dim, sizes):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unflatten_int, (self, dim, sizes)) from None
-    k = _c_unflatten_int.get(ks)
-    if k is None:
-        k = unflatten_int._fill(ks)
-    return k(self, dim, sizes)
+    _k = _c_unflatten_int.get(ks)
+    if _k is None:
+        _k = unflatten_int._fill(ks)
+    return _k(self, dim, sizes)
 
 
 unflatten_int._bind = _bind_unflatten_int
@@ -4305,10 +4305,10 @@ def _entry_movedim_intlist(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_intlist, (self, source, destination)) from None
-    k = _c_movedim_intlist.get(ks)
-    if k is None:
-        k = movedim_intlist._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_intlist.get(ks)
+    if _k is None:
+        _k = movedim_intlist._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_intlist._bind = _bind_movedim_intlist
@@ -4333,10 +4333,10 @@ def _entry_movedim_int(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_int, (self, source, destination)) from None
-    k = _c_movedim_int.get(ks)
-    if k is None:
-        k = movedim_int._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_int.get(ks)
+    if _k is None:
+        _k = movedim_int._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_int._bind = _bind_movedim_int
@@ -4361,10 +4361,10 @@ def _entry_detach(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(detach, (self,)) from None
-    k = _c_detach.get(ks)
-    if k is None:
-        k = detach._fill(ks)
-    return k(self)
+    _k = _c_detach.get(ks)
+    if _k is None:
+        _k = detach._fill(ks)
+    return _k(self)
 
 
 detach._bind = _bind_detach
@@ -4389,10 +4389,10 @@ def _entry_alias(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(alias, (self,)) from None
-    k = _c_alias.get(ks)
-    if k is None:
-        k = alias._fill(ks)
-    return k(self)
+    _k = _c_alias.get(ks)
+    if _k is None:
+        _k = alias._fill(ks)
+    return _k(self)
 
 
 alias._bind = _bind_alias
@@ -4417,10 +4417,10 @@ def _entry_cat(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat, (tensors, dim)) from None
-    k = _c_cat.get(ks)
-    if k is None:
-        k = cat._fill(ks)
-    return k(tensors, dim)
+    _k = _c_cat.get(ks)
+    if _k is None:
+        _k = cat._fill(ks)
+    return _k(tensors, dim)
 
 
 cat._bind = _bind_cat
@@ -4447,10 +4447,10 @@ def _entry_cat_out(tensors, dim, out):
         raise _arg_error(cat_out, (tensors, dim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cat_out.get(ks)
-    if k is None:
-        k = cat_out._fill(ks)
-    return k(tensors, dim, out)
+    _k = _c_cat_out.get(ks)
+    if _k is None:
+        _k = cat_out._fill(ks)
+    return _k(tensors, dim, out)
 
 
 cat_out._bind = _bind_cat_out
@@ -4475,10 +4475,10 @@ def _entry_stack(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(stack, (tensors, dim)) from None
-    k = _c_stack.get(ks)
-    if k is None:
-        k = stack._fill(ks)
-    return k(tensors, dim)
+    _k = _c_stack.get(ks)
+    if _k is None:
+        _k = stack._fill(ks)
+    return _k(tensors, dim)
 
 
 stack._bind = _bind_stack
@@ -4503,10 +4503,10 @@ def _entry_index_Tensor(self, indices):
         ks = (self._ks | _ks_optlist(indices) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor, (self, indices)) from None
-    k = _c_index_Tensor.get(ks)
-    if k is None:
-        k = index_Tensor._fill(ks)
-    return k(self, indices)
+    _k = _c_index_Tensor.get(ks)
+    if _k is None:
+        _k = index_Tensor._fill(ks)
+    return _k(self, indices)
 
 
 index_Tensor._bind = _bind_index_Tensor
@@ -4533,10 +4533,10 @@ def _entry_index_Tensor_out(self, indices, out):
         raise _arg_error(index_Tensor_out, (self, indices, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_index_Tensor_out.get(ks)
-    if k is None:
-        k = index_Tensor_out._fill(ks)
-    return k(self, indices, out)
+    _k = _c_index_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_Tensor_out._fill(ks)
+    return _k(self, indices, out)
 
 
 index_Tensor_out._bind = _bind_index_Tensor_out
@@ -4563,10 +4563,10 @@ def _entry_index_put_(self, indices, values, accumulate):
         raise _arg_error(index_put_, (self, indices, values, accumulate)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_index_put_.get(ks)
-    if k is None:
-        k = index_put_._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put_.get(ks)
+    if _k is None:
+        _k = index_put_._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put_._bind = _bind_index_put_
@@ -4591,10 +4591,10 @@ def _entry_index_put(self, indices, values, accumulate):
         ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put, (self, indices, values, accumulate)) from None
-    k = _c_index_put.get(ks)
-    if k is None:
-        k = index_put._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put.get(ks)
+    if _k is None:
+        _k = index_put._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put._bind = _bind_index_put
