@@ -104,6 +104,37 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_repeat = _o.repeat._cache
+_c_flip = _o.flip._cache
+_c_roll = _o.roll._cache
+_c_tril = _o.tril._cache
+_c_tril_ = _o.tril_._cache
+_c_triu = _o.triu._cache
+_c_triu_ = _o.triu_._cache
+_c_index_select = _o.index_select._cache
+_c_gather = _o.gather._cache
+_c_scatter_src = _o.scatter_src._cache
+_c_scatter_value = _o.scatter_value._cache
+_c_scatter_reduce = _o.scatter_reduce._cache
+_c_scatter_value_reduce = _o.scatter_value_reduce._cache
+_c_scatter__src = _o.scatter__src._cache
+_c_scatter__value = _o.scatter__value._cache
+_c_scatter__reduce = _o.scatter__reduce._cache
+_c_scatter__value_reduce = _o.scatter__value_reduce._cache
+_c_scatter_add = _o.scatter_add._cache
+_c_scatter_add_ = _o.scatter_add_._cache
+_c_scatter_reduce_two = _o.scatter_reduce_two._cache
+_c_scatter_reduce__two = _o.scatter_reduce__two._cache
+_c_masked_select = _o.masked_select._cache
+_c_topk = _o.topk._cache
+_c_sort = _o.sort._cache
+_c_sort_stable = _o.sort_stable._cache
+_c__unique2 = _o._unique2._cache
+_c_unique_dim = _o.unique_dim._cache
+_c_slice_scatter = _o.slice_scatter._cache
+_c_select_scatter = _o.select_scatter._cache
+_c_diagonal_scatter = _o.diagonal_scatter._cache
+_c_as_strided_scatter = _o.as_strided_scatter._cache
 
 
 # schema/derivatives.yaml:58
@@ -1862,6 +1893,729 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
+# schema/derivatives.yaml:321
+class RepeatBackward0(_Node):
+    """Backward of repeat (schema/derivatives.yaml:321)."""
+    __slots__ = ('_s_repeats', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            repeats = _node._s_repeats
+            self_shape = _node._s_self_shape
+            _r_self = _H.repeat_backward(grad, repeats, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_repeats(self):
+        return self._s_repeats
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:324
+class FlipBackward0(_Node):
+    """Backward of flip (schema/derivatives.yaml:324)."""
+    __slots__ = ('_s_dims',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            _r_self = grad.flip(dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+
+# schema/derivatives.yaml:327
+class RollBackward0(_Node):
+    """Backward of roll (schema/derivatives.yaml:327)."""
+    __slots__ = ('_s_dims', '_s_shifts')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            shifts = _node._s_shifts
+            _r_self = _H.roll_backward(grad, shifts, dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+    @property
+    def _saved_shifts(self):
+        return self._s_shifts
+
+
+# schema/derivatives.yaml:330
+class TrilBackward0(_Node):
+    """Backward of tril (schema/derivatives.yaml:330)."""
+    __slots__ = ('_s_diagonal',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            diagonal = _node._s_diagonal
+            _r_self = grad.tril(diagonal)
+        return (_r_self,)
+
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
+
+
+# schema/derivatives.yaml:333
+class TriuBackward0(_Node):
+    """Backward of triu (schema/derivatives.yaml:333)."""
+    __slots__ = ('_s_diagonal',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            diagonal = _node._s_diagonal
+            _r_self = grad.triu(diagonal)
+        return (_r_self,)
+
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
+
+
+# schema/derivatives.yaml:336
+class IndexSelectBackward0(_Node):
+    """Backward of index_select (schema/derivatives.yaml:336)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.index_select_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:340
+class GatherBackward0(_Node):
+    """Backward of gather (schema/derivatives.yaml:340)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.gather_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:344
+class ScatterBackward0(_Node):
+    """Backward of scatter.src (schema/derivatives.yaml:344)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:349
+class ScatterBackward1(_Node):
+    """Backward of scatter.value (schema/derivatives.yaml:349)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:354
+class ScatterBackward2(_Node):
+    """Backward of scatter.reduce (schema/derivatives.yaml:354)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        if _n[1]:
+            raise _not_implemented('scatter')
+        return (_r_self, _r_src)
+
+
+# schema/derivatives.yaml:359
+class ScatterBackward3(_Node):
+    """Backward of scatter.value_reduce (schema/derivatives.yaml:359)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:363
+class ScatterAddBackward0(_Node):
+    """Backward of scatter_add (schema/derivatives.yaml:363)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            _r_self = grad
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:368
+class ScatterReduceBackward0(_Node):
+    """Backward of scatter_reduce.two (schema/derivatives.yaml:368)."""
+    __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
+    _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0] or _n[1]:
+            dim = _node._s_dim
+            include_self = _node._s_include_self
+            index = _unpack(_node._s_index, _node)
+            reduce = _node._s_reduce
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            src = _unpack(_node._s_src, _node)
+            _r_self, _r_src = _H.scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_include_self(self):
+        return self._s_include_self
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_reduce(self):
+        return self._s_reduce
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_src(self):
+        return _unpack(self._s_src, self)
+
+
+# schema/derivatives.yaml:372
+class MaskedSelectBackward0(_Node):
+    """Backward of masked_select (schema/derivatives.yaml:372)."""
+    __slots__ = ('_s_mask', '_s_self')
+    _saved_slots = ('_s_mask', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.masked_select_backward(grad, self, mask)
+        return (_r_self,)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:380
+class TopkBackward0(_Node):
+    """Backward of topk (schema/derivatives.yaml:380)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:384
+class SortBackward0(_Node):
+    """Backward of sort (schema/derivatives.yaml:384)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:388
+class SortBackward1(_Node):
+    """Backward of sort.stable (schema/derivatives.yaml:388)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:392
+class Unique2Backward0(_Node):
+    """Backward of _unique2 (schema/derivatives.yaml:392)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('_unique2')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:396
+class UniqueDimBackward0(_Node):
+    """Backward of unique_dim (schema/derivatives.yaml:396)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_dim')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:400
+class SliceScatterBackward0(_Node):
+    """Backward of slice_scatter (schema/derivatives.yaml:400)."""
+    __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_shape = _node._s_src_shape
+            start = _node._s_start
+            step = _node._s_step
+            _r_self = _F.slice_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, start, end, step)
+        if _n[1]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_dtype = _node._s_src_dtype
+            start = _node._s_start
+            step = _node._s_step
+            _r_src = _H.grad_to_dtype(grad.slice(dim, start, end, step), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_end(self):
+        return self._s_end
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+    @property
+    def _saved_start(self):
+        return self._s_start
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:404
+class SelectScatterBackward0(_Node):
+    """Backward of select_scatter (schema/derivatives.yaml:404)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_shape = _node._s_src_shape
+            _r_self = _F.select_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, index)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.select(dim, index), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return self._s_index
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:408
+class DiagonalScatterBackward0(_Node):
+    """Backward of diagonal_scatter (schema/derivatives.yaml:408)."""
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_shape = _node._s_src_shape
+            _r_self = _F.diagonal_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), offset, dim1, dim2)
+        if _n[1]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.diagonal(offset, dim1, dim2), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+    @property
+    def _saved_dim2(self):
+        return self._s_dim2
+
+    @property
+    def _saved_offset(self):
+        return self._s_offset
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:412
+class AsStridedScatterBackward0(_Node):
+    """Backward of as_strided_scatter (schema/derivatives.yaml:412)."""
+    __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_scatter_backward(grad, self_shape, self_stride, size, stride, storage_offset)
+        if _n[1]:
+            size = _node._s_size
+            src_dtype = _node._s_src_dtype
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_src = _H.grad_to_dtype(grad.contiguous().as_strided(size, stride, storage_offset), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3483,6 +4237,656 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
+# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:321)
+def _ag_repeat(ks, self, repeats):
+    _ks = ks & _BELOW
+    _k = _c_repeat.get(_ks)
+    if _k is None:
+        _k = _o.repeat._fill(_ks)
+    _out = _k(self, repeats)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RepeatBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_repeats = repeats
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:879 (derivative: schema/derivatives.yaml:324)
+def _ag_flip(ks, self, dims):
+    _ks = ks & _BELOW
+    _k = _c_flip.get(_ks)
+    if _k is None:
+        _k = _o.flip._fill(_ks)
+    _out = _k(self, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FlipBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:886 (derivative: schema/derivatives.yaml:327)
+def _ag_roll(ks, self, shifts, dims):
+    _ks = ks & _BELOW
+    _k = _c_roll.get(_ks)
+    if _k is None:
+        _k = _o.roll._fill(_ks)
+    _out = _k(self, shifts, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RollBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _node._s_shifts = shifts
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:893 (derivative: schema/derivatives.yaml:330)
+def _ag_tril(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_tril.get(_ks)
+    if _k is None:
+        _k = _o.tril._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:900 (derivative: schema/derivatives.yaml:330)
+def _ag_tril_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_tril_.get(_ks)
+    if _k is None:
+        _k = _o.tril_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:906 (derivative: schema/derivatives.yaml:333)
+def _ag_triu(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_triu.get(_ks)
+    if _k is None:
+        _k = _o.triu._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:913 (derivative: schema/derivatives.yaml:333)
+def _ag_triu_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_triu_.get(_ks)
+    if _k is None:
+        _k = _o.triu_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:919 (derivative: schema/derivatives.yaml:336)
+def _ag_index_select(ks, self, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_index_select.get(_ks)
+    if _k is None:
+        _k = _o.index_select._fill(_ks)
+    _out = _k(self, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:340)
+def _ag_gather(ks, self, dim, index, sparse_grad):
+    _ks = ks & _BELOW
+    _k = _c_gather.get(_ks)
+    if _k is None:
+        _k = _o.gather._fill(_ks)
+    _out = _k(self, dim, index, sparse_grad)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GatherBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:344)
+def _ag_scatter_src(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_src.get(_ks)
+    if _k is None:
+        _k = _o.scatter_src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:940 (derivative: schema/derivatives.yaml:349)
+def _ag_scatter_value(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:947 (derivative: schema/derivatives.yaml:354)
+def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:954 (derivative: schema/derivatives.yaml:359)
+def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:961 (derivative: schema/derivatives.yaml:344)
+def _ag_scatter__src(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__src.get(_ks)
+    if _k is None:
+        _k = _o.scatter__src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:967 (derivative: schema/derivatives.yaml:349)
+def _ag_scatter__value(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__value.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:973 (derivative: schema/derivatives.yaml:354)
+def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _ks = ks & _BELOW
+    _k = _c_scatter__reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:979 (derivative: schema/derivatives.yaml:359)
+def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_scatter__value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:363)
+def _ag_scatter_add(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_add.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:363)
+def _ag_scatter_add_(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter_add_.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add_._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:368)
+def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce_two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce_two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_include_self = include_self
+        _node._s_index = _save(index)
+        _node._s_reduce = reduce
+        _node._s_self = _save(self)
+        _node._s_src = _save(src)
+    result = _out
+    if _e_self is not None or _e_src is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:368)
+def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_include_self = include_self
+                _node._s_index = _save(index)
+                _node._s_reduce = reduce
+                _node._s_self = _save(self.clone())
+                _node._s_src = _save(src)
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce__two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce__two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_self is not None or _e_src is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:372)
+def _ag_masked_select(ks, self, mask):
+    _ks = ks & _BELOW
+    _k = _c_masked_select.get(_ks)
+    if _k is None:
+        _k = _o.masked_select._fill(_ks)
+    _out = _k(self, mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaskedSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_mask = _save(mask)
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:380)
+def _ag_topk(ks, self, k, dim, largest, sorted):
+    _ks = ks & _BELOW
+    _k = _c_topk.get(_ks)
+    if _k is None:
+        _k = _o.topk._fill(_ks)
+    _out = _k(self, k, dim, largest, sorted)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TopkBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:384)
+def _ag_sort(ks, self, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort.get(_ks)
+    if _k is None:
+        _k = _o.sort._fill(_ks)
+    _out = _k(self, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:388)
+def _ag_sort_stable(ks, self, stable, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort_stable.get(_ks)
+    if _k is None:
+        _k = _o.sort_stable._fill(_ks)
+    _out = _k(self, stable, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:392)
+def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c__unique2.get(_ks)
+    if _k is None:
+        _k = _o._unique2._fill(_ks)
+    _out = _k(self, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Unique2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:396)
+def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c_unique_dim.get(_ks)
+    if _k is None:
+        _k = _o.unique_dim._fill(_ks)
+    _out = _k(self, dim, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueDimBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1080 (derivative: schema/derivatives.yaml:400)
+def _ag_slice_scatter(ks, self, src, dim, start, end, step):
+    _ks = ks & _BELOW
+    _k = _c_slice_scatter.get(_ks)
+    if _k is None:
+        _k = _o.slice_scatter._fill(_ks)
+    _out = _k(self, src, dim, start, end, step)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SliceScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_end = end
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    if _e_self is not None or _e_src is not None:
+        _node._s_start = start
+        _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1086 (derivative: schema/derivatives.yaml:404)
+def _ag_select_scatter(ks, self, src, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_select_scatter.get(_ks)
+    if _k is None:
+        _k = _o.select_scatter._fill(_ks)
+    _out = _k(self, src, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SelectScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = index
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:408)
+def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
+    _ks = ks & _BELOW
+    _k = _c_diagonal_scatter.get(_ks)
+    if _k is None:
+        _k = _o.diagonal_scatter._fill(_ks)
+    _out = _k(self, src, offset, dim1, dim2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(DiagonalScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim1 = dim1
+        _node._s_dim2 = dim2
+        _node._s_offset = offset
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:412)
+def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
+    _ks = ks & _BELOW
+    _k = _c_as_strided_scatter.get(_ks)
+    if _k is None:
+        _k = _o.as_strided_scatter._fill(_ks)
+    _out = _k(self, src, size, stride, storage_offset)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(AsStridedScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+        _node._s_self_stride = self.stride()
+    if _e_self is not None or _e_src is not None:
+        _node._s_size = size
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None or _e_src is not None:
+        _node._s_storage_offset = storage_offset
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3590,3 +4994,59 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.repeat.register("Autograd", _ag_repeat, with_keyset=True)
+_o.repeat_out.register("Autograd", _autograd_out(_o.repeat_out), with_keyset=True)
+_o.flip.register("Autograd", _ag_flip, with_keyset=True)
+_o.flip_out.register("Autograd", _autograd_out(_o.flip_out), with_keyset=True)
+_o.roll.register("Autograd", _ag_roll, with_keyset=True)
+_o.roll_out.register("Autograd", _autograd_out(_o.roll_out), with_keyset=True)
+_o.tril.register("Autograd", _ag_tril, with_keyset=True)
+_o.tril_out.register("Autograd", _autograd_out(_o.tril_out), with_keyset=True)
+_o.tril_.register("Autograd", _ag_tril_, with_keyset=True)
+_o.triu.register("Autograd", _ag_triu, with_keyset=True)
+_o.triu_out.register("Autograd", _autograd_out(_o.triu_out), with_keyset=True)
+_o.triu_.register("Autograd", _ag_triu_, with_keyset=True)
+_o.index_select.register("Autograd", _ag_index_select, with_keyset=True)
+_o.index_select_out.register("Autograd", _autograd_out(_o.index_select_out), with_keyset=True)
+_o.gather.register("Autograd", _ag_gather, with_keyset=True)
+_o.gather_out.register("Autograd", _autograd_out(_o.gather_out), with_keyset=True)
+_o.scatter_src.register("Autograd", _ag_scatter_src, with_keyset=True)
+_o.scatter_src_out.register("Autograd", _autograd_out(_o.scatter_src_out), with_keyset=True)
+_o.scatter_value.register("Autograd", _ag_scatter_value, with_keyset=True)
+_o.scatter_value_out.register("Autograd", _autograd_out(_o.scatter_value_out), with_keyset=True)
+_o.scatter_reduce.register("Autograd", _ag_scatter_reduce, with_keyset=True)
+_o.scatter_reduce_out.register("Autograd", _autograd_out(_o.scatter_reduce_out), with_keyset=True)
+_o.scatter_value_reduce.register("Autograd", _ag_scatter_value_reduce, with_keyset=True)
+_o.scatter_value_reduce_out.register("Autograd", _autograd_out(_o.scatter_value_reduce_out), with_keyset=True)
+_o.scatter__src.register("Autograd", _ag_scatter__src, with_keyset=True)
+_o.scatter__value.register("Autograd", _ag_scatter__value, with_keyset=True)
+_o.scatter__reduce.register("Autograd", _ag_scatter__reduce, with_keyset=True)
+_o.scatter__value_reduce.register("Autograd", _ag_scatter__value_reduce, with_keyset=True)
+_o.scatter_add.register("Autograd", _ag_scatter_add, with_keyset=True)
+_o.scatter_add_out.register("Autograd", _autograd_out(_o.scatter_add_out), with_keyset=True)
+_o.scatter_add_.register("Autograd", _ag_scatter_add_, with_keyset=True)
+_o.scatter_reduce_two.register("Autograd", _ag_scatter_reduce_two, with_keyset=True)
+_o.scatter_reduce_two_out.register("Autograd", _autograd_out(_o.scatter_reduce_two_out), with_keyset=True)
+_o.scatter_reduce__two.register("Autograd", _ag_scatter_reduce__two, with_keyset=True)
+_o.masked_select.register("Autograd", _ag_masked_select, with_keyset=True)
+_o.masked_select_out.register("Autograd", _autograd_out(_o.masked_select_out), with_keyset=True)
+_o.nonzero_out.register("Autograd", _autograd_out(_o.nonzero_out), with_keyset=True)
+_o.topk.register("Autograd", _ag_topk, with_keyset=True)
+_o.topk_values.register("Autograd", _autograd_out(_o.topk_values), with_keyset=True)
+_o.sort.register("Autograd", _ag_sort, with_keyset=True)
+_o.sort_values.register("Autograd", _autograd_out(_o.sort_values), with_keyset=True)
+_o.sort_stable.register("Autograd", _ag_sort_stable, with_keyset=True)
+_o.sort_values_stable.register("Autograd", _autograd_out(_o.sort_values_stable), with_keyset=True)
+_o.argsort_stable_out.register("Autograd", _autograd_out(_o.argsort_stable_out), with_keyset=True)
+_o._unique2.register("Autograd", _ag__unique2, with_keyset=True)
+_o._unique2_out.register("Autograd", _autograd_out(_o._unique2_out), with_keyset=True)
+_o.unique_dim.register("Autograd", _ag_unique_dim, with_keyset=True)
+_o.unique_dim_out.register("Autograd", _autograd_out(_o.unique_dim_out), with_keyset=True)
+_o.slice_scatter.register("Autograd", _ag_slice_scatter, with_keyset=True)
+_o.slice_scatter_out.register("Autograd", _autograd_out(_o.slice_scatter_out), with_keyset=True)
+_o.select_scatter.register("Autograd", _ag_select_scatter, with_keyset=True)
+_o.select_scatter_out.register("Autograd", _autograd_out(_o.select_scatter_out), with_keyset=True)
+_o.diagonal_scatter.register("Autograd", _ag_diagonal_scatter, with_keyset=True)
+_o.diagonal_scatter_out.register("Autograd", _autograd_out(_o.diagonal_scatter_out), with_keyset=True)
+_o.as_strided_scatter.register("Autograd", _ag_as_strided_scatter, with_keyset=True)
+_o.as_strided_scatter_out.register("Autograd", _autograd_out(_o.as_strided_scatter_out), with_keyset=True)

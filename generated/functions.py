@@ -14,6 +14,8 @@ from ember.return_types import return_type as _rt  # noqa: F401
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -30,7 +32,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -46,6 +53,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy_,
     _entry_detach,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
@@ -67,8 +76,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
     _entry_full,
     _entry_full_like,
+    _entry_gather,
+    _entry_gather_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
     _entry_gt_Scalar,
@@ -78,6 +91,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
@@ -91,6 +106,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
     _entry_mean,
     _entry_mean_dim,
@@ -115,6 +132,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nonzero,
+    _entry_nonzero_out,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -129,14 +148,44 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like,
     _entry_relu,
     _entry_relu_,
+    _entry_repeat,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
     _entry_scalar_tensor,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -157,13 +206,24 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh_,
     _entry_tanh_out,
     _entry_threshold_backward,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
+    _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
     _entry_view,
     _entry_view_as,
@@ -177,6 +237,7 @@ from ember._generated.ops import (  # noqa: F401
 
 __all__ = [
     '_to_copy',
+    '_unique2',
     'add',
     'addmm',
     'adjoint',
@@ -184,7 +245,9 @@ __all__ = [
     'amax',
     'arange',
     'argmax',
+    'argsort',
     'as_strided',
+    'as_strided_scatter',
     'bmm',
     'cat',
     'chunk',
@@ -194,6 +257,7 @@ __all__ = [
     'copy_',
     'detach',
     'diagonal',
+    'diagonal_scatter',
     'div',
     'empty',
     'empty_like',
@@ -203,19 +267,23 @@ __all__ = [
     'exp_',
     'fill_',
     'flatten',
+    'flip',
     'full',
     'full_like',
+    'gather',
     'ge',
     'gt',
     'index',
     'index_put',
     'index_put_',
+    'index_select',
     'le',
     'linear',
     'log',
     'log_',
     'lt',
     'masked_fill',
+    'masked_select',
     'matmul',
     'mean',
     'mm',
@@ -225,6 +293,7 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'nonzero',
     'ones',
     'ones_like',
     'permute',
@@ -236,11 +305,18 @@ __all__ = [
     'relu',
     'relu_',
     'reshape',
+    'roll',
     'scalar_tensor',
+    'scatter',
+    'scatter_add',
+    'scatter_reduce',
     'select',
+    'select_scatter',
     'sigmoid',
     'sigmoid_',
     'slice',
+    'slice_scatter',
+    'sort',
     'split',
     'split_with_sizes',
     'squeeze',
@@ -251,9 +327,14 @@ __all__ = [
     'tanh',
     'tanh_',
     'threshold_backward',
+    'tile',
+    'topk',
     'transpose',
+    'tril',
+    'triu',
     'unbind',
     'unflatten',
+    'unique_dim',
     'unsqueeze',
     'where',
     'zero_',
@@ -271,6 +352,18 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
             return r
     r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1064
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__unique2(input, sorted, return_inverse, return_counts)
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *_out_tuple(out, 3, '_unique2'))
 
 
 # schema/native_functions.yaml:203
@@ -403,6 +496,53 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
+# schema/native_functions.yaml:1053
+def _m0_argsort(input, dim=-1, descending=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending)
+    return None
+
+
+def _c0_argsort(input, dim, descending):
+    return _entry_argsort(input, dim, descending)
+
+
+# schema/native_functions.yaml:1058
+def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_argsort(input, stable, dim, descending, out):
+    if out is None:
+        return _entry_argsort_stable(input, stable, dim, descending)
+    return _entry_argsort_stable_out(input, stable, dim, descending, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim', 'input'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
 # schema/native_functions.yaml:688
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
@@ -411,6 +551,18 @@ def as_strided(input, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(input, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:1098
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
+    return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
 # schema/native_functions.yaml:635
@@ -544,6 +696,18 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(input, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1092
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
+    return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
 
 
 # schema/native_functions.yaml:290
@@ -718,6 +882,18 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
+# schema/native_functions.yaml:879
+def flip(input, dims, *, out=None):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flip, (input,), (input, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_flip(input, dims)
+    return _entry_flip_out(input, dims, out)
+
+
 # schema/native_functions.yaml:42
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -738,6 +914,18 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
             return r
     r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:926
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gather(input, dim, index, sparse_grad)
+    return _entry_gather_out(input, dim, index, sparse_grad, out)
 
 
 # schema/native_functions.yaml:416
@@ -794,6 +982,18 @@ def index_put_(input, indices, values, accumulate=False):
         if r is not _NO:
             return r
     return _entry_index_put_(input, indices, values, accumulate)
+
+
+# schema/native_functions.yaml:919
+def index_select(input, dim, index, *, out=None):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_select(input, dim, index)
+    return _entry_index_select_out(input, dim, index, out)
 
 
 # schema/native_functions.yaml:393
@@ -860,6 +1060,18 @@ def masked_fill(input, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(input, mask, value)
+
+
+# schema/native_functions.yaml:1011
+def masked_select(input, mask, *, out=None):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_select(input, mask)
+    return _entry_masked_select_out(input, mask, out)
 
 
 # schema/native_functions.yaml:651
@@ -1032,6 +1244,18 @@ def neg_(input):
     return _entry_neg_(input)
 
 
+# schema/native_functions.yaml:1019
+def nonzero(input, *, out=None):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nonzero(input)
+    return _entry_nonzero_out(input, out)
+
+
 # schema/native_functions.yaml:36
 def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1188,6 +1412,18 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
+# schema/native_functions.yaml:886
+def roll(input, shifts, dims=(), *, out=None):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_roll(input, shifts, dims)
+    return _entry_roll_out(input, shifts, dims, out)
+
+
 # schema/native_functions.yaml:48
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1199,6 +1435,111 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:933
+def _m0_scatter(input, dim, index, src, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (input, dim, index, src, out)
+    return None
+
+
+def _c0_scatter(input, dim, index, src, out):
+    if out is None:
+        return _entry_scatter_src(input, dim, index, src)
+    return _entry_scatter_src_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:947
+def _m1_scatter(input, dim, index, src, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (input, dim, index, src, reduce, out)
+    return None
+
+
+def _c1_scatter(input, dim, index, src, reduce, out):
+    if out is None:
+        return _entry_scatter_reduce(input, dim, index, src, reduce)
+    return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
+
+
+# schema/native_functions.yaml:940
+def _m2_scatter(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c2_scatter(input, dim, index, value, out):
+    if out is None:
+        return _entry_scatter_value(input, dim, index, value)
+    return _entry_scatter_value_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:954
+def _m3_scatter(input, dim, index, value, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (input, dim, index, value, reduce, out)
+    return None
+
+
+def _c3_scatter(input, dim, index, value, reduce, out):
+    if out is None:
+        return _entry_scatter_value_reduce(input, dim, index, value, reduce)
+    return _entry_scatter_value_reduce_out(input, dim, index, value, reduce, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:985
+def scatter_add(input, dim, index, src, *, out=None):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_add(input, dim, index, src)
+    return _entry_scatter_add_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:998
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
+    return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+
+
 # schema/native_functions.yaml:758
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
@@ -1207,6 +1548,18 @@ def select(input, dim, index):
         if r is not _NO:
             return r
     return _entry_select_int(input, dim, index)
+
+
+# schema/native_functions.yaml:1086
+def select_scatter(input, src, dim, index, *, out=None):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_select_scatter(input, src, dim, index)
+    return _entry_select_scatter_out(input, src, dim, index, out)
 
 
 # schema/native_functions.yaml:549
@@ -1239,6 +1592,67 @@ def slice(input, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(input, dim, start, end, step)
+
+
+# schema/native_functions.yaml:1080
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_slice_scatter(input, src, dim, start, end, step)
+    return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
+
+
+# schema/native_functions.yaml:1039
+def _m0_sort(input, dim=-1, descending=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending, out)
+    return None
+
+
+def _c0_sort(input, dim, descending, out):
+    if out is None:
+        return _rt('sort', ('values', 'indices'))._make(_entry_sort(input, dim, descending))
+    return _rt('sort_out', ('values', 'indices'))._make(_entry_sort_values(input, dim, descending, *_out_tuple(out, 2, 'sort')))
+
+
+# schema/native_functions.yaml:1046
+def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_sort(input, stable, dim, descending, out):
+    if out is None:
+        return _rt('sort', ('values', 'indices'))._make(_entry_sort_stable(input, stable, dim, descending))
+    return _rt('sort_out', ('values', 'indices'))._make(_entry_sort_values_stable(input, stable, dim, descending, *_out_tuple(out, 2, 'sort')))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim', 'input', 'out'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
 # schema/native_functions.yaml:775
@@ -1466,6 +1880,28 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
+# schema/native_functions.yaml:874
+def tile(input, dims):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tile, (input,), (input, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(input, dims)
+
+
+# schema/native_functions.yaml:1032
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt('topk', ('values', 'indices'))._make(_entry_topk(input, k, dim, largest, sorted))
+    return _rt('topk_out', ('values', 'indices'))._make(_entry_topk_values(input, k, dim, largest, sorted, *_out_tuple(out, 2, 'topk')))
+
+
 # schema/native_functions.yaml:700
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -1474,6 +1910,30 @@ def transpose(input, dim0, dim1):
         if r is not _NO:
             return r
     return _entry_transpose_int(input, dim0, dim1)
+
+
+# schema/native_functions.yaml:893
+def tril(input, diagonal=0, *, out=None):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tril(input, diagonal)
+    return _entry_tril_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:906
+def triu(input, diagonal=0, *, out=None):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_triu(input, diagonal)
+    return _entry_triu_out(input, diagonal, out)
 
 
 # schema/native_functions.yaml:797
@@ -1494,6 +1954,18 @@ def unflatten(input, dim, sizes):
         if r is not _NO:
             return r
     return _entry_unflatten_int(input, dim, sizes)
+
+
+# schema/native_functions.yaml:1072
+def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *_out_tuple(out, 3, 'unique_dim'))
 
 
 # schema/native_functions.yaml:717

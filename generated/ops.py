@@ -4600,3 +4600,1763 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:867
+repeat = _Op("aten", 'repeat', 'default',
+    'repeat(Tensor self, SymInt[] repeats) -> Tensor',
+    ('self', 'repeats'), 2, tags=())
+_c_repeat = repeat._cache
+
+
+def _bind_repeat(self, repeats):
+    return (self, repeats)
+
+
+def _entry_repeat(self, repeats):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat, (self, repeats)) from None
+    _k = _c_repeat.get(ks)
+    if _k is None:
+        _k = repeat._fill(ks)
+    return _k(self, repeats)
+
+
+repeat._bind = _bind_repeat
+repeat._entry = _entry_repeat
+_aten._packet('repeat')._add(repeat)
+
+
+# schema/native_functions.yaml:872
+repeat_out = _Op("aten", 'repeat', 'out',
+    'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'repeats', 'out'), 2, tags=())
+_c_repeat_out = repeat_out._cache
+
+
+def _bind_repeat_out(self, repeats, *, out):
+    return (self, repeats, out)
+
+
+def _entry_repeat_out(self, repeats, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_out, (self, repeats, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_out.get(ks)
+    if _k is None:
+        _k = repeat_out._fill(ks)
+    return _k(self, repeats, out)
+
+
+repeat_out._bind = _bind_repeat_out
+repeat_out._entry = _entry_repeat_out
+_aten._packet('repeat')._add(repeat_out)
+
+
+# schema/native_functions.yaml:874
+tile = _Op("aten", 'tile', 'default',
+    'tile(Tensor self, SymInt[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_tile = tile._cache
+
+
+def _bind_tile(self, dims):
+    return (self, dims)
+
+
+def _entry_tile(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tile, (self, dims)) from None
+    _k = _c_tile.get(ks)
+    if _k is None:
+        _k = tile._fill(ks)
+    return _k(self, dims)
+
+
+tile._bind = _bind_tile
+tile._entry = _entry_tile
+_aten._packet('tile')._add(tile)
+
+
+# schema/native_functions.yaml:879
+flip = _Op("aten", 'flip', 'default',
+    'flip(Tensor self, int[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_flip = flip._cache
+
+
+def _bind_flip(self, dims):
+    return (self, dims)
+
+
+def _entry_flip(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip, (self, dims)) from None
+    _k = _c_flip.get(ks)
+    if _k is None:
+        _k = flip._fill(ks)
+    return _k(self, dims)
+
+
+flip._bind = _bind_flip
+flip._entry = _entry_flip
+_aten._packet('flip')._add(flip)
+
+
+# schema/native_functions.yaml:884
+flip_out = _Op("aten", 'flip', 'out',
+    'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dims', 'out'), 2, tags=())
+_c_flip_out = flip_out._cache
+
+
+def _bind_flip_out(self, dims, *, out):
+    return (self, dims, out)
+
+
+def _entry_flip_out(self, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip_out, (self, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_flip_out.get(ks)
+    if _k is None:
+        _k = flip_out._fill(ks)
+    return _k(self, dims, out)
+
+
+flip_out._bind = _bind_flip_out
+flip_out._entry = _entry_flip_out
+_aten._packet('flip')._add(flip_out)
+
+
+# schema/native_functions.yaml:886
+roll = _Op("aten", 'roll', 'default',
+    'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
+    ('self', 'shifts', 'dims'), 3, tags=())
+_c_roll = roll._cache
+
+
+def _bind_roll(self, shifts, dims=()):
+    return (self, shifts, dims)
+
+
+def _entry_roll(self, shifts, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll, (self, shifts, dims)) from None
+    _k = _c_roll.get(ks)
+    if _k is None:
+        _k = roll._fill(ks)
+    return _k(self, shifts, dims)
+
+
+roll._bind = _bind_roll
+roll._entry = _entry_roll
+_aten._packet('roll')._add(roll)
+
+
+# schema/native_functions.yaml:891
+roll_out = _Op("aten", 'roll', 'out',
+    'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'shifts', 'dims', 'out'), 3, tags=())
+_c_roll_out = roll_out._cache
+
+
+def _bind_roll_out(self, shifts, dims=(), *, out):
+    return (self, shifts, dims, out)
+
+
+def _entry_roll_out(self, shifts, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll_out, (self, shifts, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_roll_out.get(ks)
+    if _k is None:
+        _k = roll_out._fill(ks)
+    return _k(self, shifts, dims, out)
+
+
+roll_out._bind = _bind_roll_out
+roll_out._entry = _entry_roll_out
+_aten._packet('roll')._add(roll_out)
+
+
+# schema/native_functions.yaml:893
+tril = _Op("aten", 'tril', 'default',
+    'tril(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril = tril._cache
+
+
+def _bind_tril(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril, (self, diagonal)) from None
+    _k = _c_tril.get(ks)
+    if _k is None:
+        _k = tril._fill(ks)
+    return _k(self, diagonal)
+
+
+tril._bind = _bind_tril
+tril._entry = _entry_tril
+_aten._packet('tril')._add(tril)
+
+
+# schema/native_functions.yaml:898
+tril_out = _Op("aten", 'tril', 'out',
+    'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_tril_out = tril_out._cache
+
+
+def _bind_tril_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_tril_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tril_out.get(ks)
+    if _k is None:
+        _k = tril_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+tril_out._bind = _bind_tril_out
+tril_out._entry = _entry_tril_out
+_aten._packet('tril')._add(tril_out)
+
+
+# schema/native_functions.yaml:900
+tril_ = _Op("aten", 'tril_', 'default',
+    'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril_ = tril_._cache
+
+
+def _bind_tril_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tril_.get(ks)
+    if _k is None:
+        _k = tril_._fill(ks)
+    return _k(self, diagonal)
+
+
+tril_._bind = _bind_tril_
+tril_._entry = _entry_tril_
+_aten._packet('tril_')._add(tril_)
+
+
+# schema/native_functions.yaml:906
+triu = _Op("aten", 'triu', 'default',
+    'triu(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu = triu._cache
+
+
+def _bind_triu(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu, (self, diagonal)) from None
+    _k = _c_triu.get(ks)
+    if _k is None:
+        _k = triu._fill(ks)
+    return _k(self, diagonal)
+
+
+triu._bind = _bind_triu
+triu._entry = _entry_triu
+_aten._packet('triu')._add(triu)
+
+
+# schema/native_functions.yaml:911
+triu_out = _Op("aten", 'triu', 'out',
+    'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_triu_out = triu_out._cache
+
+
+def _bind_triu_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_triu_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_triu_out.get(ks)
+    if _k is None:
+        _k = triu_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+triu_out._bind = _bind_triu_out
+triu_out._entry = _entry_triu_out
+_aten._packet('triu')._add(triu_out)
+
+
+# schema/native_functions.yaml:913
+triu_ = _Op("aten", 'triu_', 'default',
+    'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu_ = triu_._cache
+
+
+def _bind_triu_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_triu_.get(ks)
+    if _k is None:
+        _k = triu_._fill(ks)
+    return _k(self, diagonal)
+
+
+triu_._bind = _bind_triu_
+triu_._entry = _entry_triu_
+_aten._packet('triu_')._add(triu_)
+
+
+# schema/native_functions.yaml:919
+index_select = _Op("aten", 'index_select', 'default',
+    'index_select(Tensor self, int dim, Tensor index) -> Tensor',
+    ('self', 'dim', 'index'), 3, tags=())
+_c_index_select = index_select._cache
+
+
+def _bind_index_select(self, dim, index):
+    return (self, dim, index)
+
+
+def _entry_index_select(self, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select, (self, dim, index)) from None
+    _k = _c_index_select.get(ks)
+    if _k is None:
+        _k = index_select._fill(ks)
+    return _k(self, dim, index)
+
+
+index_select._bind = _bind_index_select
+index_select._entry = _entry_index_select
+_aten._packet('index_select')._add(index_select)
+
+
+# schema/native_functions.yaml:924
+index_select_out = _Op("aten", 'index_select', 'out',
+    'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'out'), 3, tags=())
+_c_index_select_out = index_select_out._cache
+
+
+def _bind_index_select_out(self, dim, index, *, out):
+    return (self, dim, index, out)
+
+
+def _entry_index_select_out(self, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select_out, (self, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_select_out.get(ks)
+    if _k is None:
+        _k = index_select_out._fill(ks)
+    return _k(self, dim, index, out)
+
+
+index_select_out._bind = _bind_index_select_out
+index_select_out._entry = _entry_index_select_out
+_aten._packet('index_select')._add(index_select_out)
+
+
+# schema/native_functions.yaml:926
+gather = _Op("aten", 'gather', 'default',
+    'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
+    ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
+_c_gather = gather._cache
+
+
+def _bind_gather(self, dim, index, *, sparse_grad=False):
+    return (self, dim, index, sparse_grad)
+
+
+def _entry_gather(self, dim, index, sparse_grad):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather, (self, dim, index, sparse_grad)) from None
+    _k = _c_gather.get(ks)
+    if _k is None:
+        _k = gather._fill(ks)
+    return _k(self, dim, index, sparse_grad)
+
+
+gather._bind = _bind_gather
+gather._entry = _entry_gather
+_aten._packet('gather')._add(gather)
+
+
+# schema/native_functions.yaml:931
+gather_out = _Op("aten", 'gather', 'out',
+    'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
+_c_gather_out = gather_out._cache
+
+
+def _bind_gather_out(self, dim, index, *, sparse_grad=False, out):
+    return (self, dim, index, sparse_grad, out)
+
+
+def _entry_gather_out(self, dim, index, sparse_grad, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather_out, (self, dim, index, sparse_grad, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gather_out.get(ks)
+    if _k is None:
+        _k = gather_out._fill(ks)
+    return _k(self, dim, index, sparse_grad, out)
+
+
+gather_out._bind = _bind_gather_out
+gather_out._entry = _entry_gather_out
+_aten._packet('gather')._add(gather_out)
+
+
+# schema/native_functions.yaml:933
+scatter_src = _Op("aten", 'scatter', 'src',
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_src = scatter_src._cache
+
+
+def _bind_scatter_src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src, (self, dim, index, src)) from None
+    _k = _c_scatter_src.get(ks)
+    if _k is None:
+        _k = scatter_src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_src._bind = _bind_scatter_src
+scatter_src._entry = _entry_scatter_src
+_aten._packet('scatter')._add(scatter_src)
+
+
+# schema/native_functions.yaml:938
+scatter_src_out = _Op("aten", 'scatter', 'src_out',
+    'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_src_out = scatter_src_out._cache
+
+
+def _bind_scatter_src_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_src_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_src_out.get(ks)
+    if _k is None:
+        _k = scatter_src_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_src_out._bind = _bind_scatter_src_out
+scatter_src_out._entry = _entry_scatter_src_out
+_aten._packet('scatter')._add(scatter_src_out)
+
+
+# schema/native_functions.yaml:940
+scatter_value = _Op("aten", 'scatter', 'value',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter_value = scatter_value._cache
+
+
+def _bind_scatter_value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter_value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value, (self, dim, index, value)) from None
+    _k = _c_scatter_value.get(ks)
+    if _k is None:
+        _k = scatter_value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter_value._bind = _bind_scatter_value
+scatter_value._entry = _entry_scatter_value
+_aten._packet('scatter')._add(scatter_value)
+
+
+# schema/native_functions.yaml:945
+scatter_value_out = _Op("aten", 'scatter', 'value_out',
+    'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_scatter_value_out = scatter_value_out._cache
+
+
+def _bind_scatter_value_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_scatter_value_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_out.get(ks)
+    if _k is None:
+        _k = scatter_value_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+scatter_value_out._bind = _bind_scatter_value_out
+scatter_value_out._entry = _entry_scatter_value_out
+_aten._packet('scatter')._add(scatter_value_out)
+
+
+# schema/native_functions.yaml:947
+scatter_reduce = _Op("aten", 'scatter', 'reduce',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter_reduce = scatter_reduce._cache
+
+
+def _bind_scatter_reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter_reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce, (self, dim, index, src, reduce)) from None
+    _k = _c_scatter_reduce.get(ks)
+    if _k is None:
+        _k = scatter_reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter_reduce._bind = _bind_scatter_reduce
+scatter_reduce._entry = _entry_scatter_reduce
+_aten._packet('scatter')._add(scatter_reduce)
+
+
+# schema/native_functions.yaml:952
+scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
+    'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
+_c_scatter_reduce_out = scatter_reduce_out._cache
+
+
+def _bind_scatter_reduce_out(self, dim, index, src, *, reduce, out):
+    return (self, dim, index, src, reduce, out)
+
+
+def _entry_scatter_reduce_out(self, dim, index, src, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_out, (self, dim, index, src, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_out._fill(ks)
+    return _k(self, dim, index, src, reduce, out)
+
+
+scatter_reduce_out._bind = _bind_scatter_reduce_out
+scatter_reduce_out._entry = _entry_scatter_reduce_out
+_aten._packet('scatter')._add(scatter_reduce_out)
+
+
+# schema/native_functions.yaml:954
+scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter_value_reduce = scatter_value_reduce._cache
+
+
+def _bind_scatter_value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter_value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce, (self, dim, index, value, reduce)) from None
+    _k = _c_scatter_value_reduce.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter_value_reduce._bind = _bind_scatter_value_reduce
+scatter_value_reduce._entry = _entry_scatter_value_reduce
+_aten._packet('scatter')._add(scatter_value_reduce)
+
+
+# schema/native_functions.yaml:959
+scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
+    'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
+_c_scatter_value_reduce_out = scatter_value_reduce_out._cache
+
+
+def _bind_scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
+    return (self, dim, index, value, reduce, out)
+
+
+def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce_out, (self, dim, index, value, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce_out._fill(ks)
+    return _k(self, dim, index, value, reduce, out)
+
+
+scatter_value_reduce_out._bind = _bind_scatter_value_reduce_out
+scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
+_aten._packet('scatter')._add(scatter_value_reduce_out)
+
+
+# schema/native_functions.yaml:961
+scatter__src = _Op("aten", 'scatter_', 'src',
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter__src = scatter__src._cache
+
+
+def _bind_scatter__src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter__src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__src, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__src.get(ks)
+    if _k is None:
+        _k = scatter__src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter__src._bind = _bind_scatter__src
+scatter__src._entry = _entry_scatter__src
+_aten._packet('scatter_')._add(scatter__src)
+
+
+# schema/native_functions.yaml:967
+scatter__value = _Op("aten", 'scatter_', 'value',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter__value = scatter__value._cache
+
+
+def _bind_scatter__value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter__value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value.get(ks)
+    if _k is None:
+        _k = scatter__value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter__value._bind = _bind_scatter__value
+scatter__value._entry = _entry_scatter__value
+_aten._packet('scatter_')._add(scatter__value)
+
+
+# schema/native_functions.yaml:973
+scatter__reduce = _Op("aten", 'scatter_', 'reduce',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter__reduce = scatter__reduce._cache
+
+
+def _bind_scatter__reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter__reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__reduce, (self, dim, index, src, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__reduce.get(ks)
+    if _k is None:
+        _k = scatter__reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter__reduce._bind = _bind_scatter__reduce
+scatter__reduce._entry = _entry_scatter__reduce
+_aten._packet('scatter_')._add(scatter__reduce)
+
+
+# schema/native_functions.yaml:979
+scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter__value_reduce = scatter__value_reduce._cache
+
+
+def _bind_scatter__value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter__value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value_reduce, (self, dim, index, value, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value_reduce.get(ks)
+    if _k is None:
+        _k = scatter__value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter__value_reduce._bind = _bind_scatter__value_reduce
+scatter__value_reduce._entry = _entry_scatter__value_reduce
+_aten._packet('scatter_')._add(scatter__value_reduce)
+
+
+# schema/native_functions.yaml:985
+scatter_add = _Op("aten", 'scatter_add', 'default',
+    'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add = scatter_add._cache
+
+
+def _bind_scatter_add(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add, (self, dim, index, src)) from None
+    _k = _c_scatter_add.get(ks)
+    if _k is None:
+        _k = scatter_add._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add._bind = _bind_scatter_add
+scatter_add._entry = _entry_scatter_add
+_aten._packet('scatter_add')._add(scatter_add)
+
+
+# schema/native_functions.yaml:990
+scatter_add_out = _Op("aten", 'scatter_add', 'out',
+    'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_add_out = scatter_add_out._cache
+
+
+def _bind_scatter_add_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_add_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_add_out.get(ks)
+    if _k is None:
+        _k = scatter_add_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_add_out._bind = _bind_scatter_add_out
+scatter_add_out._entry = _entry_scatter_add_out
+_aten._packet('scatter_add')._add(scatter_add_out)
+
+
+# schema/native_functions.yaml:992
+scatter_add_ = _Op("aten", 'scatter_add_', 'default',
+    'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add_ = scatter_add_._cache
+
+
+def _bind_scatter_add_(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add_(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_add_.get(ks)
+    if _k is None:
+        _k = scatter_add_._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add_._bind = _bind_scatter_add_
+scatter_add_._entry = _entry_scatter_add_
+_aten._packet('scatter_add_')._add(scatter_add_)
+
+
+# schema/native_functions.yaml:998
+scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
+    'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce_two = scatter_reduce_two._cache
+
+
+def _bind_scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two, (self, dim, index, src, reduce, include_self)) from None
+    _k = _c_scatter_reduce_two.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce_two._bind = _bind_scatter_reduce_two
+scatter_reduce_two._entry = _entry_scatter_reduce_two
+_aten._packet('scatter_reduce')._add(scatter_reduce_two)
+
+
+# schema/native_functions.yaml:1003
+scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
+    'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
+_c_scatter_reduce_two_out = scatter_reduce_two_out._cache
+
+
+def _bind_scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    return (self, dim, index, src, reduce, include_self, out)
+
+
+def _entry_scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two_out, (self, dim, index, src, reduce, include_self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_two_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two_out._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self, out)
+
+
+scatter_reduce_two_out._bind = _bind_scatter_reduce_two_out
+scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
+_aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
+
+
+# schema/native_functions.yaml:1005
+scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
+    'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce__two = scatter_reduce__two._cache
+
+
+def _bind_scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce__two, (self, dim, index, src, reduce, include_self)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_reduce__two.get(ks)
+    if _k is None:
+        _k = scatter_reduce__two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce__two._bind = _bind_scatter_reduce__two
+scatter_reduce__two._entry = _entry_scatter_reduce__two
+_aten._packet('scatter_reduce_')._add(scatter_reduce__two)
+
+
+# schema/native_functions.yaml:1011
+masked_select = _Op("aten", 'masked_select', 'default',
+    'masked_select(Tensor self, Tensor mask) -> Tensor',
+    ('self', 'mask'), 2, tags=('dynamic_output_shape',))
+_c_masked_select = masked_select._cache
+
+
+def _bind_masked_select(self, mask):
+    return (self, mask)
+
+
+def _entry_masked_select(self, mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select, (self, mask)) from None
+    _k = _c_masked_select.get(ks)
+    if _k is None:
+        _k = masked_select._fill(ks)
+    return _k(self, mask)
+
+
+masked_select._bind = _bind_masked_select
+masked_select._entry = _entry_masked_select
+_aten._packet('masked_select')._add(masked_select)
+
+
+# schema/native_functions.yaml:1016
+masked_select_out = _Op("aten", 'masked_select', 'out',
+    'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
+_c_masked_select_out = masked_select_out._cache
+
+
+def _bind_masked_select_out(self, mask, *, out):
+    return (self, mask, out)
+
+
+def _entry_masked_select_out(self, mask, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select_out, (self, mask, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_select_out.get(ks)
+    if _k is None:
+        _k = masked_select_out._fill(ks)
+    return _k(self, mask, out)
+
+
+masked_select_out._bind = _bind_masked_select_out
+masked_select_out._entry = _entry_masked_select_out
+_aten._packet('masked_select')._add(masked_select_out)
+
+
+# schema/native_functions.yaml:1019
+nonzero = _Op("aten", 'nonzero', 'default',
+    'nonzero(Tensor self) -> Tensor',
+    ('self',), 1, tags=('dynamic_output_shape',))
+_c_nonzero = nonzero._cache
+
+
+def _bind_nonzero(self):
+    return (self,)
+
+
+def _entry_nonzero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero, (self,)) from None
+    _k = _c_nonzero.get(ks)
+    if _k is None:
+        _k = nonzero._fill(ks)
+    return _k(self)
+
+
+nonzero._bind = _bind_nonzero
+nonzero._entry = _entry_nonzero
+_aten._packet('nonzero')._add(nonzero)
+
+
+# schema/native_functions.yaml:1026
+nonzero_out = _Op("aten", 'nonzero', 'out',
+    'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('dynamic_output_shape',))
+_c_nonzero_out = nonzero_out._cache
+
+
+def _bind_nonzero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_nonzero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nonzero_out.get(ks)
+    if _k is None:
+        _k = nonzero_out._fill(ks)
+    return _k(self, out)
+
+
+nonzero_out._bind = _bind_nonzero_out
+nonzero_out._entry = _entry_nonzero_out
+_aten._packet('nonzero')._add(nonzero_out)
+
+
+# schema/native_functions.yaml:1032
+topk = _Op("aten", 'topk', 'default',
+    'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
+_c_topk = topk._cache
+
+
+def _bind_topk(self, k, dim=-1, largest=True, sorted=True):
+    return (self, k, dim, largest, sorted)
+
+
+def _entry_topk(self, k, dim, largest, sorted):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk, (self, k, dim, largest, sorted)) from None
+    _k = _c_topk.get(ks)
+    if _k is None:
+        _k = topk._fill(ks)
+    return _k(self, k, dim, largest, sorted)
+
+
+topk._bind = _bind_topk
+topk._entry = _entry_topk
+_aten._packet('topk')._add(topk)
+
+
+# schema/native_functions.yaml:1037
+topk_values = _Op("aten", 'topk', 'values',
+    'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
+_c_topk_values = topk_values._cache
+
+
+def _bind_topk_values(self, k, dim=-1, largest=True, sorted=True, *, values, indices):
+    return (self, k, dim, largest, sorted, values, indices)
+
+
+def _entry_topk_values(self, k, dim, largest, sorted, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk_values, (self, k, dim, largest, sorted, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_topk_values.get(ks)
+    if _k is None:
+        _k = topk_values._fill(ks)
+    return _k(self, k, dim, largest, sorted, values, indices)
+
+
+topk_values._bind = _bind_topk_values
+topk_values._entry = _entry_topk_values
+_aten._packet('topk')._add(topk_values)
+
+
+# schema/native_functions.yaml:1039
+sort = _Op("aten", 'sort', 'default',
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_sort = sort._cache
+
+
+def _bind_sort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_sort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort, (self, dim, descending)) from None
+    _k = _c_sort.get(ks)
+    if _k is None:
+        _k = sort._fill(ks)
+    return _k(self, dim, descending)
+
+
+sort._bind = _bind_sort
+sort._entry = _entry_sort
+_aten._packet('sort')._add(sort)
+
+
+# schema/native_functions.yaml:1044
+sort_values = _Op("aten", 'sort', 'values',
+    'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
+_c_sort_values = sort_values._cache
+
+
+def _bind_sort_values(self, dim=-1, descending=False, *, values, indices):
+    return (self, dim, descending, values, indices)
+
+
+def _entry_sort_values(self, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values, (self, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values.get(ks)
+    if _k is None:
+        _k = sort_values._fill(ks)
+    return _k(self, dim, descending, values, indices)
+
+
+sort_values._bind = _bind_sort_values
+sort_values._entry = _entry_sort_values
+_aten._packet('sort')._add(sort_values)
+
+
+# schema/native_functions.yaml:1046
+sort_stable = _Op("aten", 'sort', 'stable',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_sort_stable = sort_stable._cache
+
+
+def _bind_sort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_sort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_stable, (self, stable, dim, descending)) from None
+    _k = _c_sort_stable.get(ks)
+    if _k is None:
+        _k = sort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+sort_stable._bind = _bind_sort_stable
+sort_stable._entry = _entry_sort_stable
+_aten._packet('sort')._add(sort_stable)
+
+
+# schema/native_functions.yaml:1051
+sort_values_stable = _Op("aten", 'sort', 'values_stable',
+    'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
+_c_sort_values_stable = sort_values_stable._cache
+
+
+def _bind_sort_values_stable(self, *, stable, dim=-1, descending=False, values, indices):
+    return (self, stable, dim, descending, values, indices)
+
+
+def _entry_sort_values_stable(self, stable, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values_stable, (self, stable, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values_stable.get(ks)
+    if _k is None:
+        _k = sort_values_stable._fill(ks)
+    return _k(self, stable, dim, descending, values, indices)
+
+
+sort_values_stable._bind = _bind_sort_values_stable
+sort_values_stable._entry = _entry_sort_values_stable
+_aten._packet('sort')._add(sort_values_stable)
+
+
+# schema/native_functions.yaml:1053
+argsort = _Op("aten", 'argsort', 'default',
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_argsort = argsort._cache
+
+
+def _bind_argsort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_argsort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort, (self, dim, descending)) from None
+    _k = _c_argsort.get(ks)
+    if _k is None:
+        _k = argsort._fill(ks)
+    return _k(self, dim, descending)
+
+
+argsort._bind = _bind_argsort
+argsort._entry = _entry_argsort
+_aten._packet('argsort')._add(argsort)
+
+
+# schema/native_functions.yaml:1058
+argsort_stable = _Op("aten", 'argsort', 'stable',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_argsort_stable = argsort_stable._cache
+
+
+def _bind_argsort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_argsort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable, (self, stable, dim, descending)) from None
+    _k = _c_argsort_stable.get(ks)
+    if _k is None:
+        _k = argsort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+argsort_stable._bind = _bind_argsort_stable
+argsort_stable._entry = _entry_argsort_stable
+_aten._packet('argsort')._add(argsort_stable)
+
+
+# schema/native_functions.yaml:1062
+argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
+    'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
+_c_argsort_stable_out = argsort_stable_out._cache
+
+
+def _bind_argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    return (self, stable, dim, descending, out)
+
+
+def _entry_argsort_stable_out(self, stable, dim, descending, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable_out, (self, stable, dim, descending, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argsort_stable_out.get(ks)
+    if _k is None:
+        _k = argsort_stable_out._fill(ks)
+    return _k(self, stable, dim, descending, out)
+
+
+argsort_stable_out._bind = _bind_argsort_stable_out
+argsort_stable_out._entry = _entry_argsort_stable_out
+_aten._packet('argsort')._add(argsort_stable_out)
+
+
+# schema/native_functions.yaml:1064
+_unique2 = _Op("aten", '_unique2', 'default',
+    '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
+_c__unique2 = _unique2._cache
+
+
+def _bind__unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    return (self, sorted, return_inverse, return_counts)
+
+
+def _entry__unique2(self, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2, (self, sorted, return_inverse, return_counts)) from None
+    _k = _c__unique2.get(ks)
+    if _k is None:
+        _k = _unique2._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts)
+
+
+_unique2._bind = _bind__unique2
+_unique2._entry = _entry__unique2
+_aten._packet('_unique2')._add(_unique2)
+
+
+# schema/native_functions.yaml:1069
+_unique2_out = _Op("aten", '_unique2', 'out',
+    '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c__unique2_out = _unique2_out._cache
+
+
+def _bind__unique2_out(self, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry__unique2_out(self, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2_out, (self, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c__unique2_out.get(ks)
+    if _k is None:
+        _k = _unique2_out._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+_unique2_out._bind = _bind__unique2_out
+_unique2_out._entry = _entry__unique2_out
+_aten._packet('_unique2')._add(_unique2_out)
+
+
+# schema/native_functions.yaml:1072
+unique_dim = _Op("aten", 'unique_dim', 'default',
+    'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim = unique_dim._cache
+
+
+def _bind_unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    return (self, dim, sorted, return_inverse, return_counts)
+
+
+def _entry_unique_dim(self, dim, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim, (self, dim, sorted, return_inverse, return_counts)) from None
+    _k = _c_unique_dim.get(ks)
+    if _k is None:
+        _k = unique_dim._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts)
+
+
+unique_dim._bind = _bind_unique_dim
+unique_dim._entry = _entry_unique_dim
+_aten._packet('unique_dim')._add(unique_dim)
+
+
+# schema/native_functions.yaml:1077
+unique_dim_out = _Op("aten", 'unique_dim', 'out',
+    'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim_out = unique_dim_out._cache
+
+
+def _bind_unique_dim_out(self, dim, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry_unique_dim_out(self, dim, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim_out, (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_dim_out.get(ks)
+    if _k is None:
+        _k = unique_dim_out._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+unique_dim_out._bind = _bind_unique_dim_out
+unique_dim_out._entry = _entry_unique_dim_out
+_aten._packet('unique_dim')._add(unique_dim_out)
+
+
+# schema/native_functions.yaml:1080
+slice_scatter = _Op("aten", 'slice_scatter', 'default',
+    'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
+    ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
+_c_slice_scatter = slice_scatter._cache
+
+
+def _bind_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return (self, src, dim, start, end, step)
+
+
+def _entry_slice_scatter(self, src, dim, start, end, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter, (self, src, dim, start, end, step)) from None
+    _k = _c_slice_scatter.get(ks)
+    if _k is None:
+        _k = slice_scatter._fill(ks)
+    return _k(self, src, dim, start, end, step)
+
+
+slice_scatter._bind = _bind_slice_scatter
+slice_scatter._entry = _entry_slice_scatter
+_aten._packet('slice_scatter')._add(slice_scatter)
+
+
+# schema/native_functions.yaml:1084
+slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
+    'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
+_c_slice_scatter_out = slice_scatter_out._cache
+
+
+def _bind_slice_scatter_out(self, src, dim=0, start=None, end=None, step=1, *, out):
+    return (self, src, dim, start, end, step, out)
+
+
+def _entry_slice_scatter_out(self, src, dim, start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter_out, (self, src, dim, start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_slice_scatter_out.get(ks)
+    if _k is None:
+        _k = slice_scatter_out._fill(ks)
+    return _k(self, src, dim, start, end, step, out)
+
+
+slice_scatter_out._bind = _bind_slice_scatter_out
+slice_scatter_out._entry = _entry_slice_scatter_out
+_aten._packet('slice_scatter')._add(slice_scatter_out)
+
+
+# schema/native_functions.yaml:1086
+select_scatter = _Op("aten", 'select_scatter', 'default',
+    'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
+    ('self', 'src', 'dim', 'index'), 4, tags=())
+_c_select_scatter = select_scatter._cache
+
+
+def _bind_select_scatter(self, src, dim, index):
+    return (self, src, dim, index)
+
+
+def _entry_select_scatter(self, src, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter, (self, src, dim, index)) from None
+    _k = _c_select_scatter.get(ks)
+    if _k is None:
+        _k = select_scatter._fill(ks)
+    return _k(self, src, dim, index)
+
+
+select_scatter._bind = _bind_select_scatter
+select_scatter._entry = _entry_select_scatter
+_aten._packet('select_scatter')._add(select_scatter)
+
+
+# schema/native_functions.yaml:1090
+select_scatter_out = _Op("aten", 'select_scatter', 'out',
+    'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
+_c_select_scatter_out = select_scatter_out._cache
+
+
+def _bind_select_scatter_out(self, src, dim, index, *, out):
+    return (self, src, dim, index, out)
+
+
+def _entry_select_scatter_out(self, src, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter_out, (self, src, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_select_scatter_out.get(ks)
+    if _k is None:
+        _k = select_scatter_out._fill(ks)
+    return _k(self, src, dim, index, out)
+
+
+select_scatter_out._bind = _bind_select_scatter_out
+select_scatter_out._entry = _entry_select_scatter_out
+_aten._packet('select_scatter')._add(select_scatter_out)
+
+
+# schema/native_functions.yaml:1092
+diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
+    'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
+    ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
+_c_diagonal_scatter = diagonal_scatter._cache
+
+
+def _bind_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return (self, src, offset, dim1, dim2)
+
+
+def _entry_diagonal_scatter(self, src, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter, (self, src, offset, dim1, dim2)) from None
+    _k = _c_diagonal_scatter.get(ks)
+    if _k is None:
+        _k = diagonal_scatter._fill(ks)
+    return _k(self, src, offset, dim1, dim2)
+
+
+diagonal_scatter._bind = _bind_diagonal_scatter
+diagonal_scatter._entry = _entry_diagonal_scatter
+_aten._packet('diagonal_scatter')._add(diagonal_scatter)
+
+
+# schema/native_functions.yaml:1096
+diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
+    'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
+_c_diagonal_scatter_out = diagonal_scatter_out._cache
+
+
+def _bind_diagonal_scatter_out(self, src, offset=0, dim1=0, dim2=1, *, out):
+    return (self, src, offset, dim1, dim2, out)
+
+
+def _entry_diagonal_scatter_out(self, src, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter_out, (self, src, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diagonal_scatter_out.get(ks)
+    if _k is None:
+        _k = diagonal_scatter_out._fill(ks)
+    return _k(self, src, offset, dim1, dim2, out)
+
+
+diagonal_scatter_out._bind = _bind_diagonal_scatter_out
+diagonal_scatter_out._entry = _entry_diagonal_scatter_out
+_aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
+
+
+# schema/native_functions.yaml:1098
+as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
+    'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
+    ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
+_c_as_strided_scatter = as_strided_scatter._cache
+
+
+def _bind_as_strided_scatter(self, src, size, stride, storage_offset=None):
+    return (self, src, size, stride, storage_offset)
+
+
+def _entry_as_strided_scatter(self, src, size, stride, storage_offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter, (self, src, size, stride, storage_offset)) from None
+    _k = _c_as_strided_scatter.get(ks)
+    if _k is None:
+        _k = as_strided_scatter._fill(ks)
+    return _k(self, src, size, stride, storage_offset)
+
+
+as_strided_scatter._bind = _bind_as_strided_scatter
+as_strided_scatter._entry = _entry_as_strided_scatter
+_aten._packet('as_strided_scatter')._add(as_strided_scatter)
+
+
+# schema/native_functions.yaml:1102
+as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
+    'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
+_c_as_strided_scatter_out = as_strided_scatter_out._cache
+
+
+def _bind_as_strided_scatter_out(self, src, size, stride, storage_offset=None, *, out):
+    return (self, src, size, stride, storage_offset, out)
+
+
+def _entry_as_strided_scatter_out(self, src, size, stride, storage_offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter_out, (self, src, size, stride, storage_offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_as_strided_scatter_out.get(ks)
+    if _k is None:
+        _k = as_strided_scatter_out._fill(ks)
+    return _k(self, src, size, stride, storage_offset, out)
+
+
+as_strided_scatter_out._bind = _bind_as_strided_scatter_out
+as_strided_scatter_out._entry = _entry_as_strided_scatter_out
+_aten._packet('as_strided_scatter')._add(as_strided_scatter_out)

@@ -7,10 +7,12 @@ from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import shape as _composite_shape
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
@@ -18,12 +20,14 @@ from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
+from ember.kernels.meta import shape as _meta_shape
 
 # schema/native_functions.yaml:18
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
@@ -651,3 +655,245 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:867
+_o.repeat.register('CPU', _cpu_shape.repeat)
+_o.repeat.register('Meta', _meta_shape.repeat)
+
+# schema/native_functions.yaml:872
+_o.repeat_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat))
+_o.repeat_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:874
+_o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
+
+# schema/native_functions.yaml:879
+_o.flip.register('CPU', _cpu_shape.flip)
+_o.flip.register('Meta', _meta_shape.flip)
+
+# schema/native_functions.yaml:884
+_o.flip_out.register('CompositeExplicitAutograd', _autogen_out(_o.flip))
+_o.flip_out.register("ADInplaceOrView", _inplace_or_view(_o.flip_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:886
+_o.roll.register('CPU', _cpu_shape.roll)
+_o.roll.register('Meta', _meta_shape.roll)
+
+# schema/native_functions.yaml:891
+_o.roll_out.register('CompositeExplicitAutograd', _autogen_out(_o.roll))
+_o.roll_out.register("ADInplaceOrView", _inplace_or_view(_o.roll_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:893
+_o.tril.register('CPU', _cpu_shape.tril)
+_o.tril.register('Meta', _meta_shape.tril)
+
+# schema/native_functions.yaml:898
+_o.tril_out.register('CompositeExplicitAutograd', _autogen_out(_o.tril))
+_o.tril_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:900
+_o.tril_.register('CPU', _cpu_shape.tril_)
+_o.tril_.register('Meta', _meta_shape.tril_)
+_o.tril_.register("ADInplaceOrView", _inplace_or_view(_o.tril_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:906
+_o.triu.register('CPU', _cpu_shape.triu)
+_o.triu.register('Meta', _meta_shape.triu)
+
+# schema/native_functions.yaml:911
+_o.triu_out.register('CompositeExplicitAutograd', _autogen_out(_o.triu))
+_o.triu_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:913
+_o.triu_.register('CPU', _cpu_shape.triu_)
+_o.triu_.register('Meta', _meta_shape.triu_)
+_o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:919
+_o.index_select.register('CPU', _cpu_shape.index_select)
+_o.index_select.register('Meta', _meta_shape.index_select)
+
+# schema/native_functions.yaml:924
+_o.index_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_select))
+_o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:926
+_o.gather.register('CPU', _cpu_shape.gather)
+_o.gather.register('Meta', _meta_shape.gather)
+
+# schema/native_functions.yaml:931
+_o.gather_out.register('CompositeExplicitAutograd', _autogen_out(_o.gather))
+_o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:933
+_o.scatter_src.register('CPU', _cpu_shape.scatter)
+_o.scatter_src.register('Meta', _meta_shape.scatter)
+
+# schema/native_functions.yaml:938
+_o.scatter_src_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_src))
+_o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:940
+_o.scatter_value.register('CPU', _cpu_shape.scatter)
+_o.scatter_value.register('Meta', _meta_shape.scatter)
+
+# schema/native_functions.yaml:945
+_o.scatter_value_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value))
+_o.scatter_value_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:947
+_o.scatter_reduce.register('CPU', _cpu_shape.scatter_reduce)
+_o.scatter_reduce.register('Meta', _meta_shape.scatter_reduce)
+
+# schema/native_functions.yaml:952
+_o.scatter_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce))
+_o.scatter_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:954
+_o.scatter_value_reduce.register('CPU', _cpu_shape.scatter_reduce)
+_o.scatter_value_reduce.register('Meta', _meta_shape.scatter_reduce)
+
+# schema/native_functions.yaml:959
+_o.scatter_value_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value_reduce))
+_o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_reduce_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:961
+_o.scatter__src.register('CPU', _cpu_shape.scatter_)
+_o.scatter__src.register('Meta', _meta_shape.scatter_)
+_o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:967
+_o.scatter__value.register('CPU', _cpu_shape.scatter_)
+_o.scatter__value.register('Meta', _meta_shape.scatter_)
+_o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:973
+_o.scatter__reduce.register('CPU', _cpu_shape.scatter_reduce_)
+_o.scatter__reduce.register('Meta', _meta_shape.scatter_reduce_)
+_o.scatter__reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__reduce, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:979
+_o.scatter__value_reduce.register('CPU', _cpu_shape.scatter_reduce_)
+_o.scatter__value_reduce.register('Meta', _meta_shape.scatter_reduce_)
+_o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value_reduce, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:985
+_o.scatter_add.register('CPU', _cpu_shape.scatter_add)
+_o.scatter_add.register('Meta', _meta_shape.scatter_add)
+
+# schema/native_functions.yaml:990
+_o.scatter_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_add))
+_o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:992
+_o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
+_o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
+_o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:998
+_o.scatter_reduce_two.register('CPU', _cpu_shape.scatter_reduce_two)
+_o.scatter_reduce_two.register('Meta', _meta_shape.scatter_reduce_two)
+
+# schema/native_functions.yaml:1003
+_o.scatter_reduce_two_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce_two))
+_o.scatter_reduce_two_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_two_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1005
+_o.scatter_reduce__two.register('CPU', _cpu_shape.scatter_reduce_two_)
+_o.scatter_reduce__two.register('Meta', _meta_shape.scatter_reduce_two_)
+_o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce__two, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1011
+_o.masked_select.register('CPU', _cpu_shape.masked_select)
+_o.masked_select.register('Meta', _meta_shape.masked_select)
+
+# schema/native_functions.yaml:1016
+_o.masked_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_select))
+_o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_select_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1019
+_o.nonzero.register('CPU', _cpu_shape.nonzero)
+_o.nonzero.register('Meta', _meta_shape.nonzero)
+
+# schema/native_functions.yaml:1026
+_o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
+_o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
+_o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1032
+_o.topk.register('CPU', _cpu_shape.topk)
+_o.topk.register('Meta', _meta_shape.topk)
+
+# schema/native_functions.yaml:1037
+_o.topk_values.register('CompositeExplicitAutograd', _autogen_out(_o.topk))
+_o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1039
+_o.sort.register('CPU', _cpu_shape.sort)
+_o.sort.register('Meta', _meta_shape.sort)
+
+# schema/native_functions.yaml:1044
+_o.sort_values.register('CompositeExplicitAutograd', _autogen_out(_o.sort))
+_o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:1046
+_o.sort_stable.register('CPU', _cpu_shape.sort_stable)
+_o.sort_stable.register('Meta', _meta_shape.sort_stable)
+
+# schema/native_functions.yaml:1051
+_o.sort_values_stable.register('CompositeExplicitAutograd', _autogen_out(_o.sort_stable))
+_o.sort_values_stable.register("ADInplaceOrView", _inplace_or_view(_o.sort_values_stable, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:1053
+_o.argsort.register('CompositeImplicitAutograd', _composite_shape.argsort)
+
+# schema/native_functions.yaml:1058
+_o.argsort_stable.register('CompositeImplicitAutograd', _composite_shape.argsort_stable)
+
+# schema/native_functions.yaml:1062
+_o.argsort_stable_out.register('CompositeExplicitAutograd', _autogen_out(_o.argsort_stable))
+_o.argsort_stable_out.register("ADInplaceOrView", _inplace_or_view(_o.argsort_stable_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1064
+_o._unique2.register('CPU', _cpu_shape.unique2)
+_o._unique2.register('Meta', _meta_shape.unique2)
+
+# schema/native_functions.yaml:1069
+_o._unique2_out.register('CompositeExplicitAutograd', _autogen_out(_o._unique2))
+_o._unique2_out.register("ADInplaceOrView", _inplace_or_view(_o._unique2_out, (4, 5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1072
+_o.unique_dim.register('CPU', _cpu_shape.unique_dim)
+_o.unique_dim.register('Meta', _meta_shape.unique_dim)
+
+# schema/native_functions.yaml:1077
+_o.unique_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_dim))
+_o.unique_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_dim_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:1080
+_o.slice_scatter.register('CompositeExplicitAutograd', _common_scatter_views.slice_scatter)
+
+# schema/native_functions.yaml:1084
+_o.slice_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.slice_scatter))
+_o.slice_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.slice_scatter_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1086
+_o.select_scatter.register('CompositeExplicitAutograd', _common_scatter_views.select_scatter)
+
+# schema/native_functions.yaml:1090
+_o.select_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.select_scatter))
+_o.select_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.select_scatter_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1092
+_o.diagonal_scatter.register('CompositeExplicitAutograd', _common_scatter_views.diagonal_scatter)
+
+# schema/native_functions.yaml:1096
+_o.diagonal_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.diagonal_scatter))
+_o.diagonal_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.diagonal_scatter_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1098
+_o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_views.as_strided_scatter)
+
+# schema/native_functions.yaml:1102
+_o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
+_o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)

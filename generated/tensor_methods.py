@@ -15,6 +15,8 @@ from ember.return_types import return_type as _rt  # noqa: F401
 from ember._generated.ops import (  # noqa: F401
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
     _entry_add_Scalar,
     _entry_add_Tensor,
     _entry_add__Scalar,
@@ -31,7 +33,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -47,6 +54,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy_,
     _entry_detach,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
@@ -68,8 +77,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
     _entry_full,
     _entry_full_like,
+    _entry_gather,
+    _entry_gather_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
     _entry_gt_Scalar,
@@ -79,6 +92,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
@@ -92,6 +107,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
     _entry_mean,
     _entry_mean_dim,
@@ -116,6 +133,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nonzero,
+    _entry_nonzero_out,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -130,14 +149,44 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like,
     _entry_relu,
     _entry_relu_,
+    _entry_repeat,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
     _entry_scalar_tensor,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -158,13 +207,24 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh_,
     _entry_tanh_out,
     _entry_threshold_backward,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
+    _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
     _entry_view,
     _entry_view_as,
@@ -247,6 +307,51 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
+# schema/native_functions.yaml:1053
+def _m0_argsort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_argsort(self, dim, descending):
+    return _entry_argsort(self, dim, descending)
+
+
+# schema/native_functions.yaml:1058
+def _m1_argsort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_argsort(self, stable, dim, descending):
+    return _entry_argsort_stable(self, stable, dim, descending)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
 # schema/native_functions.yaml:688
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
@@ -255,6 +360,16 @@ def as_strided(self, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(self, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:1098
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
+        if r is not _NO:
+            return r
+    return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
 # schema/native_functions.yaml:635
@@ -380,6 +495,16 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(self, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1092
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
 # schema/native_functions.yaml:290
@@ -578,6 +703,27 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
+# schema/native_functions.yaml:879
+def flip(self, *dims):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    dims = _ivar(dims)
+    if _tf[0]:
+        r = _htf(flip, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_flip(self, dims)
+
+
+# schema/native_functions.yaml:926
+def gather(self, dim, index, *, sparse_grad=False):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if r is not _NO:
+            return r
+    return _entry_gather(self, dim, index, sparse_grad)
+
+
 # schema/native_functions.yaml:416
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -626,6 +772,16 @@ def index_put_(self, indices, values, accumulate=False):
         if r is not _NO:
             return r
     return _entry_index_put_(self, indices, values, accumulate)
+
+
+# schema/native_functions.yaml:919
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (self, index), (self, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_index_select(self, dim, index)
 
 
 # schema/native_functions.yaml:393
@@ -686,6 +842,16 @@ def masked_fill_(self, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill__Tensor(self, mask, value)
+
+
+# schema/native_functions.yaml:1011
+def masked_select(self, mask):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (self, mask), (self, mask), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_select(self, mask)
 
 
 # schema/native_functions.yaml:651
@@ -916,6 +1082,16 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:1019
+def nonzero(self):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_nonzero(self)
+
+
 # schema/native_functions.yaml:694
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
@@ -967,6 +1143,17 @@ def relu_(self):
     return _entry_relu_(self)
 
 
+# schema/native_functions.yaml:867
+def repeat(self, *repeats):
+    """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
+    repeats = _ivar(repeats)
+    if _tf[0]:
+        r = _htf(repeat, (self,), (self, repeats), {})
+        if r is not _NO:
+            return r
+    return _entry_repeat(self, repeats)
+
+
 # schema/native_functions.yaml:673
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
@@ -988,6 +1175,202 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
+# schema/native_functions.yaml:886
+def roll(self, shifts, dims=()):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (self,), (self, shifts, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_roll(self, shifts, dims)
+
+
+# schema/native_functions.yaml:933
+def _m0_scatter(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter(self, dim, index, src):
+    return _entry_scatter_src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:947
+def _m1_scatter(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter(self, dim, index, src, reduce):
+    return _entry_scatter_reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:940
+def _m2_scatter(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter(self, dim, index, value):
+    return _entry_scatter_value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:954
+def _m3_scatter(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter(self, dim, index, value, reduce):
+    return _entry_scatter_value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:961
+def _m0_scatter_(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter_(self, dim, index, src):
+    return _entry_scatter__src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:973
+def _m1_scatter_(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter_(self, dim, index, src, reduce):
+    return _entry_scatter__reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:967
+def _m2_scatter_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter_(self, dim, index, value):
+    return _entry_scatter__value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:979
+def _m3_scatter_(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter_(self, dim, index, value, reduce):
+    return _entry_scatter__value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter_ = (
+    (_m0_scatter_, _c0_scatter_, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter_, _c1_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter_, _c2_scatter_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter_, _c3_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter_ = (
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+)
+
+
+def scatter_(*args, **kwargs):
+    """Overloads:
+    scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+    scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+    scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(scatter_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
+
+
+# schema/native_functions.yaml:985
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add(self, dim, index, src)
+
+
+# schema/native_functions.yaml:992
+def scatter_add_(self, dim, index, src):
+    """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add_(self, dim, index, src)
+
+
+# schema/native_functions.yaml:998
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
+
+
+# schema/native_functions.yaml:1005
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
+
+
 # schema/native_functions.yaml:758
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
@@ -996,6 +1379,16 @@ def select(self, dim, index):
         if r is not _NO:
             return r
     return _entry_select_int(self, dim, index)
+
+
+# schema/native_functions.yaml:1086
+def select_scatter(self, src, dim, index):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_select_scatter(self, src, dim, index)
 
 
 # schema/native_functions.yaml:549
@@ -1026,6 +1419,61 @@ def slice(self, dim=0, start=None, end=None, step=1):
         if r is not _NO:
             return r
     return _entry_slice_Tensor(self, dim, start, end, step)
+
+
+# schema/native_functions.yaml:1080
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
+        if r is not _NO:
+            return r
+    return _entry_slice_scatter(self, src, dim, start, end, step)
+
+
+# schema/native_functions.yaml:1039
+def _m0_sort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_sort(self, dim, descending):
+    return _rt('sort', ('values', 'indices'))._make(_entry_sort(self, dim, descending))
+
+
+# schema/native_functions.yaml:1046
+def _m1_sort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_sort(self, stable, dim, descending):
+    return _rt('sort', ('values', 'indices'))._make(_entry_sort_stable(self, stable, dim, descending))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
 # schema/native_functions.yaml:775
@@ -1238,6 +1686,27 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
+# schema/native_functions.yaml:874
+def tile(self, *dims):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    dims = _ivar(dims)
+    if _tf[0]:
+        r = _htf(tile, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(self, dims)
+
+
+# schema/native_functions.yaml:1032
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
+        if r is not _NO:
+            return r
+    return _rt('topk', ('values', 'indices'))._make(_entry_topk(self, k, dim, largest, sorted))
+
+
 # schema/native_functions.yaml:700
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -1246,6 +1715,46 @@ def transpose(self, dim0, dim1):
         if r is not _NO:
             return r
     return _entry_transpose_int(self, dim0, dim1)
+
+
+# schema/native_functions.yaml:893
+def tril(self, diagonal=0):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril(self, diagonal)
+
+
+# schema/native_functions.yaml:900
+def tril_(self, diagonal=0):
+    """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tril_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril_(self, diagonal)
+
+
+# schema/native_functions.yaml:906
+def triu(self, diagonal=0):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu(self, diagonal)
+
+
+# schema/native_functions.yaml:913
+def triu_(self, diagonal=0):
+    """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(triu_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu_(self, diagonal)
 
 
 # schema/native_functions.yaml:797
@@ -1606,7 +2115,9 @@ METHODS = {
     'alias': alias,
     'amax': amax,
     'argmax': argmax,
+    'argsort': argsort,
     'as_strided': as_strided,
+    'as_strided_scatter': as_strided_scatter,
     'bmm': bmm,
     'chunk': chunk,
     'clamp': clamp,
@@ -1616,6 +2127,7 @@ METHODS = {
     'copy_': copy_,
     'detach': detach,
     'diagonal': diagonal,
+    'diagonal_scatter': diagonal_scatter,
     'div': div,
     'div_': div_,
     'eq': eq,
@@ -1625,17 +2137,21 @@ METHODS = {
     'expand_as': expand_as,
     'fill_': fill_,
     'flatten': flatten,
+    'flip': flip,
+    'gather': gather,
     'ge': ge,
     'gt': gt,
     'index': index,
     'index_put': index_put,
     'index_put_': index_put_,
+    'index_select': index_select,
     'le': le,
     'log': log,
     'log_': log_,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
+    'masked_select': masked_select,
     'matmul': matmul,
     'mean': mean,
     'mm': mm,
@@ -1651,17 +2167,29 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'nonzero': nonzero,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
     'relu': relu,
     'relu_': relu_,
+    'repeat': repeat,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'roll': roll,
+    'scatter': scatter,
+    'scatter_': scatter_,
+    'scatter_add': scatter_add,
+    'scatter_add_': scatter_add_,
+    'scatter_reduce': scatter_reduce,
+    'scatter_reduce_': scatter_reduce_,
     'select': select,
+    'select_scatter': select_scatter,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'slice': slice,
+    'slice_scatter': slice_scatter,
+    'sort': sort,
     'split': split,
     'split_with_sizes': split_with_sizes,
     'squeeze': squeeze,
@@ -1671,7 +2199,13 @@ METHODS = {
     't': t,
     'tanh': tanh,
     'tanh_': tanh_,
+    'tile': tile,
+    'topk': topk,
     'transpose': transpose,
+    'tril': tril,
+    'tril_': tril_,
+    'triu': triu,
+    'triu_': triu_,
     'unbind': unbind,
     'unflatten': unflatten,
     'unsqueeze': unsqueeze,

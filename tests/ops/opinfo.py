@@ -246,8 +246,9 @@ OPS: dict[str, OpInfo] = {}
 def schema_kind(name) -> str:
     """"out" for `Tensor(a!) out` overloads, "inplace" for `Tensor(a!) self`, else "functional"."""
     packet, overload = name.split(".")
-    schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
-    return "out" if "Tensor(a!) out" in schema else "inplace" if "Tensor(a!) self" in schema \
+    op = getattr(getattr(ember.ops.aten, packet), overload)
+    schema = op._schema_str
+    return "out" if op.schema.arguments.out else "inplace" if "Tensor(a!) self" in schema \
         else "functional"
 
 

@@ -5,6 +5,7 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 """
 from __future__ import annotations
 
+import numpy as np
 from opinfo import (  # noqa: F401
     ALL,
     BF16,
@@ -39,3 +40,469 @@ from opinfo import (  # noqa: F401
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
     return {}
+
+
+# ---------------------------------------------------------------- helpers
+def _idx(*values):
+    return np.array(values, np.int64)
+
+
+def _perm_index(n, shape, dim, seed=0):
+    """An int64 index of `shape` whose entries along `dim` are distinct values in [0, n)
+    (scatter without repeated targets, whose result torch leaves unspecified)."""
+    rng = np.random.default_rng(seed)
+    full = list(shape)
+    full[dim] = n
+    keys = rng.random(full)
+    perm = np.argsort(keys, axis=dim)
+    return np.take(perm, np.arange(shape[dim]), axis=dim).astype(np.int64)
+
+
+def _distinct(shape, dtype=F32, seed=0):
+    """Values without ties (sort/topk indices are then unique)."""
+    n = int(np.prod(shape)) if shape else 1
+    vals = np.random.default_rng(seed).permutation(n).reshape(shape)
+    if np.dtype(dtype).kind == "f" or np.dtype(dtype) == BF16:
+        vals = vals - n / 2 + 0.25
+    return np.asarray(vals).astype(dtype)
+
+
+SORTABLE = tuple(dt for dt in ALL if dt != BOOL)
+
+
+# ---------------------------------------------------------------- repeat, tile, flip, roll
+def _repeat_samples():
+    out = [S(make((2, 3), dt), [2, 1], name=dtname(dt)) for dt in ALL]
+    out += [S(make((), F32), [2, 3], name="0d"),
+            S(make((0, 3), F32), [2, 2], name="empty"),
+            S(make((2, 3), F32), [2, 1, 3], name="new_leading_dims"),
+            S(transposed((3, 4), F32), [1, 2], name="transposed"),
+            S(expanded((3, 4), F32), [2, 1], name="expanded"),
+            S(make((2, 3), F32), [0, 2], name="zero_repeat"),
+            S(make((2, 3), F32), [2], name="too_few_repeats_error"),
+            S(make((2, 3), F32), [-1, 2], name="negative_error")]
+    return out
+
+
+register("repeat.default", _repeat_samples)
+out_of("repeat.out", "repeat.default")
+register("tile.default", lambda: [
+    S(make((2, 3), F32), [2], name="fewer_dims"),
+    S(make((2, 3), I64), [2, 1, 2], name="more_dims"),
+    S(make((2, 3), F32), [2, 2], name="same_dims"),
+    S(make((), F32), [3], name="0d"),
+    S(transposed((3, 4), F64), [1, 2], name="transposed")])
+
+
+def _flip_samples():
+    out = [S(make((3, 4), dt), [0], name=dtname(dt)) for dt in ALL]
+    out += [S(make((2, 3, 4), F32), [0, 2], name="two_dims"),
+            S(make((3, 4), F32), [-1], name="negative_dim"),
+            S(make((3, 4), F32), [], name="no_dims"),
+            S(make((), F32), [0], name="0d"),
+            S(make((0, 3), F32), [1], name="empty"),
+            S(transposed((3, 4), F32), [0], name="transposed"),
+            S(expanded((3, 4), F32), [1], name="expanded"),
+            S(strided((3, 4), F64), [0, 1], name="strided"),
+            S(make((3, 4), F32), [0, 0], name="repeated_dim_error"),
+            S(make((3, 4), F32), [2], name="dim_out_of_range_error")]
+    return out
+
+
+register("flip.default", _flip_samples)
+out_of("flip.out", "flip.default")
+
+
+def _roll_samples():
+    out = [S(make((3, 4), dt), [1], [0], name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), [5], name="flattened"),
+            S(make((3, 4), F32), [1, -2], [0, 1], name="two_dims"),
+            S(make((3, 4), F32), [-7], [-1], name="negative_dim_big_shift"),
+            S(make((), F32), [1], name="0d"),
+            S(make((0, 3), F32), [1], [1], name="empty"),
+            S(transposed((3, 4), F32), [1], [1], name="transposed"),
+            S(expanded((3, 4), F32), [1], [0], name="expanded"),
+            S(make((3, 4), F32), [1, 2], [0], name="misaligned_error"),
+            S(make((3, 4), F32), [1, 2], name="shifts_without_dims_error")]
+    return out
+
+
+register("roll.default", _roll_samples)
+out_of("roll.out", "roll.default")
+
+
+# ---------------------------------------------------------------- tril / triu
+def _tri_samples(inplace=False):
+    def samples():
+        out = [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL]
+        out += [S(make((3, 4), F32), 1, name="diagonal_1"),
+                S(make((4, 3), F32), -1, name="diagonal_minus_1"),
+                S(make((3, 4), F32), 7, name="diagonal_past_end"),
+                S(make((2, 3, 4), F64), name="batched"),
+                S(make((0, 3), F32), name="empty"),
+                S(transposed((3, 4), F32), 1, name="transposed"),
+                S(strided((3, 4), F32), name="strided"),
+                S(make((4,), F32), name="1d_error")]
+        if not inplace:
+            out.append(S(expanded((3, 4), F32), name="expanded"))
+        return out
+    return samples
+
+
+for _op in ("tril", "triu"):
+    register(f"{_op}.default", _tri_samples())
+    out_of(f"{_op}.out", f"{_op}.default")
+    register(f"{_op}_.default", _tri_samples(inplace=True))
+
+
+# ---------------------------------------------------------------- index_select, gather
+def _index_select_samples():
+    out = [S(make((3, 4), dt), 1, _idx(2, 0, 2), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 0, np.array([2, 0], np.int32), name="int32_index"),
+            S(make((3, 4), F32), -1, _idx(3), name="negative_dim"),
+            S(make((3, 4), F32), 1, np.array(1, np.int64), name="0d_index"),
+            S(make((), F32), 0, _idx(0), name="0d_self"),
+            S(make((3, 4), F32), 0, _idx(), name="empty_index"),
+            S(transposed((3, 4), F32), 1, _idx(1, 3), name="transposed"),
+            S(expanded((3, 4), F64), 0, _idx(1, 1), name="expanded"),
+            S(make((3, 4), F32), 0, np.array([[0]], np.int64), name="2d_index_error"),
+            S(make((3, 4), F32), 0, np.array([0.0], np.float32), name="float_index_error"),
+            S(make((3, 4), F32), 0, _idx(3), name="out_of_range_error"),
+            S(make((3, 4), F32), 0, _idx(-1), name="negative_index_error")]
+    return out
+
+
+register("index_select.default", _index_select_samples)
+out_of("index_select.out", "index_select.default")
+
+
+def _gather_samples():
+    i24 = make((2, 4), I64, low=0, high=3)
+    out = [S(make((3, 4), dt), 0, i24, name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 1, make((3, 2), I64, low=0, high=4), name="dim_1"),
+            S(make((3, 4), F32), 0, make((2, 2), I64, low=0, high=3), name="smaller_index"),
+            S(make((3, 4), F32), -1, make((3, 5), I64, low=0, high=4), name="negative_dim_repeats"),
+            S(make((3, 4), F32), 0, np.array([[0, 2]], np.int32), name="int32_index"),
+            S(make((), F32), 0, np.array(0, np.int64), name="0d"),
+            S(make((3, 4), F32), 0, np.zeros((0, 4), np.int64), name="empty_index"),
+            S(transposed((3, 4), F32), 1, make((3, 2), I64, low=0, high=4), name="transposed"),
+            S(make((3, 4), F32), 0, View(make((4, 2), I64, low=0, high=3), "transpose.int",
+                                         (0, 1)), name="transposed_index"),
+            S(make((3, 4), I64), 0, i24, sparse_grad=True, name="sparse_grad"),
+            S(make((3, 4), F32), 0, _idx(0, 1), name="rank_mismatch_error"),
+            S(make((3, 4), F32), 0, np.zeros((2, 5), np.int64), name="size_mismatch_error"),
+            S(make((3, 4), F32), 0, np.full((1, 4), 3, np.int64), name="out_of_range_error")]
+    return out
+
+
+register("gather.default", _gather_samples)
+out_of("gather.out", "gather.default")
+
+
+# ---------------------------------------------------------------- scatter family
+def _scatter_src_samples():
+    i = _perm_index(3, (2, 4), 0)
+    out = [S(make((3, 4), dt), 0, i, make((2, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 1, _perm_index(4, (3, 2), 1, 1), make((3, 2), F32),
+              name="dim_1"),
+            S(make((3, 4), F32), -2, i, make((2, 4), F32), name="negative_dim"),
+            S(make((3, 4), I64), 0, _perm_index(3, (2, 2), 0, 2), make((3, 5), I64),
+              name="src_larger"),
+            S(make((3, 4), F32), 0, np.array([[0, 2, 1, 0]], np.int32), make((1, 4), F32),
+              name="int32_index"),
+            S(make((), F32), 0, np.array(0, np.int64), make((), F32), name="0d"),
+            S(make((3, 4), F32), 0, np.zeros((0, 4), np.int64), make((0, 4), F32),
+              name="empty_index"),
+            S(transposed((3, 4), F32), 0, i, make((2, 4), F32), name="transposed"),
+            S(make((3, 4), F32), 0, i, make((2, 4), F64), name="dtype_mismatch_error"),
+            S(make((3, 4), F32), 0, np.full((1, 4), 3, np.int64), make((1, 4), F32),
+              name="out_of_range_error"),
+            S(make((3, 4), F32), 0, np.zeros((2, 5), np.int64), make((2, 5), F32),
+              name="size_mismatch_error")]
+    return out
+
+
+def _scatter_value_samples():
+    i = _perm_index(3, (2, 4), 0)
+    out = [S(make((3, 4), dt), 0, i, v, name=f"{dtname(dt)}_{type(v).__name__}")
+           for dt in ALL for v in (2, 1.5)]
+    out += [S(make((3, 4), F32), 1, _perm_index(4, (3, 2), 1, 1), True, name="dim_1_bool"),
+            S(make((), F32), 0, np.array(0, np.int64), 3.0, name="0d"),
+            S(transposed((3, 4), F32), -1, _perm_index(4, (3, 2), 1, 3), 0.5, name="transposed"),
+            S(make((3, 4), F32), 0, np.full((1, 4), -1, np.int64), 1.0, name="negative_index_error")]
+    return out
+
+
+def _with_reduce(samples, reduce_values=("add", "multiply")):
+    def fn():
+        out = []
+        for s in samples():
+            for r in reduce_values:
+                out.append(S(*s.args, **s.kwargs, reduce=r, name=f"{s.name}_{r}"))
+        base = samples()[0]
+        out.append(S(*base.args, reduce="mean", name="bad_reduce_error"))
+        return out
+    return fn
+
+
+def _scatter_reduce_src_samples():
+    out = _scatter_src_samples()
+    out.append(S(make((3, 4), F32), 0, make((3, 4), I64, low=0, high=3), make((3, 4), F32),
+                 name="repeated_targets"))
+    return out
+
+
+def _scatter_value_reduce_samples():
+    out = _scatter_value_samples()
+    out.append(S(make((3, 4), F32), 0, make((3, 4), I64, low=0, high=3), 1.5,
+                 name="repeated_targets"))
+    return out
+
+
+register("scatter.src", _scatter_src_samples)
+register("scatter.value", _scatter_value_samples)
+register("scatter.reduce", _with_reduce(_scatter_reduce_src_samples))
+register("scatter.value_reduce", _with_reduce(_scatter_value_reduce_samples))
+register("scatter_.src", _scatter_src_samples)
+register("scatter_.value", _scatter_value_samples)
+register("scatter_.reduce", _with_reduce(_scatter_reduce_src_samples))
+register("scatter_.value_reduce", _with_reduce(_scatter_value_reduce_samples))
+out_of("scatter.src_out", "scatter.src")
+out_of("scatter.value_out", "scatter.value")
+out_of("scatter.reduce_out", "scatter.reduce")
+out_of("scatter.value_reduce_out", "scatter.value_reduce")
+
+
+def _scatter_add_samples():
+    return _scatter_reduce_src_samples()
+
+
+register("scatter_add.default", _scatter_add_samples)
+register("scatter_add_.default", _scatter_add_samples)
+out_of("scatter_add.out", "scatter_add.default")
+
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_reduce_two_samples():
+    rep = make((3, 4), I64, low=0, high=3)
+    out = []
+    for r in _REDUCTIONS:
+        for inc in (True, False):
+            out.append(S(make((3, 4), F32), 0, rep, make((3, 4), F32), r, include_self=inc,
+                         name=f"{r}_include_self_{inc}"))
+        out.append(S(make((3, 4), I64), 1, make((3, 2), I64, low=0, high=4), make((3, 2), I64),
+                     r, include_self=False, name=f"{r}_int64"))
+    out += [S(make((3, 4), F16), 0, rep, make((3, 4), F16), "sum", name="float16_sum"),
+            S(make((3, 4), I32), 0, rep, make((3, 4), I32), "max", name="legacy_max"),
+            S(make((3, 4), F32), 0, rep, make((3, 4), F32), "foo", name="bad_reduce_error")]
+    return out
+
+
+register("scatter_reduce.two", _scatter_reduce_two_samples)
+register("scatter_reduce_.two", _scatter_reduce_two_samples)
+out_of("scatter_reduce.two_out", "scatter_reduce.two")
+
+
+# ---------------------------------------------------------------- data-dependent shapes
+def _masked_select_samples():
+    out = [S(make((3, 4), dt), make((3, 4), BOOL), name=dtname(dt), data_dependent=True)
+           for dt in ALL]
+    out += [S(make((3, 4), F32), make((4,), BOOL), name="broadcast_mask", data_dependent=True),
+            S(make((4,), F32), make((3, 4), BOOL), name="broadcast_self", data_dependent=True),
+            S(make((), F32), np.array(True), name="0d", data_dependent=True),
+            S(make((0, 4), F32), make((4,), BOOL), name="empty", data_dependent=True),
+            S(transposed((3, 4), F32), make((3, 4), BOOL), name="transposed",
+              data_dependent=True),
+            S(make((3, 4), F32), make((3, 4), U8), name="uint8_mask_error", data_dependent=True),
+            S(make((3, 4), F32), make((3, 5), BOOL), name="shape_mismatch_error",
+              data_dependent=True)]
+    return out
+
+
+register("masked_select.default", _masked_select_samples)
+out_of("masked_select.out", "masked_select.default")
+
+
+def _nonzero_samples():
+    out = [S(make((3, 4), dt, low=-1, high=2), name=dtname(dt), data_dependent=True)
+           for dt in ALL]
+    out += [S(make((2, 3, 4), I64, low=0, high=2), name="3d", data_dependent=True),
+            S(np.array(2.0, np.float32), name="0d_nonzero", data_dependent=True),
+            S(np.array(0, np.int64), name="0d_zero", data_dependent=True),
+            S(make((0, 3), F32), name="empty", data_dependent=True),
+            S(np.zeros((3, 4), np.float32), name="all_zero", data_dependent=True),
+            S(transposed((3, 4), I32, low=0, high=2), name="transposed", data_dependent=True)]
+    return out
+
+
+register("nonzero.default", _nonzero_samples)
+out_of("nonzero.out", "nonzero.default")
+
+
+def _unique2_samples():
+    out = []
+    for dt in ALL:
+        x = make((3, 4), dt, low=0, high=4)
+        out.append(S(x, True, True, True, name=dtname(dt), data_dependent=True))
+    x = make((2, 5), I64, low=-2, high=3)
+    out += [S(x, name="defaults", data_dependent=True),
+            S(x, False, True, False, name="unsorted_inverse", data_dependent=True),
+            S(x, True, False, True, name="counts", data_dependent=True),
+            S(make((), F32), True, True, True, name="0d", data_dependent=True),
+            S(make((0, 3), F32), True, True, True, name="empty", data_dependent=True),
+            S(transposed((3, 4), I32, low=0, high=3), True, True, True, name="transposed",
+              data_dependent=True)]
+    return out
+
+
+register("_unique2.default", _unique2_samples)
+out_of("_unique2.out", "_unique2.default")
+
+
+def _unique_dim_samples():
+    rows = np.array([[1, 2, 1], [0, 5, 0], [1, 2, 1], [0, 5, 0], [3, 3, 3]], np.int64)
+    out = [S(rows.astype(dt), 0, name=dtname(dt), data_dependent=True) for dt in NUMERIC]
+    out += [S(rows, 1, True, True, True, name="dim_1_all", data_dependent=True),
+            S(rows.astype(np.float32), -2, True, False, True, name="negative_dim",
+              data_dependent=True),
+            S(make((2, 3, 2), I64, low=0, high=2), 2, name="3d", data_dependent=True),
+            S(rows, 2, name="dim_out_of_range_error", data_dependent=True)]
+    return out
+
+
+register("unique_dim.default", _unique_dim_samples)
+out_of("unique_dim.out", "unique_dim.default")
+
+
+# ---------------------------------------------------------------- sort, topk, argsort
+def _sort_samples(stable=None):
+    kw = {} if stable is None else {"stable": stable}
+    out = [S(make((3, 4), dt), name=dtname(dt), **kw) for dt in ALL]
+    out += [S(make((3, 4), I64, low=0, high=3), 0, True, name="ties_descending", **kw),
+            S(make((3, 4), BOOL), -1, True, name="bool_descending", **kw),
+            S(_distinct((3, 4)), 0, name="dim_0", **kw),
+            S(_distinct((2, 3, 4), F64), 1, True, name="descending", **kw),
+            S(np.array([1.0, np.nan, -2.0, np.nan, 0.0], np.float32), name="nan", **kw),
+            S(np.array([1.0, np.nan, -2.0, np.inf, 0.0], np.float32), 0, True,
+              name="nan_descending", **kw),
+            S(make((), F32), name="0d", **kw),
+            S(make((0, 3), F32), name="empty", **kw),
+            S(transposed((3, 4), F32), 0, name="transposed", **kw),
+            S(expanded((3, 4), F32), 1, name="expanded", **kw),
+            S(make((3, 4), F32), 2, name="dim_out_of_range_error", **kw)]
+    if stable is not None:
+        out = [S(s.args[0], **{**s.kwargs, **_sort_kwargs(s.args[1:])}, name=s.name)
+               for s in out]
+    return out
+
+
+def _sort_kwargs(rest):
+    return dict(zip(("dim", "descending"), rest))
+
+
+register("sort.default", _sort_samples)
+register("sort.stable", lambda: _sort_samples(True) + [
+    S(make((3, 4), I64, low=0, high=3), stable=False, dim=0, name="unstable_flag"),
+    S(make((3, 4), I64, low=0, high=3), stable=None, descending=True, name="stable_none")])
+out_of("sort.values", "sort.default")
+out_of("sort.values_stable", "sort.stable")
+register("argsort.default", lambda: [
+    S(make((3, 4), dt, low=0, high=3) if dt != BOOL else make((3, 4), dt), name=dtname(dt))
+    for dt in ALL] + [
+    S(make((3, 4), F32), 0, True, name="dim_0_descending"),
+    S(transposed((3, 4), F32), name="transposed"),
+    S(make((), F32), name="0d")])
+register("argsort.stable", lambda: [
+    S(make((3, 4), I64, low=0, high=3), stable=True, name="ties"),
+    S(make((3, 4), I64, low=0, high=3), stable=True, dim=0, descending=True,
+      name="ties_descending"),
+    S(make((3, 4), F32), stable=False, name="unstable_flag"),
+    S(transposed((3, 4), F32), stable=True, dim=1, name="transposed")])
+out_of("argsort.stable_out", "argsort.stable")
+
+
+def _topk_samples():
+    out = [S(_distinct((3, 4), dt), 2, name=dtname(dt)) for dt in SORTABLE]
+    out += [S(_distinct((3, 4)), 2, 0, name="dim_0"),
+            S(_distinct((3, 4)), 3, -1, False, name="smallest"),
+            S(_distinct((2, 3, 4), F64), 2, 1, name="3d"),
+            S(_distinct((3, 4)), 0, name="k_0"),
+            S(_distinct((3, 4)), 4, name="k_all"),
+            S(_distinct((3, 4)), 1, 1, True, False, name="unsorted_k_1"),
+            S(np.array([1.0, np.nan, -2.0, 3.0], np.float32), 2, name="nan"),
+            S(make((), F32), 1, name="0d"),
+            S(make((0, 4), F32), 2, name="empty"),
+            S(View(_distinct((4, 3)), "transpose.int", (0, 1)), 2, 0, name="transposed"),
+            S(_distinct((3, 4)), 5, name="k_too_large_error"),
+            S(_distinct((3, 4)), -1, name="k_negative_error")]
+    return out
+
+
+register("topk.default", _topk_samples)
+out_of("topk.values", "topk.default")
+
+
+# ---------------------------------------------------------------- *_scatter
+def _slice_scatter_samples():
+    out = [S(make((4, 3), dt), make((2, 3), dt), 0, 1, 3, name=dtname(dt)) for dt in ALL]
+    out += [S(make((4, 3), F32), make((2, 3), F32), 0, None, None, 2, name="step_2"),
+            S(make((4, 3), F32), make((4, 2), F32), -1, 1, name="negative_dim"),
+            S(make((4, 3), F32), make((4, 3), F32), name="defaults"),
+            S(make((4, 3), F32), make((2, 3), F64), 0, 2, name="float64_src"),
+            S(transposed((4, 3), F32), make((1, 3), F32), 0, 1, 2, name="transposed"),
+            S(strided((4, 3), F32), make((4, 1), F32), 1, 2, name="strided"),
+            S(expanded((4, 3), F32), make((2, 3), F32), 0, 0, 2, name="expanded"),
+            S(make((4, 3), F32), make((3, 3), F32), 0, 0, 2, name="size_mismatch_error")]
+    return out
+
+
+register("slice_scatter.default", _slice_scatter_samples)
+out_of("slice_scatter.out", "slice_scatter.default")
+
+
+def _select_scatter_samples():
+    out = [S(make((4, 3), dt), make((3,), dt), 0, 1, name=dtname(dt)) for dt in ALL]
+    out += [S(make((4, 3), F32), make((4,), F32), -1, -1, name="negative"),
+            S(make((2, 3, 4), F32), make((2, 4), F64), 1, 2, name="3d_float64_src"),
+            S(make((4,), F32), make((), F32), 0, 2, name="1d"),
+            S(transposed((4, 3), F32), make((3,), F32), 0, 0, name="transposed"),
+            S(offset((4, 3), F32), make((4,), F32), 1, 1, name="offset"),
+            S(make((4, 3), F32), make((4,), F32), 0, 0, name="size_mismatch_error"),
+            S(make((4, 3), F32), make((3,), F32), 0, 4, name="index_out_of_range_error")]
+    return out
+
+
+register("select_scatter.default", _select_scatter_samples)
+out_of("select_scatter.out", "select_scatter.default")
+
+
+def _diagonal_scatter_samples():
+    out = [S(make((3, 4), dt), make((3,), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), make((3,), F32), 1, name="offset_1"),
+            S(make((3, 4), F32), make((2,), F32), -1, name="offset_minus_1"),
+            S(make((2, 3, 4), F32), make((4, 2), F32), 0, 0, 2, name="3d_dims"),
+            S(make((3, 4), F32), make((3,), F32), 0, 1, 0, name="swapped_dims"),
+            S(transposed((3, 4), F32), make((3,), F32), name="transposed"),
+            S(make((3, 4), F32), make((4,), F32), name="size_mismatch_error")]
+    return out
+
+
+register("diagonal_scatter.default", _diagonal_scatter_samples)
+out_of("diagonal_scatter.out", "diagonal_scatter.default")
+
+
+def _as_strided_scatter_samples():
+    out = [S(make((3, 4), dt), make((2, 2), dt), [2, 2], [1, 2], name=dtname(dt))
+           for dt in ALL]
+    out += [S(make((3, 4), F32), make((3,), F32), [3], [5], 0, name="diagonal"),
+            S(make((3, 4), F32), make((2, 3), F32), [2, 3], [4, 1], 1, name="offset"),
+            S(make((3, 4), F32), make((2,), F64), [2], [1], name="float64_src"),
+            S(transposed((3, 4), F32), make((2,), F32), [2], [1], name="transposed"),
+            S(make((3, 4), F32), make((3,), F32), [2], [1], name="size_mismatch_error"),
+            S(make((3, 4), F32), make((2,), F32), [2], [1], 20, name="out_of_bounds_error")]
+    return out
+
+
+register("as_strided_scatter.default", _as_strided_scatter_samples)
+out_of("as_strided_scatter.out", "as_strided_scatter.default")

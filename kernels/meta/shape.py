@@ -1,0 +1,297 @@
+"""Meta kernels of the shape family (issue 4): repeat, flip, roll, tril/triu, index_select,
+gather, scatter*, topk, sort, and the data-dependent ones (masked_select, nonzero,
+_unique2, unique_dim) that raise NotImplementedError like torch's Meta device.
+
+The `*_layout` / `check_*` functions are shared with kernels/cpu/shape.py, so both
+backends give the same shapes, strides, dtypes and errors.
+
+    >>> x = ember.empty(3, 4, device="meta")
+    >>> x.repeat(2, 1, 1).shape
+    ember.Size([2, 6, 4])
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_meta
+from ember.core.factory_args import like_strides
+from ember.core.shapes import broadcast_shapes
+from ember.kernels.common._view_rules import int_list, wrap, wrap_list
+
+
+def _meta(shape, dt, strides=None):
+    return empty_meta(tuple(shape), dt, strides)
+
+
+def preserve_strides(t) -> tuple:
+    """empty_like(t)'s strides: t's own when dense, else dense in t's dim order."""
+    return like_strides(t._shape, t.stride(), None)
+
+
+# --- repeat, flip, roll, tril / triu ---------------------------------------------------------
+def repeat_shape(self, repeats) -> tuple:
+    repeats = int_list(repeats)
+    if len(repeats) < len(self._shape):
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number "
+                           "of dimensions of tensor")
+    padded = (1,) * (len(repeats) - len(self._shape)) + tuple(self._shape)
+    shape = tuple(p * r for p, r in zip(padded, repeats))
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{list(shape)}")
+    return shape
+
+
+def repeat(self, repeats):
+    return _meta(repeat_shape(self, repeats), self._dtype)
+
+
+def flip_dims(self, dims) -> tuple:
+    return wrap_list(dims, len(self._shape))
+
+
+def flip(self, dims):
+    flip_dims(self, dims)
+    return _meta(self._shape, self._dtype, preserve_strides(self))
+
+
+def roll_args(self, shifts, dims) -> tuple:
+    """(shifts, wrapped dims); dims=[] with one shift rolls the flattened tensor (dims None)."""
+    shifts, dims = int_list(shifts), int_list(dims)
+    if len(dims) == 0 and len(shifts) == 1:
+        return shifts, None
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    ndim = len(self._shape)
+    return shifts, tuple(wrap(d, ndim) for d in dims)
+
+
+def roll(self, shifts, dims):
+    roll_args(self, shifts, dims)
+    if self.numel() == 0:  # torch returns self.clone()
+        return _meta(self._shape, self._dtype, preserve_strides(self))
+    return _meta(self._shape, self._dtype)
+
+
+def check_tri(self, name):
+    if len(self._shape) < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(self, diagonal):
+    check_tri(self, "tril")
+    return _meta(self._shape, self._dtype)
+
+
+def triu(self, diagonal):
+    check_tri(self, "triu")
+    return _meta(self._shape, self._dtype)
+
+
+def tril_(self, diagonal):
+    check_tri(self, "tril")
+    return self
+
+
+def triu_(self, diagonal):
+    check_tri(self, "triu")
+    return self
+
+
+# --- index_select, gather, scatter ---------------------------------------------------------------
+def index_select_layout(self, dim, index) -> tuple:
+    """(wrapped dim, result shape) after torch's checks."""
+    ndim = len(self._shape)
+    dim = wrap(dim, ndim)
+    if len(index._shape) > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    if not ndim:
+        return dim, ()
+    n = index.numel()
+    return dim, self._shape[:dim] + (n,) + self._shape[dim + 1:]
+
+
+def index_select(self, dim, index):
+    _, shape = index_select_layout(self, dim, index)
+    return _meta(shape, self._dtype)
+
+
+def _shape_or_1(t):
+    return tuple(t._shape) if t._shape else (1,)
+
+
+def check_gather(self, dim, index) -> int:
+    ndim = len(self._shape)
+    dim = wrap(dim, ndim)
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if index.numel() == 0:
+        return dim
+    if max(len(index._shape), 1) != max(ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    ss, isz = _shape_or_1(self), _shape_or_1(index)
+    for d in range(len(ss)):
+        if d != dim and isz[d] > ss[d]:
+            raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                               f"{list(index._shape)} to be no larger than self "
+                               f"{list(self._shape)} apart from dimension {dim}")
+    return dim
+
+
+def gather(self, dim, index, sparse_grad):
+    check_gather(self, dim, index)
+    return _meta(index._shape, self._dtype)
+
+
+_SCATTER_REDUCE = ("add", "multiply")
+
+
+def check_scatter(name, self, dim, index, src, reduce=None) -> int:
+    """torch's scatter / scatter_add checks (src a tensor or a number); the wrapped dim."""
+    ndim = len(self._shape)
+    dim = wrap(dim, ndim)
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    is_tensor = hasattr(src, "_dtype")
+    if is_tensor and src._dtype is not self._dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if reduce is not None and reduce not in _SCATTER_REDUCE:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if index.numel() == 0:
+        return dim
+    if max(len(index._shape), 1) != max(ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if is_tensor and max(len(src._shape), 1) != max(ndim, 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    ss, isz = _shape_or_1(self), _shape_or_1(index)
+    bad = any(d != dim and isz[d] > ss[d] for d in range(len(ss)))
+    if is_tensor:
+        srs = _shape_or_1(src)
+        if bad or any(isz[d] > srs[d] for d in range(len(ss))):
+            raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self "
+                               f"{list(self._shape)} apart from dimension {dim} and to be no "
+                               f"larger size than src {list(src._shape)}")
+    elif bad:
+        raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self "
+                           f"{list(self._shape)} apart from dimension {dim}")
+    return dim
+
+
+def scatter(self, dim, index, src):
+    check_scatter("scatter", self, dim, index, src)
+    return _meta(self._shape, self._dtype)
+
+
+def scatter_reduce(self, dim, index, src, reduce):
+    check_scatter("scatter", self, dim, index, src, reduce)
+    return _meta(self._shape, self._dtype)
+
+
+def scatter_(self, dim, index, src):
+    check_scatter("scatter", self, dim, index, src)
+    return self
+
+
+def scatter_reduce_(self, dim, index, src, reduce):
+    check_scatter("scatter", self, dim, index, src, reduce)
+    return self
+
+
+def scatter_add(self, dim, index, src):
+    check_scatter("scatter_add", self, dim, index, src)
+    return _meta(self._shape, self._dtype)
+
+
+def scatter_add_(self, dim, index, src):
+    check_scatter("scatter_add", self, dim, index, src)
+    return self
+
+
+_REDUCE_TWO = ("sum", "prod", "mean", "amax", "amin", "max", "min")  # max/min: legacy names
+
+
+def check_scatter_reduce_two(self, dim, index, src, reduce) -> int:
+    if reduce not in _REDUCE_TWO:
+        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    return check_scatter("scatter_reduce", self, dim, index, src)
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, include_self):
+    check_scatter_reduce_two(self, dim, index, src, reduce)
+    return _meta(self._shape, self._dtype)
+
+
+def scatter_reduce_two_(self, dim, index, src, reduce, include_self):
+    check_scatter_reduce_two(self, dim, index, src, reduce)
+    return self
+
+
+# --- masked_select, nonzero, unique: data-dependent shapes --------------------------------------
+def _dynamic(op):
+    raise NotImplementedError(f"aten::{op}: attempted to run this operator with Meta tensors, "
+                              "but its output shape depends on the data")
+
+
+def check_masked_select(self, mask) -> tuple:
+    if mask._dtype is not D.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return broadcast_shapes(self._shape, mask._shape)
+
+
+def masked_select(self, mask):
+    check_masked_select(self, mask)
+    _dynamic("masked_select")
+
+
+def nonzero(self):
+    _dynamic("nonzero")
+
+
+def nonzero_out(self, out):
+    _dynamic("nonzero")
+
+
+def unique2(self, sorted, return_inverse, return_counts):
+    _dynamic("_unique2")
+
+
+def unique_dim(self, dim, sorted, return_inverse, return_counts):
+    _dynamic("unique_dim")
+
+
+# --- sort, topk ----------------------------------------------------------------------------------
+def sort_dim(self, dim) -> int:
+    ndim = len(self._shape)
+    return wrap(dim, ndim)
+
+
+def sort(self, dim, descending):
+    sort_dim(self, dim)
+    strides = preserve_strides(self)
+    return _meta(self._shape, self._dtype, strides), _meta(self._shape, D.int64, strides)
+
+
+def sort_stable(self, stable, dim, descending):
+    return sort(self, dim, descending)
+
+
+def topk_layout(self, k, dim) -> tuple:
+    """(wrapped dim, result shape) after torch's checks."""
+    dim = sort_dim(self, dim)
+    size = self._shape[dim] if self._shape else 1
+    if k < 0 or k > size:
+        raise RuntimeError("selected index k out of range")
+    if not self._shape:
+        return dim, ()
+    return dim, self._shape[:dim] + (k,) + self._shape[dim + 1:]
+
+
+def topk(self, k, dim, largest, sorted):
+    _, shape = topk_layout(self, k, dim)
+    return _meta(shape, self._dtype), _meta(shape, D.int64)
+
+
