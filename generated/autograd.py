@@ -115,12 +115,8 @@ _c_index_select = _o.index_select._cache
 _c_gather = _o.gather._cache
 _c_scatter_src = _o.scatter_src._cache
 _c_scatter_value = _o.scatter_value._cache
-_c_scatter_reduce = _o.scatter_reduce._cache
-_c_scatter_value_reduce = _o.scatter_value_reduce._cache
 _c_scatter__src = _o.scatter__src._cache
 _c_scatter__value = _o.scatter__value._cache
-_c_scatter__reduce = _o.scatter__reduce._cache
-_c_scatter__value_reduce = _o.scatter__value_reduce._cache
 _c_scatter_add = _o.scatter_add._cache
 _c_scatter_add_ = _o.scatter_add_._cache
 _c_scatter_reduce_two = _o.scatter_reduce_two._cache
@@ -2140,44 +2136,9 @@ class ScatterBackward1(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:354
-class ScatterBackward2(_Node):
-    """Backward of scatter.reduce (schema/derivatives.yaml:354)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self', 'src')
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_self = None
-        _r_src = None
-        if _n[0]:
-            raise _not_implemented('scatter')
-        if _n[1]:
-            raise _not_implemented('scatter')
-        return (_r_self, _r_src)
-
-
-# schema/derivatives.yaml:359
-class ScatterBackward3(_Node):
-    """Backward of scatter.value_reduce (schema/derivatives.yaml:359)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_self = None
-        if _n[0]:
-            raise _not_implemented('scatter')
-        return (_r_self,)
-
-
-# schema/derivatives.yaml:363
+# schema/derivatives.yaml:356
 class ScatterAddBackward0(_Node):
-    """Backward of scatter_add (schema/derivatives.yaml:363)."""
+    """Backward of scatter_add (schema/derivatives.yaml:356)."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2206,9 +2167,9 @@ class ScatterAddBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:368
+# schema/derivatives.yaml:361
 class ScatterReduceBackward0(_Node):
-    """Backward of scatter_reduce.two (schema/derivatives.yaml:368)."""
+    """Backward of scatter_reduce.two (schema/derivatives.yaml:361)."""
     __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
     _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
     _saved_list_slots = ()
@@ -2260,9 +2221,9 @@ class ScatterReduceBackward0(_Node):
         return _unpack(self._s_src, self)
 
 
-# schema/derivatives.yaml:372
+# schema/derivatives.yaml:365
 class MaskedSelectBackward0(_Node):
-    """Backward of masked_select (schema/derivatives.yaml:372)."""
+    """Backward of masked_select (schema/derivatives.yaml:365)."""
     __slots__ = ('_s_mask', '_s_self')
     _saved_slots = ('_s_mask', '_s_self')
     _saved_list_slots = ()
@@ -2288,9 +2249,9 @@ class MaskedSelectBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:380
+# schema/derivatives.yaml:373
 class TopkBackward0(_Node):
-    """Backward of topk (schema/derivatives.yaml:380)."""
+    """Backward of topk (schema/derivatives.yaml:373)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2321,9 +2282,9 @@ class TopkBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:384
+# schema/derivatives.yaml:377
 class SortBackward0(_Node):
-    """Backward of sort (schema/derivatives.yaml:384)."""
+    """Backward of sort (schema/derivatives.yaml:377)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2354,9 +2315,9 @@ class SortBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:388
+# schema/derivatives.yaml:381
 class SortBackward1(_Node):
-    """Backward of sort.stable (schema/derivatives.yaml:388)."""
+    """Backward of sort.stable (schema/derivatives.yaml:381)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2387,9 +2348,9 @@ class SortBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:392
+# schema/derivatives.yaml:385
 class Unique2Backward0(_Node):
-    """Backward of _unique2 (schema/derivatives.yaml:392)."""
+    """Backward of _unique2 (schema/derivatives.yaml:385)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2403,9 +2364,9 @@ class Unique2Backward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:396
+# schema/derivatives.yaml:389
 class UniqueDimBackward0(_Node):
-    """Backward of unique_dim (schema/derivatives.yaml:396)."""
+    """Backward of unique_dim (schema/derivatives.yaml:389)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2419,9 +2380,9 @@ class UniqueDimBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:400
+# schema/derivatives.yaml:393
 class SliceScatterBackward0(_Node):
-    """Backward of slice_scatter (schema/derivatives.yaml:400)."""
+    """Backward of slice_scatter (schema/derivatives.yaml:393)."""
     __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2473,9 +2434,9 @@ class SliceScatterBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:404
+# schema/derivatives.yaml:397
 class SelectScatterBackward0(_Node):
-    """Backward of select_scatter (schema/derivatives.yaml:404)."""
+    """Backward of select_scatter (schema/derivatives.yaml:397)."""
     __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2515,9 +2476,9 @@ class SelectScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:408
+# schema/derivatives.yaml:401
 class DiagonalScatterBackward0(_Node):
-    """Backward of diagonal_scatter (schema/derivatives.yaml:408)."""
+    """Backward of diagonal_scatter (schema/derivatives.yaml:401)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2563,9 +2524,9 @@ class DiagonalScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:412
+# schema/derivatives.yaml:405
 class AsStridedScatterBackward0(_Node):
-    """Backward of as_strided_scatter (schema/derivatives.yaml:412)."""
+    """Backward of as_strided_scatter (schema/derivatives.yaml:405)."""
     __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4447,41 +4408,6 @@ def _ag_scatter_value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:947 (derivative: schema/derivatives.yaml:354)
-def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
-    _ks = ks & _BELOW
-    _k = _c_scatter_reduce.get(_ks)
-    if _k is None:
-        _k = _o.scatter_reduce._fill(_ks)
-    _out = _k(self, dim, index, src, reduce)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_src = _edge(src)
-    if not (_e_self is not None or _e_src is not None):
-        return _out
-    _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml:954 (derivative: schema/derivatives.yaml:359)
-def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
-    _ks = ks & _BELOW
-    _k = _c_scatter_value_reduce.get(_ks)
-    if _k is None:
-        _k = _o.scatter_value_reduce._fill(_ks)
-    _out = _k(self, dim, index, value, reduce)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
 # schema/native_functions.yaml:961 (derivative: schema/derivatives.yaml:344)
 def _ag_scatter__src(ks, self, dim, index, src):
     _node = None
@@ -4524,44 +4450,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:973 (derivative: schema/derivatives.yaml:354)
-def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_src = _edge(src)
-        if _e_self is not None or _e_src is not None:
-            _check_inplace(self)
-            _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
-    _ks = ks & _BELOW
-    _k = _c_scatter__reduce.get(_ks)
-    if _k is None:
-        _k = _o.scatter__reduce._fill(_ks)
-    _out = _k(self, dim, index, src, reduce)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml:979 (derivative: schema/derivatives.yaml:359)
-def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_scatter__value_reduce.get(_ks)
-    if _k is None:
-        _k = _o.scatter__value_reduce._fill(_ks)
-    _out = _k(self, dim, index, value, reduce)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:363)
+# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:356)
 def _ag_scatter_add(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_add.get(_ks)
@@ -4582,7 +4471,7 @@ def _ag_scatter_add(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:363)
+# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:356)
 def _ag_scatter_add_(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -4604,7 +4493,7 @@ def _ag_scatter_add_(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:361)
 def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce_two.get(_ks)
@@ -4632,7 +4521,7 @@ def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:361)
 def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     _node = None
     if _tls.grad_enabled:
@@ -4661,7 +4550,7 @@ def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:372)
+# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:365)
 def _ag_masked_select(ks, self, mask):
     _ks = ks & _BELOW
     _k = _c_masked_select.get(_ks)
@@ -4680,7 +4569,7 @@ def _ag_masked_select(ks, self, mask):
     return _out
 
 
-# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:373)
 def _ag_topk(ks, self, k, dim, largest, sorted):
     _ks = ks & _BELOW
     _k = _c_topk.get(_ks)
@@ -4702,7 +4591,7 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     return _out
 
 
-# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:384)
+# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:377)
 def _ag_sort(ks, self, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort.get(_ks)
@@ -4724,7 +4613,7 @@ def _ag_sort(ks, self, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:388)
+# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:381)
 def _ag_sort_stable(ks, self, stable, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort_stable.get(_ks)
@@ -4746,7 +4635,7 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:385)
 def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c__unique2.get(_ks)
@@ -4763,7 +4652,7 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:396)
+# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:389)
 def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c_unique_dim.get(_ks)
@@ -4780,7 +4669,7 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1080 (derivative: schema/derivatives.yaml:400)
+# schema/native_functions.yaml:1080 (derivative: schema/derivatives.yaml:393)
 def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_scatter.get(_ks)
@@ -4808,7 +4697,7 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:1086 (derivative: schema/derivatives.yaml:404)
+# schema/native_functions.yaml:1086 (derivative: schema/derivatives.yaml:397)
 def _ag_select_scatter(ks, self, src, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_scatter.get(_ks)
@@ -4833,7 +4722,7 @@ def _ag_select_scatter(ks, self, src, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:408)
+# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:401)
 def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal_scatter.get(_ks)
@@ -4859,7 +4748,7 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:412)
+# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:405)
 def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided_scatter.get(_ks)
@@ -5014,14 +4903,14 @@ _o.scatter_src.register("Autograd", _ag_scatter_src, with_keyset=True)
 _o.scatter_src_out.register("Autograd", _autograd_out(_o.scatter_src_out), with_keyset=True)
 _o.scatter_value.register("Autograd", _ag_scatter_value, with_keyset=True)
 _o.scatter_value_out.register("Autograd", _autograd_out(_o.scatter_value_out), with_keyset=True)
-_o.scatter_reduce.register("Autograd", _ag_scatter_reduce, with_keyset=True)
+_o.scatter_reduce.register("Autograd", _autograd_not_implemented(_o.scatter_reduce), with_keyset=True)
 _o.scatter_reduce_out.register("Autograd", _autograd_out(_o.scatter_reduce_out), with_keyset=True)
-_o.scatter_value_reduce.register("Autograd", _ag_scatter_value_reduce, with_keyset=True)
+_o.scatter_value_reduce.register("Autograd", _autograd_not_implemented(_o.scatter_value_reduce), with_keyset=True)
 _o.scatter_value_reduce_out.register("Autograd", _autograd_out(_o.scatter_value_reduce_out), with_keyset=True)
 _o.scatter__src.register("Autograd", _ag_scatter__src, with_keyset=True)
 _o.scatter__value.register("Autograd", _ag_scatter__value, with_keyset=True)
-_o.scatter__reduce.register("Autograd", _ag_scatter__reduce, with_keyset=True)
-_o.scatter__value_reduce.register("Autograd", _ag_scatter__value_reduce, with_keyset=True)
+_o.scatter__reduce.register("Autograd", _autograd_not_implemented(_o.scatter__reduce), with_keyset=True)
+_o.scatter__value_reduce.register("Autograd", _autograd_not_implemented(_o.scatter__value_reduce), with_keyset=True)
 _o.scatter_add.register("Autograd", _ag_scatter_add, with_keyset=True)
 _o.scatter_add_out.register("Autograd", _autograd_out(_o.scatter_add_out), with_keyset=True)
 _o.scatter_add_.register("Autograd", _ag_scatter_add_, with_keyset=True)

@@ -93,3 +93,11 @@ def _deepcopy(self, memo):
 
 
 Tensor.__deepcopy__ = _deepcopy
+
+
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    from .toplevel import unique
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+Tensor.unique = _unique

@@ -25,3 +25,26 @@ def broadcast_shapes(*shapes) -> Size:
     ember.Size([2, 3])
     """
     return Size(_broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: the unique elements (or slices along `dim`), with the inverse indices
+    and counts when asked; `_unique2` / `unique_dim` underneath, like torch.
+
+    >>> ember.unique(ember.tensor([3, 1, 3]), return_counts=True)
+    (tensor([1, 3]), tensor([1, 2]))
+    """
+    from .. import ops
+    if dim is None:
+        out, inverse, counts = ops.aten._unique2.default(input, sorted, return_inverse,
+                                                         return_counts)
+    else:
+        out, inverse, counts = ops.aten.unique_dim.default(input, dim, sorted, return_inverse,
+                                                           return_counts)
+    if return_inverse and return_counts:
+        return out, inverse, counts
+    if return_inverse:
+        return out, inverse
+    if return_counts:
+        return out, counts
+    return out
