@@ -39,7 +39,38 @@ from opinfo import (  # noqa: F401
 
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
-    return {}
+    ties = np.array([[1.0, 2.0, 1.0, 0.0], [3.0, 3.0, -1.0, 3.0]], np.float32)
+    rep = np.array([[0, 1, 0, 2], [2, 1, 0, 0]], np.int64)
+    self_zero = make((3, 4), F32, low=0.5, high=2)
+    self_zero[1, 2] = 0
+    src_zero = make((2, 4), F32, low=0.5, high=2)
+    src_zero[0, 1] = 0
+    tview = View(make((4, 3), F32), "transpose.int", (0, 1))
+    i24 = _perm_index(3, (2, 4), 0, 5)
+    out = {
+        "sort.default": [S(ties, 1, True, name="nonsmooth_ties")],
+        "sort.stable": [S(ties, stable=True, dim=0, name="nonsmooth_ties")],
+        "scatter_reduce.two": [
+            S(ties[:, :4].repeat(2, 0)[:3], 0, rep, ties, "amax", name="nonsmooth_amax_ties"),
+            S(self_zero, 0, rep, src_zero, "prod", name="prod_with_zeros"),
+            S(self_zero, 0, rep, src_zero, "prod", include_self=False,
+              name="prod_with_zeros_exclude_self")],
+        "scatter_reduce_.two": [S(tview, 0, rep, make((2, 4), F32), "mean",
+                                  name="mean_transposed_view")],
+        "scatter_.src": [S(tview, 0, i24, make((2, 4), F32), name="transposed_view")],
+        "scatter_.value": [S(tview, 0, i24, 2.5, name="transposed_view")],
+        "scatter_add_.default": [S(tview, 1, rep[:, :2].copy(), make((2, 2), F32),
+                                   name="transposed_view")],
+        "tril_.default": [S(tview, -1, name="transposed_view")],
+        "triu_.default": [S(tview, 1, name="transposed_view")],
+        "index_select.default": [S(make((2, 3, 2), F64), 1, _idx(2, 2, 0, 1),
+                                   name="repeated_3d")],
+        "masked_select.default": [S(make((2, 1, 3), F32), make((4, 1), BOOL),
+                                    name="broadcast_both")],
+        "repeat.default": [S(make((2, 1), F32), [1, 3, 2], name="leading_and_inner")],
+        "topk.default": [S(_distinct((2, 5), F64, seed=4), 3, 1, False, name="smallest_3")],
+    }
+    return out
 
 
 # ---------------------------------------------------------------- helpers
