@@ -101,6 +101,9 @@ def triu_(self, diagonal):
 def index_select(self, dim, index):
     dim, shape = _m.index_select_layout(self, dim, index)
     idx = index._np.reshape(-1).astype(np.int64, copy=False)
+    if not self._shape and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                           f"{idx.size} value(s)")
     n = self._shape[dim] if self._shape else 1
     if idx.size and (idx.min() < 0 or idx.max() >= n):
         raise IndexError("index out of range in self")
@@ -328,10 +331,8 @@ def unique2(self, sorted, return_inverse, return_counts):
 
 
 def unique_dim(self, dim, sorted, return_inverse, return_counts):
-    dim = _m.sort_dim(self, dim)
+    dim = _m.check_unique_dim(self, dim)
     a = _sortable(self._np, self._dtype)
-    if a.ndim == 0:
-        a = a.reshape(1)
     vals, inv, counts = np.unique(a, axis=dim, return_inverse=True, return_counts=True)
     # torch works on the tensor with `dim` moved first and moves it back (a strided view)
     moved = np.moveaxis(np.ascontiguousarray(np.moveaxis(vals, dim, 0)), 0, dim)

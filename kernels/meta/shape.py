@@ -11,6 +11,8 @@ backends give the same shapes, strides, dtypes and errors.
 """
 from __future__ import annotations
 
+import warnings
+
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.factory_args import like_strides
@@ -150,7 +152,9 @@ _SCATTER_REDUCE = ("add", "multiply")
 
 
 def check_scatter(name, self, dim, index, src, reduce=None) -> int:
-    """torch's scatter / scatter_add checks (src a tensor or a number); the wrapped dim."""
+    """torch's scatter / scatter_add checks (src a tensor or a number); the wrapped dim.
+    (torch's messages say scatter() for scatter_add and scatter_reduce too.)"""
+    name = "scatter"
     ndim = len(self._shape)
     dim = wrap(dim, ndim)
     if index._dtype not in (D.int64, D.int32):
@@ -160,6 +164,10 @@ def check_scatter(name, self, dim, index, src, reduce=None) -> int:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     if reduce is not None and reduce not in _SCATTER_REDUCE:
         raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce is not None and is_tensor:
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
+                      "will be removed in a future PyTorch release. Use torch.scatter_reduce "
+                      "instead for more reduction options.", UserWarning, stacklevel=4)
     if index.numel() == 0:
         return dim
     if max(len(index._shape), 1) != max(ndim, 1):
@@ -259,8 +267,19 @@ def unique2(self, sorted, return_inverse, return_counts):
     _dynamic("_unique2")
 
 
+def check_unique_dim(self, dim) -> int:
+    ndim = len(self._shape)
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    dim = wrap(dim, ndim)
+    if any(n == 0 for d, n in enumerate(self._shape) if d != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique "
+                           "cannot be applied")
+    return dim
+
+
 def unique_dim(self, dim, sorted, return_inverse, return_counts):
-    _dynamic("unique_dim")
+    _dynamic("unique_dim")   # before any check, like torch (no Meta kernel)
 
 
 # --- sort, topk ----------------------------------------------------------------------------------

@@ -193,6 +193,8 @@ def _index_select_samples():
             S(make((3, 4), F32), -1, _idx(3), name="negative_dim"),
             S(make((3, 4), F32), 1, np.array(1, np.int64), name="0d_index"),
             S(make((), F32), 0, _idx(0), name="0d_self"),
+            S(make((), F32), 0, _idx(0, 0), name="0d_self_two_indices_error"),
+            S(make((), F32), 0, _idx(1), name="0d_self_out_of_range_error"),
             S(make((3, 4), F32), 0, _idx(), name="empty_index"),
             S(transposed((3, 4), F32), 1, _idx(1, 3), name="transposed"),
             S(expanded((3, 4), F64), 0, _idx(1, 1), name="expanded"),
@@ -398,7 +400,11 @@ def _unique_dim_samples():
             S(rows.astype(np.float32), -2, True, False, True, name="negative_dim",
               data_dependent=True),
             S(make((2, 3, 2), I64, low=0, high=2), 2, name="3d", data_dependent=True),
-            S(rows, 2, name="dim_out_of_range_error", data_dependent=True)]
+            S(rows, 2, name="dim_out_of_range_error", data_dependent=True),
+            S(np.zeros((0, 3), np.float32), 0, name="empty_selected", data_dependent=True),
+            S(np.zeros((0, 3), np.float32), 1, name="empty_not_selected_error",
+              data_dependent=True),
+            S(np.array(3.0, np.float32), 0, name="0d_error", data_dependent=True)]
     return out
 
 
