@@ -44,7 +44,9 @@ from .core.factories import (
 from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from .core.toplevel import broadcast_shapes, is_floating_point, is_tensor, numel, unique
+from .core.toplevel import (
+    broadcast_shapes, is_floating_point, is_tensor, numel, unique, unique_consecutive,
+)
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
@@ -59,6 +61,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "unique",
+    "set_printoptions", "get_printoptions", "unique", "unique_consecutive",
     *_generated_all,
 ]

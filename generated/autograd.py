@@ -131,6 +131,20 @@ _c_slice_scatter = _o.slice_scatter._cache
 _c_select_scatter = _o.select_scatter._cache
 _c_diagonal_scatter = _o.diagonal_scatter._cache
 _c_as_strided_scatter = _o.as_strided_scatter._cache
+_c_index_add = _o.index_add._cache
+_c_index_add_ = _o.index_add_._cache
+_c_index_copy = _o.index_copy._cache
+_c_index_copy_ = _o.index_copy_._cache
+_c_index_fill_int_Scalar = _o.index_fill_int_Scalar._cache
+_c_index_fill_int_Tensor = _o.index_fill_int_Tensor._cache
+_c_index_fill__int_Scalar = _o.index_fill__int_Scalar._cache
+_c_index_fill__int_Tensor = _o.index_fill__int_Tensor._cache
+_c_masked_scatter = _o.masked_scatter._cache
+_c_masked_scatter_ = _o.masked_scatter_._cache
+_c_take = _o.take._cache
+_c_put = _o.put._cache
+_c_put_ = _o.put_._cache
+_c_unique_consecutive = _o.unique_consecutive._cache
 
 
 # schema/derivatives.yaml:58
@@ -2577,6 +2591,311 @@ class AsStridedScatterBackward0(_Node):
         return self._s_stride
 
 
+# schema/derivatives.yaml:409
+class IndexAddBackward0(_Node):
+    """Backward of index_add (schema/derivatives.yaml:409)."""
+    __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            _r_self = grad
+        if _n[1]:
+            alpha = _node._s_alpha
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.maybe_multiply(_H.index_source_backward(grad, dim, index, source_shape), alpha)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:414
+class IndexCopyBackward0(_Node):
+    """Backward of index_copy (schema/derivatives.yaml:414)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.index_source_backward(grad, dim, index, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:419
+class IndexFillBackward0(_Node):
+    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:419)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:423
+class IndexFillBackward1(_Node):
+    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:423)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_value_dtype')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.index_fill_value_backward(grad, dim, index, value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:428
+class MaskedScatterBackward0(_Node):
+    """Backward of masked_scatter (schema/derivatives.yaml:428)."""
+    __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:434
+class MaskedScatterBackward1(_Node):
+    """Backward of masked_scatter_ (schema/derivatives.yaml:434)."""
+    __slots__ = ('_s_mask', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            _r_self = _H.zero_where(mask, grad)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:439
+class TakeBackward0(_Node):
+    """Backward of take (schema/derivatives.yaml:439)."""
+    __slots__ = ('_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape).put(index, grad, True)
+        return (_r_self,)
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:443
+class PutBackward0(_Node):
+    """Backward of put (schema/derivatives.yaml:443)."""
+    __slots__ = ('_s_accumulate', '_s_index', '_s_source', '_s_source_shape')
+    _saved_slots = ('_s_index', '_s_source')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            accumulate = _node._s_accumulate
+            index = _unpack(_node._s_index, _node)
+            source = _unpack(_node._s_source, _node)
+            _r_self = _H.put_self_backward(grad, index, source, accumulate)
+        if _n[1]:
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = grad.take(index).reshape(source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_accumulate(self):
+        return self._s_accumulate
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source(self):
+        return _unpack(self._s_source, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:448
+class UniqueConsecutiveBackward0(_Node):
+    """Backward of unique_consecutive (schema/derivatives.yaml:448)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_consecutive')
+        return (_r_self,)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4776,6 +5095,323 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     return _out
 
 
+# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:409)
+def _ag_index_add(ks, self, dim, index, source, alpha):
+    _ks = ks & _BELOW
+    _k = _c_index_add.get(_ks)
+    if _k is None:
+        _k = _o.index_add._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_source is not None:
+        _node._s_alpha = alpha
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:409)
+def _ag_index_add_(ks, self, dim, index, source, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_source is not None:
+                _node._s_alpha = alpha
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_add_.get(_ks)
+    if _k is None:
+        _k = _o.index_add_._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1117 (derivative: schema/derivatives.yaml:414)
+def _ag_index_copy(ks, self, dim, index, source):
+    _ks = ks & _BELOW
+    _k = _c_index_copy.get(_ks)
+    if _k is None:
+        _k = _o.index_copy._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1124 (derivative: schema/derivatives.yaml:414)
+def _ag_index_copy_(ks, self, dim, index, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_copy_.get(_ks)
+    if _k is None:
+        _k = _o.index_copy_._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:419)
+def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1136 (derivative: schema/derivatives.yaml:423)
+def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_self is not None or _e_value is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:419)
+def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:423)
+def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_value = _edge(value)
+        if _e_self is not None or _e_value is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            if _e_self is not None or _e_value is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_value is not None:
+                _node._s_value_dtype = value._dtype
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1154 (derivative: schema/derivatives.yaml:428)
+def _ag_masked_scatter(ks, self, mask, source):
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter._fill(_ks)
+    _out = _k(self, mask, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(MaskedScatterBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_mask = _save(mask)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:434)
+def _ag_masked_scatter_(ks, self, mask, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(MaskedScatterBackward1, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_mask = _save(mask)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter_.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter_._fill(_ks)
+    _out = _k(self, mask, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1166 (derivative: schema/derivatives.yaml:439)
+def _ag_take(ks, self, index):
+    _ks = ks & _BELOW
+    _k = _c_take.get(_ks)
+    if _k is None:
+        _k = _o.take._fill(_ks)
+    _out = _k(self, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TakeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:443)
+def _ag_put(ks, self, index, source, accumulate):
+    _ks = ks & _BELOW
+    _k = _c_put.get(_ks)
+    if _k is None:
+        _k = _o.put._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None:
+        _node._s_accumulate = accumulate
+    if _e_self is not None or _e_source is not None:
+        _node._s_index = _save(index)
+    if _e_self is not None:
+        _node._s_source = _save(source)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:443)
+def _ag_put_(ks, self, index, source, accumulate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None:
+                _node._s_accumulate = accumulate
+            if _e_self is not None or _e_source is not None:
+                _node._s_index = _save(index)
+            if _e_self is not None:
+                _node._s_source = _save(source)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_put_.get(_ks)
+    if _k is None:
+        _k = _o.put_._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1218 (derivative: schema/derivatives.yaml:448)
+def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
+    _ks = ks & _BELOW
+    _k = _c_unique_consecutive.get(_ks)
+    if _k is None:
+        _k = _o.unique_consecutive._fill(_ks)
+    _out = _k(self, return_inverse, return_counts, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueConsecutiveBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4939,3 +5575,28 @@ _o.diagonal_scatter.register("Autograd", _ag_diagonal_scatter, with_keyset=True)
 _o.diagonal_scatter_out.register("Autograd", _autograd_out(_o.diagonal_scatter_out), with_keyset=True)
 _o.as_strided_scatter.register("Autograd", _ag_as_strided_scatter, with_keyset=True)
 _o.as_strided_scatter_out.register("Autograd", _autograd_out(_o.as_strided_scatter_out), with_keyset=True)
+_o.index_add.register("Autograd", _ag_index_add, with_keyset=True)
+_o.index_add_out.register("Autograd", _autograd_out(_o.index_add_out), with_keyset=True)
+_o.index_add_.register("Autograd", _ag_index_add_, with_keyset=True)
+_o.index_copy.register("Autograd", _ag_index_copy, with_keyset=True)
+_o.index_copy_out.register("Autograd", _autograd_out(_o.index_copy_out), with_keyset=True)
+_o.index_copy_.register("Autograd", _ag_index_copy_, with_keyset=True)
+_o.index_fill_int_Scalar.register("Autograd", _ag_index_fill_int_Scalar, with_keyset=True)
+_o.index_fill_int_Scalar_out.register("Autograd", _autograd_out(_o.index_fill_int_Scalar_out), with_keyset=True)
+_o.index_fill_int_Tensor.register("Autograd", _ag_index_fill_int_Tensor, with_keyset=True)
+_o.index_fill_int_Tensor_out.register("Autograd", _autograd_out(_o.index_fill_int_Tensor_out), with_keyset=True)
+_o.index_fill__int_Scalar.register("Autograd", _ag_index_fill__int_Scalar, with_keyset=True)
+_o.index_fill__int_Tensor.register("Autograd", _ag_index_fill__int_Tensor, with_keyset=True)
+_o.masked_scatter.register("Autograd", _ag_masked_scatter, with_keyset=True)
+_o.masked_scatter_out.register("Autograd", _autograd_out(_o.masked_scatter_out), with_keyset=True)
+_o.masked_scatter_.register("Autograd", _ag_masked_scatter_, with_keyset=True)
+_o.take.register("Autograd", _ag_take, with_keyset=True)
+_o.take_out.register("Autograd", _autograd_out(_o.take_out), with_keyset=True)
+_o.put.register("Autograd", _ag_put, with_keyset=True)
+_o.put_out.register("Autograd", _autograd_out(_o.put_out), with_keyset=True)
+_o.put_.register("Autograd", _ag_put_, with_keyset=True)
+_o.take_along_dim_out.register("Autograd", _autograd_out(_o.take_along_dim_out), with_keyset=True)
+_o.rot90_out.register("Autograd", _autograd_out(_o.rot90_out), with_keyset=True)
+_o.msort_out.register("Autograd", _autograd_out(_o.msort_out), with_keyset=True)
+_o.unique_consecutive.register("Autograd", _ag_unique_consecutive, with_keyset=True)
+_o.unique_consecutive_out.register("Autograd", _autograd_out(_o.unique_consecutive_out), with_keyset=True)

@@ -35,6 +35,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argsort,
     _entry_argsort_stable,
     _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
@@ -78,6 +79,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flatten_using_ints,
     _entry_flip,
     _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
     _entry_full,
     _entry_full_like,
     _entry_gather,
@@ -89,6 +92,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Tensor_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
     _entry_index_select,
@@ -106,6 +121,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
@@ -116,6 +134,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
@@ -142,6 +162,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -154,6 +177,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape_as,
     _entry_roll,
     _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -202,6 +227,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
@@ -222,6 +251,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
@@ -246,6 +277,7 @@ __all__ = [
     'arange',
     'argmax',
     'argsort',
+    'argwhere',
     'as_strided',
     'as_strided_scatter',
     'bmm',
@@ -268,12 +300,17 @@ __all__ = [
     'fill_',
     'flatten',
     'flip',
+    'fliplr',
+    'flipud',
     'full',
     'full_like',
     'gather',
     'ge',
     'gt',
     'index',
+    'index_add',
+    'index_copy',
+    'index_fill',
     'index_put',
     'index_put_',
     'index_select',
@@ -283,11 +320,13 @@ __all__ = [
     'log_',
     'lt',
     'masked_fill',
+    'masked_scatter',
     'masked_select',
     'matmul',
     'mean',
     'mm',
     'movedim',
+    'msort',
     'mul',
     'narrow',
     'ne',
@@ -298,6 +337,7 @@ __all__ = [
     'ones_like',
     'permute',
     'pow',
+    'put',
     'rand',
     'rand_like',
     'randn',
@@ -306,6 +346,7 @@ __all__ = [
     'relu_',
     'reshape',
     'roll',
+    'rot90',
     'scalar_tensor',
     'scatter',
     'scatter_add',
@@ -324,6 +365,8 @@ __all__ = [
     'sub',
     'sum',
     't',
+    'take',
+    'take_along_dim',
     'tanh',
     'tanh_',
     'threshold_backward',
@@ -334,6 +377,7 @@ __all__ = [
     'triu',
     'unbind',
     'unflatten',
+    'unique_consecutive',
     'unique_dim',
     'unsqueeze',
     'where',
@@ -541,6 +585,16 @@ def argsort(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1191
+def argwhere(input):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(input)
 
 
 # schema/native_functions.yaml:688
@@ -894,6 +948,26 @@ def flip(input, dims, *, out=None):
     return _entry_flip_out(input, dims, out)
 
 
+# schema/native_functions.yaml:1196
+def fliplr(input):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(input)
+
+
+# schema/native_functions.yaml:1201
+def flipud(input):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(input)
+
+
 # schema/native_functions.yaml:42
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -962,6 +1036,79 @@ def index(input, indices, *, out=None):
     if out is None:
         return _entry_index_Tensor(input, indices)
     return _entry_index_Tensor_out(input, indices, out)
+
+
+# schema/native_functions.yaml:1104
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_add(input, dim, index, source, alpha)
+    return _entry_index_add_out(input, dim, index, source, alpha, out)
+
+
+# schema/native_functions.yaml:1117
+def index_copy(input, dim, index, source, *, out=None):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_copy(input, dim, index, source)
+    return _entry_index_copy_out(input, dim, index, source, out)
+
+
+# schema/native_functions.yaml:1136
+def _m0_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c0_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Tensor(input, dim, index, value)
+    return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:1130
+def _m1_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c1_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Scalar(input, dim, index, value)
+    return _entry_index_fill_int_Scalar_out(input, dim, index, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
 # schema/native_functions.yaml:861
@@ -1060,6 +1207,18 @@ def masked_fill(input, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill_Tensor(input, mask, value)
+
+
+# schema/native_functions.yaml:1154
+def masked_scatter(input, mask, source, *, out=None):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_scatter(input, mask, source)
+    return _entry_masked_scatter_out(input, mask, source, out)
 
 
 # schema/native_functions.yaml:1011
@@ -1186,6 +1345,18 @@ def movedim(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+
+
+# schema/native_functions.yaml:1212
+def msort(input, *, out=None):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_msort(input)
+    return _entry_msort_out(input, out)
 
 
 # schema/native_functions.yaml:261
@@ -1336,6 +1507,18 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
+# schema/native_functions.yaml:1173
+def put(input, index, source, accumulate=False, *, out=None):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_put(input, index, source, accumulate)
+    return _entry_put_out(input, index, source, accumulate, out)
+
+
 # schema/native_functions.yaml:72
 def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1422,6 +1605,18 @@ def roll(input, shifts, dims=(), *, out=None):
     if out is None:
         return _entry_roll(input, shifts, dims)
     return _entry_roll_out(input, shifts, dims, out)
+
+
+# schema/native_functions.yaml:1206
+def rot90(input, k=1, dims=(0, 1), *, out=None):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (input,), (input, k, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rot90(input, k, dims)
+    return _entry_rot90_out(input, k, dims, out)
 
 
 # schema/native_functions.yaml:48
@@ -1848,6 +2043,30 @@ def t(input):
     return _entry_t(input)
 
 
+# schema/native_functions.yaml:1166
+def take(input, index, *, out=None):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (input, index), (input, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take(input, index)
+    return _entry_take_out(input, index, out)
+
+
+# schema/native_functions.yaml:1185
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take_along_dim(input, indices, dim)
+    return _entry_take_along_dim_out(input, indices, dim, out)
+
+
 # schema/native_functions.yaml:564
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
@@ -1954,6 +2173,18 @@ def unflatten(input, dim, sizes):
         if r is not _NO:
             return r
     return _entry_unflatten_int(input, dim, sizes)
+
+
+# schema/native_functions.yaml:1218
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
+    """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *_out_tuple(out, 3, 'unique_consecutive'))
 
 
 # schema/native_functions.yaml:1072

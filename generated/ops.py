@@ -6360,3 +6360,909 @@ def _entry_as_strided_scatter_out(self, src, size, stride, storage_offset, out):
 as_strided_scatter_out._bind = _bind_as_strided_scatter_out
 as_strided_scatter_out._entry = _entry_as_strided_scatter_out
 _aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
+
+
+# schema/native_functions.yaml:1104
+index_add = _Op("aten", 'index_add', 'default',
+    'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add = index_add._cache
+
+
+def _bind_index_add(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add, (self, dim, index, source, alpha)) from None
+    _k = _c_index_add.get(ks)
+    if _k is None:
+        _k = index_add._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add._bind = _bind_index_add
+index_add._entry = _entry_index_add
+_aten._packet('index_add')._add(index_add)
+
+
+# schema/native_functions.yaml:1109
+index_add_out = _Op("aten", 'index_add', 'out',
+    'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
+_c_index_add_out = index_add_out._cache
+
+
+def _bind_index_add_out(self, dim, index, source, *, alpha=1, out):
+    return (self, dim, index, source, alpha, out)
+
+
+def _entry_index_add_out(self, dim, index, source, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_out, (self, dim, index, source, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_add_out.get(ks)
+    if _k is None:
+        _k = index_add_out._fill(ks)
+    return _k(self, dim, index, source, alpha, out)
+
+
+index_add_out._bind = _bind_index_add_out
+index_add_out._entry = _entry_index_add_out
+_aten._packet('index_add')._add(index_add_out)
+
+
+# schema/native_functions.yaml:1111
+index_add_ = _Op("aten", 'index_add_', 'default',
+    'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add_ = index_add_._cache
+
+
+def _bind_index_add_(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add_(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_, (self, dim, index, source, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_add_.get(ks)
+    if _k is None:
+        _k = index_add_._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add_._bind = _bind_index_add_
+index_add_._entry = _entry_index_add_
+_aten._packet('index_add_')._add(index_add_)
+
+
+# schema/native_functions.yaml:1117
+index_copy = _Op("aten", 'index_copy', 'default',
+    'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy = index_copy._cache
+
+
+def _bind_index_copy(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy, (self, dim, index, source)) from None
+    _k = _c_index_copy.get(ks)
+    if _k is None:
+        _k = index_copy._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy._bind = _bind_index_copy
+index_copy._entry = _entry_index_copy
+_aten._packet('index_copy')._add(index_copy)
+
+
+# schema/native_functions.yaml:1122
+index_copy_out = _Op("aten", 'index_copy', 'out',
+    'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
+_c_index_copy_out = index_copy_out._cache
+
+
+def _bind_index_copy_out(self, dim, index, source, *, out):
+    return (self, dim, index, source, out)
+
+
+def _entry_index_copy_out(self, dim, index, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_out, (self, dim, index, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_copy_out.get(ks)
+    if _k is None:
+        _k = index_copy_out._fill(ks)
+    return _k(self, dim, index, source, out)
+
+
+index_copy_out._bind = _bind_index_copy_out
+index_copy_out._entry = _entry_index_copy_out
+_aten._packet('index_copy')._add(index_copy_out)
+
+
+# schema/native_functions.yaml:1124
+index_copy_ = _Op("aten", 'index_copy_', 'default',
+    'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy_ = index_copy_._cache
+
+
+def _bind_index_copy_(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy_(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_, (self, dim, index, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_copy_.get(ks)
+    if _k is None:
+        _k = index_copy_._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy_._bind = _bind_index_copy_
+index_copy_._entry = _entry_index_copy_
+_aten._packet('index_copy_')._add(index_copy_)
+
+
+# schema/native_functions.yaml:1130
+index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Scalar = index_fill_int_Scalar._cache
+
+
+def _bind_index_fill_int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Scalar._bind = _bind_index_fill_int_Scalar
+index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
+_aten._packet('index_fill')._add(index_fill_int_Scalar)
+
+
+# schema/native_functions.yaml:1134
+index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
+    'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Scalar_out = index_fill_int_Scalar_out._cache
+
+
+def _bind_index_fill_int_Scalar_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Scalar_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Scalar_out._bind = _bind_index_fill_int_Scalar_out
+index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
+_aten._packet('index_fill')._add(index_fill_int_Scalar_out)
+
+
+# schema/native_functions.yaml:1136
+index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Tensor = index_fill_int_Tensor._cache
+
+
+def _bind_index_fill_int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Tensor._bind = _bind_index_fill_int_Tensor
+index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
+_aten._packet('index_fill')._add(index_fill_int_Tensor)
+
+
+# schema/native_functions.yaml:1140
+index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
+    'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Tensor_out = index_fill_int_Tensor_out._cache
+
+
+def _bind_index_fill_int_Tensor_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Tensor_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Tensor_out._bind = _bind_index_fill_int_Tensor_out
+index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
+_aten._packet('index_fill')._add(index_fill_int_Tensor_out)
+
+
+# schema/native_functions.yaml:1142
+index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Scalar = index_fill__int_Scalar._cache
+
+
+def _bind_index_fill__int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Scalar, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill__int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Scalar._bind = _bind_index_fill__int_Scalar
+index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
+_aten._packet('index_fill_')._add(index_fill__int_Scalar)
+
+
+# schema/native_functions.yaml:1148
+index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Tensor = index_fill__int_Tensor._cache
+
+
+def _bind_index_fill__int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Tensor, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill__int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Tensor._bind = _bind_index_fill__int_Tensor
+index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
+_aten._packet('index_fill_')._add(index_fill__int_Tensor)
+
+
+# schema/native_functions.yaml:1154
+masked_scatter = _Op("aten", 'masked_scatter', 'default',
+    'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter = masked_scatter._cache
+
+
+def _bind_masked_scatter(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter, (self, mask, source)) from None
+    _k = _c_masked_scatter.get(ks)
+    if _k is None:
+        _k = masked_scatter._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter._bind = _bind_masked_scatter
+masked_scatter._entry = _entry_masked_scatter
+_aten._packet('masked_scatter')._add(masked_scatter)
+
+
+# schema/native_functions.yaml:1158
+masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
+    'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'source', 'out'), 3, tags=())
+_c_masked_scatter_out = masked_scatter_out._cache
+
+
+def _bind_masked_scatter_out(self, mask, source, *, out):
+    return (self, mask, source, out)
+
+
+def _entry_masked_scatter_out(self, mask, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_out, (self, mask, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_scatter_out.get(ks)
+    if _k is None:
+        _k = masked_scatter_out._fill(ks)
+    return _k(self, mask, source, out)
+
+
+masked_scatter_out._bind = _bind_masked_scatter_out
+masked_scatter_out._entry = _entry_masked_scatter_out
+_aten._packet('masked_scatter')._add(masked_scatter_out)
+
+
+# schema/native_functions.yaml:1160
+masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
+    'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter_ = masked_scatter_._cache
+
+
+def _bind_masked_scatter_(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter_(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_, (self, mask, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_masked_scatter_.get(ks)
+    if _k is None:
+        _k = masked_scatter_._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter_._bind = _bind_masked_scatter_
+masked_scatter_._entry = _entry_masked_scatter_
+_aten._packet('masked_scatter_')._add(masked_scatter_)
+
+
+# schema/native_functions.yaml:1166
+take = _Op("aten", 'take', 'default',
+    'take(Tensor self, Tensor index) -> Tensor',
+    ('self', 'index'), 2, tags=())
+_c_take = take._cache
+
+
+def _bind_take(self, index):
+    return (self, index)
+
+
+def _entry_take(self, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take, (self, index)) from None
+    _k = _c_take.get(ks)
+    if _k is None:
+        _k = take._fill(ks)
+    return _k(self, index)
+
+
+take._bind = _bind_take
+take._entry = _entry_take
+_aten._packet('take')._add(take)
+
+
+# schema/native_functions.yaml:1171
+take_out = _Op("aten", 'take', 'out',
+    'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'out'), 2, tags=())
+_c_take_out = take_out._cache
+
+
+def _bind_take_out(self, index, *, out):
+    return (self, index, out)
+
+
+def _entry_take_out(self, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_out, (self, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_out.get(ks)
+    if _k is None:
+        _k = take_out._fill(ks)
+    return _k(self, index, out)
+
+
+take_out._bind = _bind_take_out
+take_out._entry = _entry_take_out
+_aten._packet('take')._add(take_out)
+
+
+# schema/native_functions.yaml:1173
+put = _Op("aten", 'put', 'default',
+    'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put = put._cache
+
+
+def _bind_put(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put, (self, index, source, accumulate)) from None
+    _k = _c_put.get(ks)
+    if _k is None:
+        _k = put._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put._bind = _bind_put
+put._entry = _entry_put
+_aten._packet('put')._add(put)
+
+
+# schema/native_functions.yaml:1177
+put_out = _Op("aten", 'put', 'out',
+    'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
+_c_put_out = put_out._cache
+
+
+def _bind_put_out(self, index, source, accumulate=False, *, out):
+    return (self, index, source, accumulate, out)
+
+
+def _entry_put_out(self, index, source, accumulate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_out, (self, index, source, accumulate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_put_out.get(ks)
+    if _k is None:
+        _k = put_out._fill(ks)
+    return _k(self, index, source, accumulate, out)
+
+
+put_out._bind = _bind_put_out
+put_out._entry = _entry_put_out
+_aten._packet('put')._add(put_out)
+
+
+# schema/native_functions.yaml:1179
+put_ = _Op("aten", 'put_', 'default',
+    'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put_ = put_._cache
+
+
+def _bind_put_(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put_(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_, (self, index, source, accumulate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_put_.get(ks)
+    if _k is None:
+        _k = put_._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put_._bind = _bind_put_
+put_._entry = _entry_put_
+_aten._packet('put_')._add(put_)
+
+
+# schema/native_functions.yaml:1185
+take_along_dim = _Op("aten", 'take_along_dim', 'default',
+    'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_take_along_dim = take_along_dim._cache
+
+
+def _bind_take_along_dim(self, indices, dim=None):
+    return (self, indices, dim)
+
+
+def _entry_take_along_dim(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim, (self, indices, dim)) from None
+    _k = _c_take_along_dim.get(ks)
+    if _k is None:
+        _k = take_along_dim._fill(ks)
+    return _k(self, indices, dim)
+
+
+take_along_dim._bind = _bind_take_along_dim
+take_along_dim._entry = _entry_take_along_dim
+_aten._packet('take_along_dim')._add(take_along_dim)
+
+
+# schema/native_functions.yaml:1189
+take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
+    'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'indices', 'dim', 'out'), 3, tags=())
+_c_take_along_dim_out = take_along_dim_out._cache
+
+
+def _bind_take_along_dim_out(self, indices, dim=None, *, out):
+    return (self, indices, dim, out)
+
+
+def _entry_take_along_dim_out(self, indices, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim_out, (self, indices, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_along_dim_out.get(ks)
+    if _k is None:
+        _k = take_along_dim_out._fill(ks)
+    return _k(self, indices, dim, out)
+
+
+take_along_dim_out._bind = _bind_take_along_dim_out
+take_along_dim_out._entry = _entry_take_along_dim_out
+_aten._packet('take_along_dim')._add(take_along_dim_out)
+
+
+# schema/native_functions.yaml:1191
+argwhere = _Op("aten", 'argwhere', 'default',
+    'argwhere(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_argwhere = argwhere._cache
+
+
+def _bind_argwhere(self):
+    return (self,)
+
+
+def _entry_argwhere(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argwhere, (self,)) from None
+    _k = _c_argwhere.get(ks)
+    if _k is None:
+        _k = argwhere._fill(ks)
+    return _k(self)
+
+
+argwhere._bind = _bind_argwhere
+argwhere._entry = _entry_argwhere
+_aten._packet('argwhere')._add(argwhere)
+
+
+# schema/native_functions.yaml:1196
+fliplr = _Op("aten", 'fliplr', 'default',
+    'fliplr(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_fliplr = fliplr._cache
+
+
+def _bind_fliplr(self):
+    return (self,)
+
+
+def _entry_fliplr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fliplr, (self,)) from None
+    _k = _c_fliplr.get(ks)
+    if _k is None:
+        _k = fliplr._fill(ks)
+    return _k(self)
+
+
+fliplr._bind = _bind_fliplr
+fliplr._entry = _entry_fliplr
+_aten._packet('fliplr')._add(fliplr)
+
+
+# schema/native_functions.yaml:1201
+flipud = _Op("aten", 'flipud', 'default',
+    'flipud(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_flipud = flipud._cache
+
+
+def _bind_flipud(self):
+    return (self,)
+
+
+def _entry_flipud(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flipud, (self,)) from None
+    _k = _c_flipud.get(ks)
+    if _k is None:
+        _k = flipud._fill(ks)
+    return _k(self)
+
+
+flipud._bind = _bind_flipud
+flipud._entry = _entry_flipud
+_aten._packet('flipud')._add(flipud)
+
+
+# schema/native_functions.yaml:1206
+rot90 = _Op("aten", 'rot90', 'default',
+    'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
+    ('self', 'k', 'dims'), 3, tags=())
+_c_rot90 = rot90._cache
+
+
+def _bind_rot90(self, k=1, dims=(0, 1)):
+    return (self, k, dims)
+
+
+def _entry_rot90(self, k, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90, (self, k, dims)) from None
+    _k = _c_rot90.get(ks)
+    if _k is None:
+        _k = rot90._fill(ks)
+    return _k(self, k, dims)
+
+
+rot90._bind = _bind_rot90
+rot90._entry = _entry_rot90
+_aten._packet('rot90')._add(rot90)
+
+
+# schema/native_functions.yaml:1210
+rot90_out = _Op("aten", 'rot90', 'out',
+    'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'k', 'dims', 'out'), 3, tags=())
+_c_rot90_out = rot90_out._cache
+
+
+def _bind_rot90_out(self, k=1, dims=(0, 1), *, out):
+    return (self, k, dims, out)
+
+
+def _entry_rot90_out(self, k, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90_out, (self, k, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rot90_out.get(ks)
+    if _k is None:
+        _k = rot90_out._fill(ks)
+    return _k(self, k, dims, out)
+
+
+rot90_out._bind = _bind_rot90_out
+rot90_out._entry = _entry_rot90_out
+_aten._packet('rot90')._add(rot90_out)
+
+
+# schema/native_functions.yaml:1212
+msort = _Op("aten", 'msort', 'default',
+    'msort(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_msort = msort._cache
+
+
+def _bind_msort(self):
+    return (self,)
+
+
+def _entry_msort(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort, (self,)) from None
+    _k = _c_msort.get(ks)
+    if _k is None:
+        _k = msort._fill(ks)
+    return _k(self)
+
+
+msort._bind = _bind_msort
+msort._entry = _entry_msort
+_aten._packet('msort')._add(msort)
+
+
+# schema/native_functions.yaml:1216
+msort_out = _Op("aten", 'msort', 'out',
+    'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_msort_out = msort_out._cache
+
+
+def _bind_msort_out(self, *, out):
+    return (self, out)
+
+
+def _entry_msort_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_msort_out.get(ks)
+    if _k is None:
+        _k = msort_out._fill(ks)
+    return _k(self, out)
+
+
+msort_out._bind = _bind_msort_out
+msort_out._entry = _entry_msort_out
+_aten._packet('msort')._add(msort_out)
+
+
+# schema/native_functions.yaml:1218
+unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
+    'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
+    ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive = unique_consecutive._cache
+
+
+def _bind_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    return (self, return_inverse, return_counts, dim)
+
+
+def _entry_unique_consecutive(self, return_inverse, return_counts, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive, (self, return_inverse, return_counts, dim)) from None
+    _k = _c_unique_consecutive.get(ks)
+    if _k is None:
+        _k = unique_consecutive._fill(ks)
+    return _k(self, return_inverse, return_counts, dim)
+
+
+unique_consecutive._bind = _bind_unique_consecutive
+unique_consecutive._entry = _entry_unique_consecutive
+_aten._packet('unique_consecutive')._add(unique_consecutive)
+
+
+# schema/native_functions.yaml:1223
+unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
+    'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive_out = unique_consecutive_out._cache
+
+
+def _bind_unique_consecutive_out(self, return_inverse=False, return_counts=False, dim=None, *, out0, out1, out2):
+    return (self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+def _entry_unique_consecutive_out(self, return_inverse, return_counts, dim, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive_out, (self, return_inverse, return_counts, dim, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_consecutive_out.get(ks)
+    if _k is None:
+        _k = unique_consecutive_out._fill(ks)
+    return _k(self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+unique_consecutive_out._bind = _bind_unique_consecutive_out
+unique_consecutive_out._entry = _entry_unique_consecutive_out
+_aten._packet('unique_consecutive')._add(unique_consecutive_out)

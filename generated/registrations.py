@@ -897,3 +897,123 @@ _o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_view
 # schema/native_functions.yaml:1102
 _o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
 _o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1104
+_o.index_add.register('CPU', _cpu_shape.index_add)
+_o.index_add.register('Meta', _meta_shape.index_add)
+
+# schema/native_functions.yaml:1109
+_o.index_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_add))
+_o.index_add_out.register("ADInplaceOrView", _inplace_or_view(_o.index_add_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1111
+_o.index_add_.register('CPU', _cpu_shape.index_add_)
+_o.index_add_.register('Meta', _meta_shape.index_add_)
+_o.index_add_.register("ADInplaceOrView", _inplace_or_view(_o.index_add_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1117
+_o.index_copy.register('CPU', _cpu_shape.index_copy)
+_o.index_copy.register('Meta', _meta_shape.index_copy)
+
+# schema/native_functions.yaml:1122
+_o.index_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_copy))
+_o.index_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1124
+_o.index_copy_.register('CPU', _cpu_shape.index_copy_)
+_o.index_copy_.register('Meta', _meta_shape.index_copy_)
+_o.index_copy_.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1130
+_o.index_fill_int_Scalar.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
+
+# schema/native_functions.yaml:1134
+_o.index_fill_int_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Scalar))
+_o.index_fill_int_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Scalar_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1136
+_o.index_fill_int_Tensor.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
+
+# schema/native_functions.yaml:1140
+_o.index_fill_int_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Tensor))
+_o.index_fill_int_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1142
+_o.index_fill__int_Scalar.register('CPU', _cpu_shape.index_fill_)
+_o.index_fill__int_Scalar.register('Meta', _meta_shape.index_fill_)
+_o.index_fill__int_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1148
+_o.index_fill__int_Tensor.register('CPU', _cpu_shape.index_fill_)
+_o.index_fill__int_Tensor.register('Meta', _meta_shape.index_fill_)
+_o.index_fill__int_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1154
+_o.masked_scatter.register('CompositeExplicitAutograd', _common_scatter_views.masked_scatter)
+
+# schema/native_functions.yaml:1158
+_o.masked_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_scatter))
+_o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1160
+_o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
+_o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
+_o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1166
+_o.take.register('CPU', _cpu_shape.take)
+_o.take.register('Meta', _meta_shape.take)
+
+# schema/native_functions.yaml:1171
+_o.take_out.register('CompositeExplicitAutograd', _autogen_out(_o.take))
+_o.take_out.register("ADInplaceOrView", _inplace_or_view(_o.take_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1173
+_o.put.register('CompositeExplicitAutograd', _common_scatter_views.put)
+
+# schema/native_functions.yaml:1177
+_o.put_out.register('CompositeExplicitAutograd', _autogen_out(_o.put))
+_o.put_out.register("ADInplaceOrView", _inplace_or_view(_o.put_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1179
+_o.put_.register('CPU', _cpu_shape.put_)
+_o.put_.register('Meta', _meta_shape.put_)
+_o.put_.register("ADInplaceOrView", _inplace_or_view(_o.put_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1185
+_o.take_along_dim.register('CompositeImplicitAutograd', _composite_shape.take_along_dim)
+
+# schema/native_functions.yaml:1189
+_o.take_along_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.take_along_dim))
+_o.take_along_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.take_along_dim_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1191
+_o.argwhere.register('CompositeImplicitAutograd', _composite_shape.argwhere)
+
+# schema/native_functions.yaml:1196
+_o.fliplr.register('CompositeImplicitAutograd', _composite_shape.fliplr)
+
+# schema/native_functions.yaml:1201
+_o.flipud.register('CompositeImplicitAutograd', _composite_shape.flipud)
+
+# schema/native_functions.yaml:1206
+_o.rot90.register('CompositeImplicitAutograd', _composite_shape.rot90)
+
+# schema/native_functions.yaml:1210
+_o.rot90_out.register('CompositeExplicitAutograd', _autogen_out(_o.rot90))
+_o.rot90_out.register("ADInplaceOrView", _inplace_or_view(_o.rot90_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1212
+_o.msort.register('CompositeImplicitAutograd', _composite_shape.msort)
+
+# schema/native_functions.yaml:1216
+_o.msort_out.register('CompositeExplicitAutograd', _autogen_out(_o.msort))
+_o.msort_out.register("ADInplaceOrView", _inplace_or_view(_o.msort_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1218
+_o.unique_consecutive.register('CPU', _cpu_shape.unique_consecutive)
+_o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
+
+# schema/native_functions.yaml:1223
+_o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
+_o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)

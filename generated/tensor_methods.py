@@ -36,6 +36,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argsort,
     _entry_argsort_stable,
     _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
@@ -79,6 +80,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flatten_using_ints,
     _entry_flip,
     _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
     _entry_full,
     _entry_full_like,
     _entry_gather,
@@ -90,6 +93,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Tensor_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
     _entry_index_select,
@@ -107,6 +122,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
@@ -117,6 +135,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mm_out,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
@@ -143,6 +163,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
@@ -155,6 +178,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape_as,
     _entry_roll,
     _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -203,6 +228,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
@@ -223,6 +252,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
@@ -350,6 +381,16 @@ def argsort(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1191
+def argwhere(self):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(self)
 
 
 # schema/native_functions.yaml:688
@@ -714,6 +755,26 @@ def flip(self, *dims):
     return _entry_flip(self, dims)
 
 
+# schema/native_functions.yaml:1196
+def fliplr(self):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(self)
+
+
+# schema/native_functions.yaml:1201
+def flipud(self):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(self)
+
+
 # schema/native_functions.yaml:926
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
@@ -752,6 +813,136 @@ def index(self, indices):
         if r is not _NO:
             return r
     return _entry_index_Tensor(self, indices)
+
+
+# schema/native_functions.yaml:1104
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1111
+def index_add_(self, dim, index, source, *, alpha=1):
+    """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add_(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1117
+def index_copy(self, dim, index, source):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1124
+def index_copy_(self, dim, index, source):
+    """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy_(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1136
+def _m0_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1130
+def _m1_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+
+
+# schema/native_functions.yaml:1148
+def _m0_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1142
+def _m1_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill_ = (
+    (_m0_index_fill_, _c0_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill_, _c1_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill_ = (
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+)
+
+
+def index_fill_(*args, **kwargs):
+    """Overloads:
+    index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+    index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
 # schema/native_functions.yaml:861
@@ -842,6 +1033,26 @@ def masked_fill_(self, mask, value):
         if r is not _NO:
             return r
     return _entry_masked_fill__Tensor(self, mask, value)
+
+
+# schema/native_functions.yaml:1154
+def masked_scatter(self, mask, source):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter(self, mask, source)
+
+
+# schema/native_functions.yaml:1160
+def masked_scatter_(self, mask, source):
+    """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter_(self, mask, source)
 
 
 # schema/native_functions.yaml:1011
@@ -962,6 +1173,16 @@ def movedim(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+
+
+# schema/native_functions.yaml:1212
+def msort(self):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_msort(self)
 
 
 # schema/native_functions.yaml:261
@@ -1123,6 +1344,26 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
+# schema/native_functions.yaml:1173
+def put(self, index, source, accumulate=False):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put(self, index, source, accumulate)
+
+
+# schema/native_functions.yaml:1179
+def put_(self, index, source, accumulate=False):
+    """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put_(self, index, source, accumulate)
+
+
 # schema/native_functions.yaml:528
 def relu(self):
     """relu(Tensor self) -> Tensor"""
@@ -1183,6 +1424,16 @@ def roll(self, shifts, dims=()):
         if r is not _NO:
             return r
     return _entry_roll(self, shifts, dims)
+
+
+# schema/native_functions.yaml:1206
+def rot90(self, k=1, dims=(0, 1)):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (self,), (self, k, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_rot90(self, k, dims)
 
 
 # schema/native_functions.yaml:933
@@ -1666,6 +1917,26 @@ def t(self):
     return _entry_t(self)
 
 
+# schema/native_functions.yaml:1166
+def take(self, index):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (self, index), (self, index), {})
+        if r is not _NO:
+            return r
+    return _entry_take(self, index)
+
+
+# schema/native_functions.yaml:1185
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
+        if r is not _NO:
+            return r
+    return _entry_take_along_dim(self, indices, dim)
+
+
 # schema/native_functions.yaml:564
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
@@ -2116,6 +2387,7 @@ METHODS = {
     'amax': amax,
     'argmax': argmax,
     'argsort': argsort,
+    'argwhere': argwhere,
     'as_strided': as_strided,
     'as_strided_scatter': as_strided_scatter,
     'bmm': bmm,
@@ -2138,10 +2410,18 @@ METHODS = {
     'fill_': fill_,
     'flatten': flatten,
     'flip': flip,
+    'fliplr': fliplr,
+    'flipud': flipud,
     'gather': gather,
     'ge': ge,
     'gt': gt,
     'index': index,
+    'index_add': index_add,
+    'index_add_': index_add_,
+    'index_copy': index_copy,
+    'index_copy_': index_copy_,
+    'index_fill': index_fill,
+    'index_fill_': index_fill_,
     'index_put': index_put,
     'index_put_': index_put_,
     'index_select': index_select,
@@ -2151,11 +2431,14 @@ METHODS = {
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
+    'masked_scatter': masked_scatter,
+    'masked_scatter_': masked_scatter_,
     'masked_select': masked_select,
     'matmul': matmul,
     'mean': mean,
     'mm': mm,
     'movedim': movedim,
+    'msort': msort,
     'mul': mul,
     'mul_': mul_,
     'narrow': narrow,
@@ -2171,12 +2454,15 @@ METHODS = {
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'put': put,
+    'put_': put_,
     'relu': relu,
     'relu_': relu_,
     'repeat': repeat,
     'reshape': reshape,
     'reshape_as': reshape_as,
     'roll': roll,
+    'rot90': rot90,
     'scatter': scatter,
     'scatter_': scatter_,
     'scatter_add': scatter_add,
@@ -2197,6 +2483,8 @@ METHODS = {
     'sub_': sub_,
     'sum': sum,
     't': t,
+    'take': take,
+    'take_along_dim': take_along_dim,
     'tanh': tanh,
     'tanh_': tanh_,
     'tile': tile,

@@ -445,3 +445,32 @@ def as_strided_scatter_backward(grad, in_shape, in_stride, size, stride, storage
     out.copy_(g)
     buf.as_strided(size, stride, 0 if storage_offset is None else storage_offset).fill_(0)
     return out
+
+
+def index_source_backward(grad, dim, index, shape):
+    """index_add / index_copy: the source's gradient is grad at the indexed slices."""
+    g = grad.index_select(dim, index) if grad.dim() else grad
+    return g.reshape(tuple(shape)) if g.numel() == math.prod(shape) else g.expand(tuple(shape))
+
+
+def index_fill_value_backward(grad, dim, index, dtype):
+    """index_fill's value gradient: the sum of grad over the filled (distinct) slices."""
+    g = grad.index_select(dim, ember.unique(index.reshape(-1))) if grad.dim() else grad
+    return grad_to_dtype(g.sum(), dtype)
+
+
+def masked_scatter_source_backward(grad, mask, shape):
+    """masked_scatter's source gradient: grad at the mask's True places, in order, padded
+    with zeros to the source's size."""
+    n = math.prod(shape)
+    selected = grad.masked_select(mask)
+    if selected.numel() < n:
+        selected = ember.cat([selected, grad.new_zeros((n - selected.numel(),))])
+    return selected.reshape(tuple(shape))
+
+
+def put_self_backward(grad, index, source, accumulate):
+    """put's self gradient: grad, zeroed at the overwritten places unless accumulating."""
+    if accumulate:
+        return grad
+    return grad.put(index, ember.zeros_like(source), False)

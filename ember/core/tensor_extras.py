@@ -100,4 +100,10 @@ def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=No
     return unique(self, sorted, return_inverse, return_counts, dim)
 
 
+def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    from .toplevel import unique_consecutive
+    return unique_consecutive(self, return_inverse, return_counts, dim)
+
+
 Tensor.unique = _unique
+Tensor.unique_consecutive = _unique_consecutive

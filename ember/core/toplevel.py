@@ -48,3 +48,22 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_counts:
         return out, counts
     return out
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive: collapses runs of equal elements (or slices along `dim`);
+    the inverse indices and counts when asked.
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 1]))
+    tensor([1, 2, 1])
+    """
+    from .. import ops
+    out, inverse, counts = ops.aten.unique_consecutive.default(input, return_inverse,
+                                                               return_counts, dim)
+    if return_inverse and return_counts:
+        return out, inverse, counts
+    if return_inverse:
+        return out, inverse
+    if return_counts:
+        return out, counts
+    return out

@@ -7,6 +7,8 @@ clone_preserve_strides), with `src` copied into the view the op names.
 """
 from __future__ import annotations
 
+import ember
+
 
 def _clone_preserve_strides(self):
     """A copy of self's whole storage viewed like self (same strides and offset); a plain
@@ -57,3 +59,20 @@ def as_strided_scatter(self, src, size, stride, storage_offset):
                            "contiguous inputs")
     out = _clone_preserve_strides(self)
     return _scatter_into(out, out.as_strided(size, stride, storage_offset), src)
+
+
+# --- out-of-place forms of in-place indexing ops ---------------------------------------------------
+def index_fill(self, dim, index, value):
+    """A copy of self (same layout) with the indexed slices along dim set to value."""
+    return self.clone().index_fill_(dim, index, value)
+
+
+def masked_scatter(self, mask, source):
+    """self and mask broadcast together, copied contiguously, then masked_scatter_."""
+    shape = tuple(ember.broadcast_shapes(self._shape, mask._shape))
+    return self.expand(shape).clone(memory_format=ember.contiguous_format).masked_scatter_(
+        mask.expand(shape), source)
+
+
+def put(self, index, source, accumulate):
+    return self.clone().put_(index, source, accumulate)

@@ -382,3 +382,160 @@ def topk(self, k, dim, largest, sorted):
     take = tuple(slice(0, k) if d == dim else slice(None) for d in range(vals.ndim))
     return (_fresh(vals[take].reshape(shape), self._dtype),
             _fresh(idx[take].reshape(shape).astype(np.int64), D.int64))
+
+
+# --- index_add, index_copy, index_fill_, masked_scatter_, take, put_ ----------------------------
+def _along(dim, idx):
+    """The NumPy index selecting positions `idx` along `dim` (whole other dims)."""
+    return (slice(None),) * dim + (idx,)
+
+
+def _source_slab(source, ndim):
+    s = source._np
+    return s.reshape(1) if ndim == 1 and s.ndim == 0 else s
+
+
+def _index_add_into(self, a, dim, index, source, alpha):
+    if index.numel() == 0:
+        return
+    a = _as1d(a)
+    idx = index._np.reshape(-1).astype(np.int64, copy=False)
+    _check_bounds(idx, dim, a.shape[dim])
+    vals = _source_slab(source, a.ndim)
+    if alpha != 1:
+        vals = (vals * alpha).astype(a.dtype)
+    if a.dtype == np.bool_:
+        np.logical_or.at(a, _along(dim, idx), vals)
+    else:
+        np.add.at(a, _along(dim, idx), vals)
+
+
+def index_add(self, dim, index, source, alpha):
+    dim = _m.check_index_add(self, dim, index, source)
+    out = _copy_of(self)
+    _index_add_into(self, out._np, dim, index, source, alpha)
+    return out
+
+
+def index_add_(self, dim, index, source, alpha):
+    dim = _m.check_index_add(self, dim, index, source)
+    _index_add_into(self, self._np, dim, index, source, alpha)
+    return self
+
+
+def _index_copy_into(a, dim, index, source):
+    if index.numel() == 0:
+        return
+    a = _as1d(a)
+    idx = index._np.reshape(-1)
+    n = a.shape[dim]
+    if idx.min() < 0 or idx.max() >= n:
+        bad = idx[(idx < 0) | (idx >= n)][0]
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} "
+                         f"with size {n}")
+    a[_along(dim, idx)] = _source_slab(source, a.ndim)
+
+
+def index_copy(self, dim, index, source):
+    dim = _m.check_index_copy(self, dim, index, source)
+    out = _copy_of(self)
+    _index_copy_into(out._np, dim, index, source)
+    return out
+
+
+def index_copy_(self, dim, index, source):
+    dim = _m.check_index_copy(self, dim, index, source)
+    _index_copy_into(self._np, dim, index, source)
+    return self
+
+
+def index_fill_(self, dim, index, value):
+    dim = _m.check_index_fill(self, dim, index, value)
+    if index.numel() == 0:
+        return self
+    a = _as1d(self._np)
+    idx = index._np.reshape(-1)
+    n = a.shape[dim]
+    if idx.min() < -n or idx.max() >= n:
+        bad = idx[(idx < -n) | (idx >= n)][0]
+        raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
+    v = value._np if hasattr(value, "_dtype") else value
+    a[_along(dim, idx)] = np.asarray(v).astype(a.dtype)
+    return self
+
+
+def masked_scatter_(self, mask, source):
+    _m.check_masked_scatter(self, mask, source)
+    m = np.broadcast_to(mask.expand(self._shape)._np, self._np.shape)
+    n = int(np.count_nonzero(m))
+    if n > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    if n:
+        self._np[m] = source._np.reshape(-1)[:n]
+    return self
+
+
+def _flat_index(self, index):
+    """index wrapped into [0, numel) with torch's IndexError, as a NumPy index into self."""
+    n = self.numel()
+    idx = index._np.reshape(-1)
+    if idx.size and (idx.min() < -n or idx.max() >= n):
+        bad = idx[(idx < -n) | (idx >= n)][0]
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
+                         "elements.")
+    idx = np.where(idx < 0, idx + n, idx)
+    return np.unravel_index(idx, self._shape) if self._shape else (idx,)
+
+
+def take(self, index):
+    _m.check_take(self, index)
+    where = _flat_index(self, index)
+    if index.numel() == 0:
+        return empty_cpu(index._shape, self._dtype)
+    return _fresh(_as1d(self._np)[where].reshape(index._shape), self._dtype)
+
+
+def put_(self, index, source, accumulate):
+    _m.check_put(self, index, source)
+    where = _flat_index(self, index)
+    if index.numel() == 0:
+        return self
+    a = _as1d(self._np)
+    vals = source._np.reshape(-1)
+    if accumulate:
+        if a.dtype == np.bool_:
+            np.logical_or.at(a, where, vals)
+        else:
+            np.add.at(a, where, vals)
+    else:
+        a[where] = vals
+    return self
+
+
+def unique_consecutive(self, return_inverse, return_counts, dim):
+    if dim is None:
+        a = self._np.reshape(-1)
+        n = a.shape[0]
+        start = np.ones(n, bool)
+        if n:
+            start[1:] = a[1:] != a[:-1]
+        vals = a[start]
+        group = np.cumsum(start) - 1
+        counts = np.diff(np.append(np.flatnonzero(start), n))
+        inverse = (_fresh(group.reshape(self._shape).astype(np.int64), D.int64)
+                   if return_inverse else _empty_index())
+        cnt = _fresh(counts.astype(np.int64), D.int64) if return_counts else _empty_index()
+        return _fresh(vals.copy(), self._dtype), inverse, cnt
+    dim = _m.check_unique_dim(self, dim)
+    a = np.moveaxis(self._np, dim, 0)
+    n = a.shape[0]
+    start = np.ones(n, bool)
+    if n:
+        flat = a.reshape(n, -1)
+        start[1:] = (flat[1:] != flat[:-1]).any(axis=1)
+    vals = np.moveaxis(np.ascontiguousarray(a[start]), 0, dim)
+    strides = tuple(st // vals.itemsize for st in vals.strides) if vals.size else None
+    group = np.cumsum(start) - 1
+    counts = np.diff(np.append(np.flatnonzero(start), n))
+    return (_emit(vals, self._dtype, strides), _fresh(group.astype(np.int64), D.int64),
+            _fresh(counts.astype(np.int64), D.int64))

@@ -314,3 +314,160 @@ def topk(self, k, dim, largest, sorted):
     return _meta(shape, self._dtype), _meta(shape, D.int64)
 
 
+
+
+# --- index_add, index_copy, index_fill_, masked_scatter_, take, put_ ----------------------------
+def check_index_add(self, dim, index, source) -> int:
+    ndim = len(self._shape)
+    dim = wrap(dim, ndim)
+    if len(index._shape) > 1:
+        raise IndexError("index_add_(): Index is supposed to be a vector, but got dim: "
+                         f"{len(index._shape)} with type: {index._dtype.scalar_name} and size: "
+                         f"{list(index._shape)}")
+    if index._dtype not in (D.int64, D.int32):
+        raise RuntimeError("index_add_(): Expected dtype int32/int64 for index but got: "
+                           f"{index._dtype.scalar_name}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"index_add_(): self ({self._dtype.scalar_name}) and source "
+                           f"({source._dtype.scalar_name}) must have the same scalar type")
+    if source._shape and dim >= len(source._shape):
+        raise RuntimeError(f"index_add_(): Indexing dim {dim} is out of bounds of the source "
+                           f"tensor with dim {len(source._shape)}")
+    n = index.numel()
+    src_n = source._shape[dim] if source._shape else 1
+    if ndim > 0 and n != src_n:
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to "
+                           f"source.size(dim): ({src_n}), for dim: {dim}")
+    ok = len(source._shape) == ndim and all(
+        a == b for d, (a, b) in enumerate(zip(self._shape, source._shape)) if d != dim)
+    if ndim > 1 and not ok:
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(self._shape)} "
+                           f"source.shape = {list(source._shape)}")
+    return dim
+
+
+def index_add(self, dim, index, source, alpha):
+    check_index_add(self, dim, index, source)
+    return _meta(self._shape, self._dtype)
+
+
+def index_add_(self, dim, index, source, alpha):
+    check_index_add(self, dim, index, source)
+    return self
+
+
+def _drop_dim(shape, dim):
+    return list(shape[:dim]) + list(shape[dim + 1:]) if shape else []
+
+
+def check_index_copy(self, dim, index, source) -> int:
+    ndim = len(self._shape)
+    dim = wrap(dim, ndim)
+    if len(index._shape) >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{len(index._shape)})")
+    n = index.numel()
+    sdim = len(source._shape)
+    if sdim == 0 and n != 1:
+        raise IndexError("index_copy_(): When source is scalar, index should have one element "
+                         f"(got {n})")
+    if sdim != ndim and sdim != 0 and ndim != 0:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({sdim}), "
+                         f"destination dimensionality ({ndim})")
+    if index._dtype is not D.int64:
+        raise RuntimeError("index_copy_(): Expected a long tensor for index, but got "
+                           f"{index._dtype.scalar_name}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {self._dtype.scalar_name} and (source) "
+                           f"{source._dtype.scalar_name}")
+    a, b = _drop_dim(self._shape, dim), _drop_dim(source._shape, dim)
+    if a != b:
+        raise RuntimeError("index_copy_(): Source/destination tensor must have same slice "
+                           f"shapes. Destination slice shape: {' '.join(map(str, a))} at "
+                           f"dimension {dim} and source slice shape: {' '.join(map(str, b))} "
+                           "at dimension 0.")
+    if sdim and n != source._shape[dim]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
+                         f"source.size(dim) ({source._shape[dim]})")
+    return dim
+
+
+def index_copy(self, dim, index, source):
+    check_index_copy(self, dim, index, source)
+    return _meta(self._shape, self._dtype)
+
+
+def index_copy_(self, dim, index, source):
+    check_index_copy(self, dim, index, source)
+    return self
+
+
+def check_index_fill(self, dim, index, value) -> int:
+    dim = wrap(dim, len(self._shape))
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if hasattr(value, "_dtype") and value._shape:
+        raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {len(value._shape)} dimension(s).")
+    if len(index._shape) > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    return dim
+
+
+def index_fill_(self, dim, index, value):
+    check_index_fill(self, dim, index, value)
+    return self
+
+
+def check_masked_scatter(self, mask, source):
+    if self._dtype is not source._dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{self._dtype.scalar_name} and {source._dtype.scalar_name}")
+    if mask._dtype is D.uint8:
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is "
+                      "now deprecated,please use a mask with dtype torch.bool instead.",
+                      UserWarning, stacklevel=4)
+    if mask._dtype is not D.bool_:
+        raise RuntimeError("masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask._dtype.scalar_name}")
+
+
+def masked_scatter_(self, mask, source):
+    check_masked_scatter(self, mask, source)
+    mask.expand(self._shape)   # torch's expand error when mask does not broadcast to self
+    return self
+
+
+def check_take(self, index, name="take"):
+    if index._dtype is not D.int64:
+        raise RuntimeError(f"{name}(): Expected a long tensor for index, but got "
+                           f"{index._dtype.scalar_name}")
+
+
+def take(self, index):
+    check_take(self, index)
+    return _meta(index._shape, self._dtype)
+
+
+def check_put(self, index, source):
+    check_take(self, index, "put_")
+    if self._dtype is not source._dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {self._dtype.scalar_name} and source.dtype = "
+                           f"{source._dtype.scalar_name}")
+    if source.numel() != index.numel():
+        raise IndexError("put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.numel()}, index.numel() = "
+                         f"{index.numel()}")
+
+
+def put_(self, index, source, accumulate):
+    check_put(self, index, source)
+    return self
+
+
+def unique_consecutive(self, return_inverse, return_counts, dim):
+    _dynamic("unique_consecutive")

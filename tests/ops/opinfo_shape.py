@@ -543,3 +543,227 @@ def _as_strided_scatter_samples():
 
 register("as_strided_scatter.default", _as_strided_scatter_samples)
 out_of("as_strided_scatter.out", "as_strided_scatter.default")
+
+
+# ---------------------------------------------------------------- index_add / copy / fill
+def _index_add_samples():
+    out = [S(make((3, 4), dt), 0, _idx(2, 0), make((2, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 1, _idx(1, 1, 3), make((3, 3), F32), name="repeated_dim_1"),
+            S(make((3, 4), F32), -1, np.array([0, 2], np.int32), make((3, 2), F32), alpha=2.5,
+              name="int32_index_alpha"),
+            S(make((3, 4), I64), 0, _idx(0, 1), make((2, 4), I64), alpha=3, name="int_alpha"),
+            S(make((3, 4), F32), 1, np.array(1, np.int64), make((3, 1), F32), name="0d_index"),
+            S(make((), F32), 0, np.array(0, np.int64), make((), F32), name="0d"),
+            S(make((3, 4), F32), 0, _idx(), make((0, 4), F32), name="empty_index"),
+            S(transposed((3, 4), F32), 0, _idx(0, 2), make((2, 4), F32), name="transposed"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((2, 4), F64), name="dtype_error"),
+            S(make((3, 4), F32), 0, np.array([0.0, 1.0], np.float32), make((2, 4), F32),
+              name="float_index_error"),
+            S(make((3, 4), F32), 0, np.array([[0, 1]], np.int64), make((2, 4), F32),
+              name="2d_index_error"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((3, 4), F32), name="count_error"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((2, 5), F32), name="shape_error"),
+            S(make((3, 4), F32), 0, _idx(0, 3), make((2, 4), F32), name="out_of_range_error")]
+    return out
+
+
+register("index_add.default", _index_add_samples)
+register("index_add_.default", _index_add_samples)
+out_of("index_add.out", "index_add.default")
+
+
+def _index_copy_samples():
+    out = [S(make((3, 4), dt), 0, _idx(2, 0), make((2, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), 1, _idx(3, 0, 1), make((3, 3), F32), name="dim_1"),
+            S(make((2, 3, 4), F32), -1, _idx(1), make((2, 3, 1), F32), name="negative_dim"),
+            S(make((3, 4), F32), 1, np.array(2, np.int64), make((3, 1), F32), name="0d_index"),
+            S(make((), F32), 0, np.array(0, np.int64), make((), F32), name="0d"),
+            S(make((3, 4), F32), 0, _idx(), make((0, 4), F32), name="empty_index"),
+            S(transposed((3, 4), F32), 0, _idx(0, 2), make((2, 4), F32), name="transposed"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((2, 4), F64), name="dtype_error"),
+            S(make((3, 4), F32), 0, np.array([0, 1], np.int32), make((2, 4), F32),
+              name="int32_index_error"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((3, 4), F32), name="count_error"),
+            S(make((3, 4), F32), 0, _idx(0, 1), make((2, 5), F32), name="slice_shape_error"),
+            S(make((3, 4), F32), 1, _idx(2), make((3,), F32), name="rank_error"),
+            S(make((3, 4), F32), 0, _idx(0, 3), make((2, 4), F32), name="out_of_range_error")]
+    return out
+
+
+register("index_copy.default", _index_copy_samples)
+register("index_copy_.default", _index_copy_samples)
+out_of("index_copy.out", "index_copy.default")
+
+
+def _index_fill_samples(tensor_value):
+    def value(v, dt=F32):
+        return np.array(v, dt) if tensor_value else v
+
+    def samples():
+        out = [S(make((3, 4), dt), 0, _idx(2, 0), value(2, dt) if tensor_value else 2,
+                 name=dtname(dt)) for dt in ALL]
+        out += [S(make((3, 4), F32), 1, _idx(1, 3, 1), value(2.5), name="dim_1_repeated"),
+                S(make((3, 4), I64), 1, _idx(1, -1), value(2, I64) if tensor_value else 2,
+                  name="negative_index"),
+                S(make((2, 3, 4), F32), -1, np.array(3, np.int64), value(-1.0), name="0d_index"),
+                S(make((), F32), 0, np.array(0, np.int64), value(4.0), name="0d"),
+                S(make((3, 4), F32), 0, _idx(), value(1.0), name="empty_index"),
+                S(transposed((3, 4), F32), 0, _idx(0, 2), value(1.0), name="transposed"),
+                S(make((3, 4), I64), 0, _idx(1), value(2.5), name="float_into_int"),
+                S(make((3, 4), F32), 0, np.array([0, 1], np.int32), value(1.0),
+                  name="int32_index_error"),
+                S(make((3, 4), F32), 0, np.array([[0, 1]], np.int64), value(1.0),
+                  name="2d_index_error"),
+                S(make((3, 4), F32), 0, _idx(0, -4), value(1.0), name="out_of_range_error")]
+        if tensor_value:
+            out += [S(make((3, 4), F32), 0, _idx(1), np.array(2.0, np.float64),
+                      name="float64_value"),
+                    S(make((3, 4), F32), 0, _idx(1), np.array([2.0], np.float32),
+                      name="1d_value_error")]
+        return out
+    return samples
+
+
+register("index_fill.int_Scalar", _index_fill_samples(False))
+register("index_fill.int_Tensor", _index_fill_samples(True))
+register("index_fill_.int_Scalar", _index_fill_samples(False))
+register("index_fill_.int_Tensor", _index_fill_samples(True))
+out_of("index_fill.int_Scalar_out", "index_fill.int_Scalar")
+out_of("index_fill.int_Tensor_out", "index_fill.int_Tensor")
+
+
+# ---------------------------------------------------------------- masked_scatter, take, put
+def _masked_scatter_samples(inplace=False):
+    def samples():
+        m = np.array([True, False, True, True])
+        out = [S(make((3, 4), dt), make((3, 4), BOOL), make((12,), dt), name=dtname(dt))
+               for dt in ALL]
+        out += [S(make((3, 4), F32), m, make((3, 4), F32), name="broadcast_mask"),
+                S(make((3, 4), F32), m, make((20,), F32), name="longer_source"),
+                S(make((), F32), np.array(True), make((2,), F32), name="0d"),
+                S(make((0, 4), F32), m, make((3,), F32), name="empty"),
+                S(transposed((3, 4), F32), make((3, 4), BOOL), make((3, 4), F32),
+                  name="transposed"),
+                S(make((3, 4), F32), m, make((12,), F64), name="dtype_error"),
+                S(make((3, 4), F32), make((3, 4), U8), make((12,), F32), name="uint8_mask_error"),
+                S(make((3, 4), F32), np.ones((3, 4), bool), make((5,), F32),
+                  name="short_source_error")]
+        if not inplace:
+            out.append(S(make((4,), F32), make((3, 4), BOOL), make((12,), F32),
+                         name="broadcast_self"))
+        else:
+            out.append(S(make((4,), F32), make((3, 4), BOOL), make((12,), F32),
+                         name="mask_larger_error"))
+        return out
+    return samples
+
+
+register("masked_scatter.default", _masked_scatter_samples())
+register("masked_scatter_.default", _masked_scatter_samples(True))
+out_of("masked_scatter.out", "masked_scatter.default")
+
+
+def _take_samples():
+    out = [S(make((3, 4), dt), _idx(0, 5, 11), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 4), F32), np.array([[0, -1], [-12, 3]], np.int64), name="2d_negative"),
+            S(make((3, 4), F32), _idx(1, 1, 1), name="repeated"),
+            S(make((), F32), np.array(0, np.int64), name="0d"),
+            S(make((3, 4), F32), _idx(), name="empty_index"),
+            S(transposed((3, 4), F32), _idx(1, 4, 7), name="transposed"),
+            S(make((3, 4), F32), np.array([0], np.int32), name="int32_index_error"),
+            S(make((3, 4), F32), _idx(12), name="out_of_range_error")]
+    return out
+
+
+register("take.default", _take_samples)
+out_of("take.out", "take.default")
+
+
+def _put_samples(inplace=False):
+    def samples():
+        out = [S(make((3, 4), dt), _idx(0, 5, 11), make((3,), dt), name=dtname(dt))
+               for dt in ALL]
+        out += [S(make((3, 4), F32), np.array([[0, -1]], np.int64), make((2,), F32),
+                  name="2d_index_negative"),
+                S(make((3, 4), F32), _idx(1, 1, 2), make((3,), F32), True,
+                  name="accumulate_repeated"),
+                S(make((3, 4), I64), _idx(1, 1, 2), make((3,), I64), True, name="accumulate_int"),
+                S(make((), F32), np.array(0, np.int64), make((), F32), name="0d"),
+                S(make((3, 4), F32), _idx(), make((0,), F32), name="empty_index"),
+                S(transposed((3, 4), F32), _idx(1, 4), make((2,), F32), name="transposed"),
+                S(make((3, 4), F32), _idx(0, 1), make((3,), F32), name="count_error"),
+                S(make((3, 4), F32), _idx(0, 1), make((2,), F64), name="dtype_error"),
+                S(make((3, 4), F32), np.array([0], np.int32), make((1,), F32),
+                  name="int32_index_error"),
+                S(make((3, 4), F32), _idx(12), make((1,), F32), name="out_of_range_error")]
+        return out
+    return samples
+
+
+register("put.default", _put_samples())
+register("put_.default", _put_samples(True))
+out_of("put.out", "put.default")
+
+
+def _take_along_dim_samples():
+    out = [S(make((3, 4), dt), make((3, 2), I64, low=0, high=4), 1, name=dtname(dt))
+           for dt in ALL]
+    out += [S(make((3, 4), F32), make((2, 1), I64, low=0, high=3), 0, name="broadcast_index"),
+            S(make((3, 1), F32), make((3, 4), I64, low=0, high=1), -1, name="broadcast_self"),
+            S(make((3, 4), F32), make((5,), I64, low=0, high=12), name="flattened"),
+            S(transposed((3, 4), F32), make((2, 4), I64, low=0, high=3), 0, name="transposed"),
+            S(make((3, 4), F32), make((3, 2), I32, low=0, high=4), 1, name="int32_error"),
+            S(make((3, 4), F32), make((3, 2, 1), I64, low=0, high=4), 1, name="rank_error")]
+    return out
+
+
+register("take_along_dim.default", _take_along_dim_samples)
+out_of("take_along_dim.out", "take_along_dim.default")
+register("argwhere.default", lambda: [
+    S(make((3, 4), I64, low=0, high=2), name="int64", data_dependent=True),
+    S(make((2, 3), F32, low=-1, high=1), name="float32", data_dependent=True),
+    S(np.array(1.0, np.float32), name="0d", data_dependent=True)])
+register("fliplr.default", lambda: [
+    S(make((3, 4), F32), name="2d"), S(make((2, 3, 4), I64), name="3d"),
+    S(transposed((3, 4), F32), name="transposed"), S(make((4,), F32), name="1d_error")])
+register("flipud.default", lambda: [
+    S(make((3, 4), F32), name="2d"), S(make((4,), BOOL), name="1d"),
+    S(transposed((3, 4), F32), name="transposed"), S(make((), F32), name="0d_error")])
+
+
+def _rot90_samples():
+    out = [S(make((3, 4), F32), k, name=f"k_{k}") for k in (0, 1, 2, 3, -1, 5)]
+    out += [S(make((2, 3, 4), I64), 1, [2, 0], name="dims_2_0"),
+            S(make((2, 3, 4), F32), 3, [-1, -2], name="negative_dims"),
+            S(transposed((3, 4), F32), 1, name="transposed"),
+            S(transposed((3, 4), F32), 0, name="transposed_k_0"),
+            S(make((3, 4), F32), 1, [0, 0], name="same_dims_error"),
+            S(make((3, 4), F32), 1, [0], name="one_dim_error"),
+            S(make((3, 4), F32), 1, [0, 2], name="dim_out_of_range_error"),
+            S(make((4,), F32), name="1d_error")]
+    return out
+
+
+register("rot90.default", _rot90_samples)
+out_of("rot90.out", "rot90.default")
+register("msort.default", lambda: [
+    S(make((3, 4), I64, low=0, high=3), name="ties"), S(_distinct((4, 3)), name="float32"),
+    S(transposed((3, 4), F32), name="transposed"), S(make((), F32), name="0d")])
+out_of("msort.out", "msort.default")
+
+
+def _unique_consecutive_samples():
+    runs = np.array([1, 1, 2, 2, 1, 3, 3, 3], np.int64)
+    rows = np.array([[1, 2], [1, 2], [0, 5], [1, 2]], np.int64)
+    out = [S(runs.astype(dt), True, True, name=dtname(dt), data_dependent=True) for dt in ALL]
+    out += [S(runs, name="defaults", data_dependent=True),
+            S(runs.reshape(2, 4), True, False, name="2d_inverse", data_dependent=True),
+            S(rows, False, False, 0, name="dim_0", data_dependent=True),
+            S(rows, True, True, 1, name="dim_1", data_dependent=True),
+            S(make((0,), F32), True, True, name="empty", data_dependent=True),
+            S(make((), F32), True, True, name="0d", data_dependent=True)]
+    return out
+
+
+register("unique_consecutive.default", _unique_consecutive_samples)
+out_of("unique_consecutive.out", "unique_consecutive.default")
