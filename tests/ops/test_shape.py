@@ -102,6 +102,22 @@ def test_unique_matches_torch(flags, dim):
     check(mr[0] if isinstance(mr, tuple) else mr, tr[0] if isinstance(tr, tuple) else tr)
 
 
+@pytest.mark.parametrize("flags", [(False, False), (True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_unique_consecutive_matches_torch(flags, dim):
+    a = np.array([[1, 2, 2, 2], [1, 2, 2, 2], [0, 5, 5, 1]], np.int64)
+    e, t = pair(a)
+    kw = {"return_inverse": flags[0], "return_counts": flags[1], "dim": dim}
+    er = ember.unique_consecutive(e, **kw)
+    tr = torch.unique_consecutive(t, **kw)
+    er, tr = (er, tr) if isinstance(tr, tuple) else ((er,), (tr,))
+    assert len(er) == len(tr)
+    for x, y in zip(er, tr):
+        check(x, y)
+    m = e.unique_consecutive(**kw)
+    check(m[0] if isinstance(m, tuple) else m, tr[0])
+
+
 def test_unique_float_and_bool():
     for a in (np.array([2.5, -1.0, 2.5, 0.0], np.float32), np.array([True, False, True])):
         e, t = pair(a)
@@ -164,6 +180,15 @@ GRAD_CASES = {
     "scatter_reduce_amax": lambda lib, x: x.scatter_reduce(
         0, lib.tensor([[0, 1, 0, 2], [1, 1, 0, 0]]), x[1:] * 2, "amax", include_self=False),
     "slice_scatter_chain": lambda lib, x: lib.slice_scatter(x, x[:, :2] ** 2, 1, 1, 3),
+    "index_add_alpha": lambda lib, x: x.index_add(1, lib.tensor([0, 0, 3]), x[:, :3] * 2,
+                                                  alpha=-1.5),
+    "index_copy_inplace": lambda lib, x: (x * 1).index_copy_(0, lib.tensor([2, 0]), x[:2] ** 2),
+    "index_fill_tensor": lambda lib, x: x.index_fill(1, lib.tensor([1, 3, 1]), x[0, 0] * 3),
+    "masked_scatter": lambda lib, x: x.masked_scatter(x < 0, (x * x).flip(0)),
+    "take_put": lambda lib, x: x.take(lib.tensor([0, 5, 5, -1])) * 2 + x.put(
+        lib.tensor([1, 2]), x[0, :2] * 3).sum(),
+    "take_along_dim": lambda lib, x: lib.take_along_dim(x, x.argsort(1), 1),
+    "rot90_msort": lambda lib, x: lib.rot90(x, 1, [0, 1]).msort(),
 }
 
 
