@@ -145,6 +145,7 @@ _c_take = _o.take._cache
 _c_put = _o.put._cache
 _c_put_ = _o.put_._cache
 _c_unique_consecutive = _o.unique_consecutive._cache
+_c_unfold = _o.unfold._cache
 
 
 # schema/derivatives.yaml:58
@@ -2896,6 +2897,43 @@ class UniqueConsecutiveBackward0(_Node):
         return (_r_self,)
 
 
+# schema/derivatives.yaml:452
+class UnfoldBackward0(_Node):
+    """Backward of unfold (schema/derivatives.yaml:452)."""
+    __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dimension = _node._s_dimension
+            self_shape = _node._s_self_shape
+            size = _node._s_size
+            step = _node._s_step
+            _r_self = _H.unfold_backward(grad, self_shape, dimension, size, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dimension(self):
+        return self._s_dimension
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -5412,6 +5450,27 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     return _out
 
 
+# schema/native_functions.yaml:1226 (derivative: schema/derivatives.yaml:452)
+def _ag_unfold(ks, self, dimension, size, step):
+    _ks = ks & _BELOW
+    _k = _c_unfold.get(_ks)
+    if _k is None:
+        _k = _o.unfold._fill(_ks)
+    _out = _k(self, dimension, size, step)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnfoldBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dimension = dimension
+    _node._s_self_shape = self._shape
+    _node._s_size = size
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -5600,3 +5659,13 @@ _o.rot90_out.register("Autograd", _autograd_out(_o.rot90_out), with_keyset=True)
 _o.msort_out.register("Autograd", _autograd_out(_o.msort_out), with_keyset=True)
 _o.unique_consecutive.register("Autograd", _ag_unique_consecutive, with_keyset=True)
 _o.unique_consecutive_out.register("Autograd", _autograd_out(_o.unique_consecutive_out), with_keyset=True)
+_o.unfold.register("Autograd", _ag_unfold, with_keyset=True)
+_o.narrow_copy_out.register("Autograd", _autograd_out(_o.narrow_copy_out), with_keyset=True)
+_o.hstack_out.register("Autograd", _autograd_out(_o.hstack_out), with_keyset=True)
+_o.vstack_out.register("Autograd", _autograd_out(_o.vstack_out), with_keyset=True)
+_o.row_stack_out.register("Autograd", _autograd_out(_o.row_stack_out), with_keyset=True)
+_o.dstack_out.register("Autograd", _autograd_out(_o.dstack_out), with_keyset=True)
+_o.column_stack_out.register("Autograd", _autograd_out(_o.column_stack_out), with_keyset=True)
+_o.diag_embed_out.register("Autograd", _autograd_out(_o.diag_embed_out), with_keyset=True)
+_o.diag_out.register("Autograd", _autograd_out(_o.diag_out), with_keyset=True)
+_o.repeat_interleave_Tensor_out.register("Autograd", _autograd_out(_o.repeat_interleave_Tensor_out), with_keyset=True)

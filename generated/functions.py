@@ -39,6 +39,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -50,9 +56,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
     _entry_contiguous,
     _entry_copy_,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
@@ -63,6 +76,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -90,6 +107,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -132,6 +153,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_msort,
@@ -142,6 +165,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
     _entry_neg,
@@ -169,9 +194,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_ravel,
     _entry_relu,
     _entry_relu_,
     _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
     _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
@@ -179,6 +209,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_roll_out,
     _entry_rot90,
     _entry_rot90_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -226,6 +258,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
     _entry_take,
     _entry_take_along_dim,
@@ -234,6 +268,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
     _entry_threshold_backward,
     _entry_tile,
     _entry_to_device,
@@ -251,6 +288,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
     _entry_unique_consecutive,
     _entry_unique_consecutive_out,
     _entry_unique_dim,
@@ -259,6 +297,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -280,17 +322,26 @@ __all__ = [
     'argwhere',
     'as_strided',
     'as_strided_scatter',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
     'bmm',
     'cat',
     'chunk',
     'clamp',
     'clamp_',
     'clone',
+    'column_stack',
     'copy_',
     'detach',
+    'diag',
+    'diag_embed',
+    'diagflat',
     'diagonal',
     'diagonal_scatter',
     'div',
+    'dsplit',
+    'dstack',
     'empty',
     'empty_like',
     'empty_strided',
@@ -307,6 +358,8 @@ __all__ = [
     'gather',
     'ge',
     'gt',
+    'hsplit',
+    'hstack',
     'index',
     'index_add',
     'index_copy',
@@ -325,10 +378,12 @@ __all__ = [
     'matmul',
     'mean',
     'mm',
+    'moveaxis',
     'movedim',
     'msort',
     'mul',
     'narrow',
+    'narrow_copy',
     'ne',
     'neg',
     'neg_',
@@ -342,11 +397,14 @@ __all__ = [
     'rand_like',
     'randn',
     'randn_like',
+    'ravel',
     'relu',
     'relu_',
+    'repeat_interleave',
     'reshape',
     'roll',
     'rot90',
+    'row_stack',
     'scalar_tensor',
     'scatter',
     'scatter_add',
@@ -364,11 +422,14 @@ __all__ = [
     'stack',
     'sub',
     'sum',
+    'swapaxes',
+    'swapdims',
     't',
     'take',
     'take_along_dim',
     'tanh',
     'tanh_',
+    'tensor_split',
     'threshold_backward',
     'tile',
     'topk',
@@ -380,6 +441,8 @@ __all__ = [
     'unique_consecutive',
     'unique_dim',
     'unsqueeze',
+    'vsplit',
+    'vstack',
     'where',
     'zero_',
     'zeros',
@@ -619,6 +682,141 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
+# schema/native_functions.yaml:1308
+def _m0_atleast_1d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_1d(input):
+    return _entry_atleast_1d(input)
+
+
+# schema/native_functions.yaml:1313
+def _m1_atleast_1d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_1d(tensors):
+    return _entry_atleast_1d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_1d = (
+    (_m0_atleast_1d, _c0_atleast_1d, 1, frozenset(('input',))),
+    (_m1_atleast_1d, _c1_atleast_1d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_1d = (
+    'atleast_1d(Tensor self) -> Tensor',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_1d(*args, **kwargs):
+    """Overloads:
+    atleast_1d(Tensor self) -> Tensor
+    atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
+
+
+# schema/native_functions.yaml:1318
+def _m0_atleast_2d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_2d(input):
+    return _entry_atleast_2d(input)
+
+
+# schema/native_functions.yaml:1323
+def _m1_atleast_2d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_2d(tensors):
+    return _entry_atleast_2d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_2d = (
+    (_m0_atleast_2d, _c0_atleast_2d, 1, frozenset(('input',))),
+    (_m1_atleast_2d, _c1_atleast_2d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_2d = (
+    'atleast_2d(Tensor self) -> Tensor',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_2d(*args, **kwargs):
+    """Overloads:
+    atleast_2d(Tensor self) -> Tensor
+    atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
+
+
+# schema/native_functions.yaml:1328
+def _m0_atleast_3d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_3d(input):
+    return _entry_atleast_3d(input)
+
+
+# schema/native_functions.yaml:1333
+def _m1_atleast_3d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_3d(tensors):
+    return _entry_atleast_3d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_3d = (
+    (_m0_atleast_3d, _c0_atleast_3d, 1, frozenset(('input',))),
+    (_m1_atleast_3d, _c1_atleast_3d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_3d = (
+    'atleast_3d(Tensor self) -> Tensor',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_3d(*args, **kwargs):
+    """Overloads:
+    atleast_3d(Tensor self) -> Tensor
+    atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_3d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
+
+
 # schema/native_functions.yaml:635
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -722,6 +920,18 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
+# schema/native_functions.yaml:1358
+def column_stack(tensors, *, out=None):
+    """column_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_column_stack(tensors)
+    return _entry_column_stack_out(tensors, out)
+
+
 # schema/native_functions.yaml:143
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -740,6 +950,40 @@ def detach(input):
         if r is not _NO:
             return r
     return _entry_detach(input)
+
+
+# schema/native_functions.yaml:1369
+def diag(input, diagonal=0, *, out=None):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag(input, diagonal)
+    return _entry_diag_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1363
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag_embed(input, offset, dim1, dim2)
+    return _entry_diag_embed_out(input, offset, dim1, dim2, out)
+
+
+# schema/native_functions.yaml:1375
+def diagflat(input, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (input,), (input, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(input, offset)
 
 
 # schema/native_functions.yaml:769
@@ -811,6 +1055,63 @@ def div(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+
+
+# schema/native_functions.yaml:1298
+def _m0_dsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_dsplit(input, sections):
+    return _entry_dsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1303
+def _m1_dsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_dsplit(input, indices):
+    return _entry_dsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_dsplit, _c1_dsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+
+
+# schema/native_functions.yaml:1353
+def dstack(tensors, *, out=None):
+    """dstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dstack(tensors)
+    return _entry_dstack_out(tensors, out)
 
 
 # schema/native_functions.yaml:18
@@ -1024,6 +1325,63 @@ def gt(input, other, *, out=None):
     if out is None:
         return _entry_gt_Tensor(input, other)
     return _entry_gt_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1278
+def _m0_hsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_hsplit(input, sections):
+    return _entry_hsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1283
+def _m1_hsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_hsplit(input, indices):
+    return _entry_hsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_hsplit, _c1_hsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+
+
+# schema/native_functions.yaml:1338
+def hstack(tensors, *, out=None):
+    """hstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hstack(tensors)
+    return _entry_hstack_out(tensors, out)
 
 
 # schema/native_functions.yaml:847
@@ -1302,6 +1660,51 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
+# schema/native_functions.yaml:1242
+def _m0_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c0_moveaxis(input, source, destination):
+    return _entry_moveaxis_intlist(input, source, destination)
+
+
+# schema/native_functions.yaml:1247
+def _m1_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c1_moveaxis(input, source, destination):
+    return _entry_moveaxis_int(input, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+
+
 # schema/native_functions.yaml:813
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
@@ -1379,6 +1782,18 @@ def narrow(input, dim, start, length):
         if r is not _NO:
             return r
     return _entry_narrow(input, dim, start, length)
+
+
+# schema/native_functions.yaml:1257
+def narrow_copy(input, dim, start, length, *, out=None):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_narrow_copy(input, dim, start, length)
+    return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
 # schema/native_functions.yaml:370
@@ -1565,6 +1980,16 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:1252
+def ravel(input):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(ravel, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_ravel(input)
+
+
 # schema/native_functions.yaml:528
 def relu(input):
     """relu(Tensor self) -> Tensor"""
@@ -1583,6 +2008,67 @@ def relu_(input):
         if r is not _NO:
             return r
     return _entry_relu_(input)
+
+
+# schema/native_functions.yaml:1380
+def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
+    if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
+        return (repeats, output_size, out)
+    return None
+
+
+def _c0_repeat_interleave(repeats, output_size, out):
+    if out is None:
+        return _entry_repeat_interleave_Tensor(repeats, output_size)
+    return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
+
+
+# schema/native_functions.yaml:1387
+def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1392
+def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c2_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(input, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 1, frozenset(('out', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+    (_m2_repeat_interleave, _c2_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
 # schema/native_functions.yaml:673
@@ -1617,6 +2103,18 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     if out is None:
         return _entry_rot90(input, k, dims)
     return _entry_rot90_out(input, k, dims, out)
+
+
+# schema/native_functions.yaml:1348
+def row_stack(tensors, *, out=None):
+    """row_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_row_stack(tensors)
+    return _entry_row_stack_out(tensors, out)
 
 
 # schema/native_functions.yaml:48
@@ -2033,6 +2531,26 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
+# schema/native_functions.yaml:1232
+def swapaxes(input, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(input, axis0, axis1)
+
+
+# schema/native_functions.yaml:1237
+def swapdims(input, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (input,), (input, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(input, dim0, dim1)
+
+
 # schema/native_functions.yaml:706
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
@@ -2087,6 +2605,65 @@ def tanh_(input):
         if r is not _NO:
             return r
     return _entry_tanh_(input)
+
+
+# schema/native_functions.yaml:1263
+def _m0_tensor_split(input, sections, dim=0):
+    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
+        return (input, sections, dim)
+    return None
+
+
+def _c0_tensor_split(input, sections, dim):
+    return _entry_tensor_split_sections(input, sections, dim)
+
+
+# schema/native_functions.yaml:1268
+def _m1_tensor_split(input, indices, dim=0):
+    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (input, indices, dim)
+    return None
+
+
+def _c1_tensor_split(input, indices, dim):
+    return _entry_tensor_split_indices(input, indices, dim)
+
+
+# schema/native_functions.yaml:1273
+def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (input, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(input, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'input', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices', 'input'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'input', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
 # schema/native_functions.yaml:542
@@ -2207,6 +2784,63 @@ def unsqueeze(input, dim):
         if r is not _NO:
             return r
     return _entry_unsqueeze(input, dim)
+
+
+# schema/native_functions.yaml:1288
+def _m0_vsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_vsplit(input, sections):
+    return _entry_vsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1293
+def _m1_vsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_vsplit(input, indices):
+    return _entry_vsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_vsplit, _c1_vsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(vsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+
+
+# schema/native_functions.yaml:1343
+def vstack(tensors, *, out=None):
+    """vstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(vstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_vstack(tensors)
+    return _entry_vstack_out(tensors, out)
 
 
 # schema/native_functions.yaml:424

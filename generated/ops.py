@@ -7266,3 +7266,1197 @@ def _entry_unique_consecutive_out(self, return_inverse, return_counts, dim, out0
 unique_consecutive_out._bind = _bind_unique_consecutive_out
 unique_consecutive_out._entry = _entry_unique_consecutive_out
 _aten._packet('unique_consecutive')._add(unique_consecutive_out)
+
+
+# schema/native_functions.yaml:1226
+unfold = _Op("aten", 'unfold', 'default',
+    'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
+    ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
+_c_unfold = unfold._cache
+
+
+def _bind_unfold(self, dimension, size, step):
+    return (self, dimension, size, step)
+
+
+def _entry_unfold(self, dimension, size, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unfold, (self, dimension, size, step)) from None
+    _k = _c_unfold.get(ks)
+    if _k is None:
+        _k = unfold._fill(ks)
+    return _k(self, dimension, size, step)
+
+
+unfold._bind = _bind_unfold
+unfold._entry = _entry_unfold
+_aten._packet('unfold')._add(unfold)
+
+
+# schema/native_functions.yaml:1232
+swapaxes = _Op("aten", 'swapaxes', 'default',
+    'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
+    ('self', 'axis0', 'axis1'), 3, tags=())
+_c_swapaxes = swapaxes._cache
+
+
+def _bind_swapaxes(self, axis0, axis1):
+    return (self, axis0, axis1)
+
+
+def _entry_swapaxes(self, axis0, axis1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapaxes, (self, axis0, axis1)) from None
+    _k = _c_swapaxes.get(ks)
+    if _k is None:
+        _k = swapaxes._fill(ks)
+    return _k(self, axis0, axis1)
+
+
+swapaxes._bind = _bind_swapaxes
+swapaxes._entry = _entry_swapaxes
+_aten._packet('swapaxes')._add(swapaxes)
+
+
+# schema/native_functions.yaml:1237
+swapdims = _Op("aten", 'swapdims', 'default',
+    'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
+    ('self', 'dim0', 'dim1'), 3, tags=())
+_c_swapdims = swapdims._cache
+
+
+def _bind_swapdims(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_swapdims(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapdims, (self, dim0, dim1)) from None
+    _k = _c_swapdims.get(ks)
+    if _k is None:
+        _k = swapdims._fill(ks)
+    return _k(self, dim0, dim1)
+
+
+swapdims._bind = _bind_swapdims
+swapdims._entry = _entry_swapdims
+_aten._packet('swapdims')._add(swapdims)
+
+
+# schema/native_functions.yaml:1242
+moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_intlist = moveaxis_intlist._cache
+
+
+def _bind_moveaxis_intlist(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_intlist(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_intlist, (self, source, destination)) from None
+    _k = _c_moveaxis_intlist.get(ks)
+    if _k is None:
+        _k = moveaxis_intlist._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_intlist._bind = _bind_moveaxis_intlist
+moveaxis_intlist._entry = _entry_moveaxis_intlist
+_aten._packet('moveaxis')._add(moveaxis_intlist)
+
+
+# schema/native_functions.yaml:1247
+moveaxis_int = _Op("aten", 'moveaxis', 'int',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_int = moveaxis_int._cache
+
+
+def _bind_moveaxis_int(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_int(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_int, (self, source, destination)) from None
+    _k = _c_moveaxis_int.get(ks)
+    if _k is None:
+        _k = moveaxis_int._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_int._bind = _bind_moveaxis_int
+moveaxis_int._entry = _entry_moveaxis_int
+_aten._packet('moveaxis')._add(moveaxis_int)
+
+
+# schema/native_functions.yaml:1252
+ravel = _Op("aten", 'ravel', 'default',
+    'ravel(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_ravel = ravel._cache
+
+
+def _bind_ravel(self):
+    return (self,)
+
+
+def _entry_ravel(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ravel, (self,)) from None
+    _k = _c_ravel.get(ks)
+    if _k is None:
+        _k = ravel._fill(ks)
+    return _k(self)
+
+
+ravel._bind = _bind_ravel
+ravel._entry = _entry_ravel
+_aten._packet('ravel')._add(ravel)
+
+
+# schema/native_functions.yaml:1257
+narrow_copy = _Op("aten", 'narrow_copy', 'default',
+    'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
+    ('self', 'dim', 'start', 'length'), 4, tags=())
+_c_narrow_copy = narrow_copy._cache
+
+
+def _bind_narrow_copy(self, dim, start, length):
+    return (self, dim, start, length)
+
+
+def _entry_narrow_copy(self, dim, start, length):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy, (self, dim, start, length)) from None
+    _k = _c_narrow_copy.get(ks)
+    if _k is None:
+        _k = narrow_copy._fill(ks)
+    return _k(self, dim, start, length)
+
+
+narrow_copy._bind = _bind_narrow_copy
+narrow_copy._entry = _entry_narrow_copy
+_aten._packet('narrow_copy')._add(narrow_copy)
+
+
+# schema/native_functions.yaml:1261
+narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
+    'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
+_c_narrow_copy_out = narrow_copy_out._cache
+
+
+def _bind_narrow_copy_out(self, dim, start, length, *, out):
+    return (self, dim, start, length, out)
+
+
+def _entry_narrow_copy_out(self, dim, start, length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy_out, (self, dim, start, length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_narrow_copy_out.get(ks)
+    if _k is None:
+        _k = narrow_copy_out._fill(ks)
+    return _k(self, dim, start, length, out)
+
+
+narrow_copy_out._bind = _bind_narrow_copy_out
+narrow_copy_out._entry = _entry_narrow_copy_out
+_aten._packet('narrow_copy')._add(narrow_copy_out)
+
+
+# schema/native_functions.yaml:1263
+tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'sections', 'dim'), 3, tags=())
+_c_tensor_split_sections = tensor_split_sections._cache
+
+
+def _bind_tensor_split_sections(self, sections, dim=0):
+    return (self, sections, dim)
+
+
+def _entry_tensor_split_sections(self, sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_sections, (self, sections, dim)) from None
+    _k = _c_tensor_split_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_sections._fill(ks)
+    return _k(self, sections, dim)
+
+
+tensor_split_sections._bind = _bind_tensor_split_sections
+tensor_split_sections._entry = _entry_tensor_split_sections
+_aten._packet('tensor_split')._add(tensor_split_sections)
+
+
+# schema/native_functions.yaml:1268
+tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_tensor_split_indices = tensor_split_indices._cache
+
+
+def _bind_tensor_split_indices(self, indices, dim=0):
+    return (self, indices, dim)
+
+
+def _entry_tensor_split_indices(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_indices, (self, indices, dim)) from None
+    _k = _c_tensor_split_indices.get(ks)
+    if _k is None:
+        _k = tensor_split_indices._fill(ks)
+    return _k(self, indices, dim)
+
+
+tensor_split_indices._bind = _bind_tensor_split_indices
+tensor_split_indices._entry = _entry_tensor_split_indices
+_aten._packet('tensor_split')._add(tensor_split_indices)
+
+
+# schema/native_functions.yaml:1273
+tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
+_c_tensor_split_tensor_indices_or_sections = tensor_split_tensor_indices_or_sections._cache
+
+
+def _bind_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    return (self, tensor_indices_or_sections, dim)
+
+
+def _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor_indices_or_sections._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_tensor_indices_or_sections, (self, tensor_indices_or_sections, dim)) from None
+    _k = _c_tensor_split_tensor_indices_or_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_tensor_indices_or_sections._fill(ks)
+    return _k(self, tensor_indices_or_sections, dim)
+
+
+tensor_split_tensor_indices_or_sections._bind = _bind_tensor_split_tensor_indices_or_sections
+tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indices_or_sections
+_aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
+
+
+# schema/native_functions.yaml:1278
+hsplit_int = _Op("aten", 'hsplit', 'int',
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_hsplit_int = hsplit_int._cache
+
+
+def _bind_hsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_hsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_int, (self, sections)) from None
+    _k = _c_hsplit_int.get(ks)
+    if _k is None:
+        _k = hsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+hsplit_int._bind = _bind_hsplit_int
+hsplit_int._entry = _entry_hsplit_int
+_aten._packet('hsplit')._add(hsplit_int)
+
+
+# schema/native_functions.yaml:1283
+hsplit_array = _Op("aten", 'hsplit', 'array',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_hsplit_array = hsplit_array._cache
+
+
+def _bind_hsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_hsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_array, (self, indices)) from None
+    _k = _c_hsplit_array.get(ks)
+    if _k is None:
+        _k = hsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+hsplit_array._bind = _bind_hsplit_array
+hsplit_array._entry = _entry_hsplit_array
+_aten._packet('hsplit')._add(hsplit_array)
+
+
+# schema/native_functions.yaml:1288
+vsplit_int = _Op("aten", 'vsplit', 'int',
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_vsplit_int = vsplit_int._cache
+
+
+def _bind_vsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_vsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_int, (self, sections)) from None
+    _k = _c_vsplit_int.get(ks)
+    if _k is None:
+        _k = vsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+vsplit_int._bind = _bind_vsplit_int
+vsplit_int._entry = _entry_vsplit_int
+_aten._packet('vsplit')._add(vsplit_int)
+
+
+# schema/native_functions.yaml:1293
+vsplit_array = _Op("aten", 'vsplit', 'array',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_vsplit_array = vsplit_array._cache
+
+
+def _bind_vsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_vsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_array, (self, indices)) from None
+    _k = _c_vsplit_array.get(ks)
+    if _k is None:
+        _k = vsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+vsplit_array._bind = _bind_vsplit_array
+vsplit_array._entry = _entry_vsplit_array
+_aten._packet('vsplit')._add(vsplit_array)
+
+
+# schema/native_functions.yaml:1298
+dsplit_int = _Op("aten", 'dsplit', 'int',
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_dsplit_int = dsplit_int._cache
+
+
+def _bind_dsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_dsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_int, (self, sections)) from None
+    _k = _c_dsplit_int.get(ks)
+    if _k is None:
+        _k = dsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+dsplit_int._bind = _bind_dsplit_int
+dsplit_int._entry = _entry_dsplit_int
+_aten._packet('dsplit')._add(dsplit_int)
+
+
+# schema/native_functions.yaml:1303
+dsplit_array = _Op("aten", 'dsplit', 'array',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_dsplit_array = dsplit_array._cache
+
+
+def _bind_dsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_dsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_array, (self, indices)) from None
+    _k = _c_dsplit_array.get(ks)
+    if _k is None:
+        _k = dsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+dsplit_array._bind = _bind_dsplit_array
+dsplit_array._entry = _entry_dsplit_array
+_aten._packet('dsplit')._add(dsplit_array)
+
+
+# schema/native_functions.yaml:1308
+atleast_1d = _Op("aten", 'atleast_1d', 'default',
+    'atleast_1d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_1d = atleast_1d._cache
+
+
+def _bind_atleast_1d(self):
+    return (self,)
+
+
+def _entry_atleast_1d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d, (self,)) from None
+    _k = _c_atleast_1d.get(ks)
+    if _k is None:
+        _k = atleast_1d._fill(ks)
+    return _k(self)
+
+
+atleast_1d._bind = _bind_atleast_1d
+atleast_1d._entry = _entry_atleast_1d
+_aten._packet('atleast_1d')._add(atleast_1d)
+
+
+# schema/native_functions.yaml:1313
+atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_1d_Sequence = atleast_1d_Sequence._cache
+
+
+def _bind_atleast_1d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_1d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d_Sequence, (tensors,)) from None
+    _k = _c_atleast_1d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_1d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_1d_Sequence._bind = _bind_atleast_1d_Sequence
+atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
+_aten._packet('atleast_1d')._add(atleast_1d_Sequence)
+
+
+# schema/native_functions.yaml:1318
+atleast_2d = _Op("aten", 'atleast_2d', 'default',
+    'atleast_2d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_2d = atleast_2d._cache
+
+
+def _bind_atleast_2d(self):
+    return (self,)
+
+
+def _entry_atleast_2d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d, (self,)) from None
+    _k = _c_atleast_2d.get(ks)
+    if _k is None:
+        _k = atleast_2d._fill(ks)
+    return _k(self)
+
+
+atleast_2d._bind = _bind_atleast_2d
+atleast_2d._entry = _entry_atleast_2d
+_aten._packet('atleast_2d')._add(atleast_2d)
+
+
+# schema/native_functions.yaml:1323
+atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_2d_Sequence = atleast_2d_Sequence._cache
+
+
+def _bind_atleast_2d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_2d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d_Sequence, (tensors,)) from None
+    _k = _c_atleast_2d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_2d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_2d_Sequence._bind = _bind_atleast_2d_Sequence
+atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
+_aten._packet('atleast_2d')._add(atleast_2d_Sequence)
+
+
+# schema/native_functions.yaml:1328
+atleast_3d = _Op("aten", 'atleast_3d', 'default',
+    'atleast_3d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_3d = atleast_3d._cache
+
+
+def _bind_atleast_3d(self):
+    return (self,)
+
+
+def _entry_atleast_3d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d, (self,)) from None
+    _k = _c_atleast_3d.get(ks)
+    if _k is None:
+        _k = atleast_3d._fill(ks)
+    return _k(self)
+
+
+atleast_3d._bind = _bind_atleast_3d
+atleast_3d._entry = _entry_atleast_3d
+_aten._packet('atleast_3d')._add(atleast_3d)
+
+
+# schema/native_functions.yaml:1333
+atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_3d_Sequence = atleast_3d_Sequence._cache
+
+
+def _bind_atleast_3d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_3d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d_Sequence, (tensors,)) from None
+    _k = _c_atleast_3d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_3d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_3d_Sequence._bind = _bind_atleast_3d_Sequence
+atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
+_aten._packet('atleast_3d')._add(atleast_3d_Sequence)
+
+
+# schema/native_functions.yaml:1338
+hstack = _Op("aten", 'hstack', 'default',
+    'hstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_hstack = hstack._cache
+
+
+def _bind_hstack(tensors):
+    return (tensors,)
+
+
+def _entry_hstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack, (tensors,)) from None
+    _k = _c_hstack.get(ks)
+    if _k is None:
+        _k = hstack._fill(ks)
+    return _k(tensors)
+
+
+hstack._bind = _bind_hstack
+hstack._entry = _entry_hstack
+_aten._packet('hstack')._add(hstack)
+
+
+# schema/native_functions.yaml:1341
+hstack_out = _Op("aten", 'hstack', 'out',
+    'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_hstack_out = hstack_out._cache
+
+
+def _bind_hstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_hstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hstack_out.get(ks)
+    if _k is None:
+        _k = hstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+hstack_out._bind = _bind_hstack_out
+hstack_out._entry = _entry_hstack_out
+_aten._packet('hstack')._add(hstack_out)
+
+
+# schema/native_functions.yaml:1343
+vstack = _Op("aten", 'vstack', 'default',
+    'vstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_vstack = vstack._cache
+
+
+def _bind_vstack(tensors):
+    return (tensors,)
+
+
+def _entry_vstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack, (tensors,)) from None
+    _k = _c_vstack.get(ks)
+    if _k is None:
+        _k = vstack._fill(ks)
+    return _k(tensors)
+
+
+vstack._bind = _bind_vstack
+vstack._entry = _entry_vstack
+_aten._packet('vstack')._add(vstack)
+
+
+# schema/native_functions.yaml:1346
+vstack_out = _Op("aten", 'vstack', 'out',
+    'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_vstack_out = vstack_out._cache
+
+
+def _bind_vstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_vstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_vstack_out.get(ks)
+    if _k is None:
+        _k = vstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+vstack_out._bind = _bind_vstack_out
+vstack_out._entry = _entry_vstack_out
+_aten._packet('vstack')._add(vstack_out)
+
+
+# schema/native_functions.yaml:1348
+row_stack = _Op("aten", 'row_stack', 'default',
+    'row_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_row_stack = row_stack._cache
+
+
+def _bind_row_stack(tensors):
+    return (tensors,)
+
+
+def _entry_row_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack, (tensors,)) from None
+    _k = _c_row_stack.get(ks)
+    if _k is None:
+        _k = row_stack._fill(ks)
+    return _k(tensors)
+
+
+row_stack._bind = _bind_row_stack
+row_stack._entry = _entry_row_stack
+_aten._packet('row_stack')._add(row_stack)
+
+
+# schema/native_functions.yaml:1351
+row_stack_out = _Op("aten", 'row_stack', 'out',
+    'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_row_stack_out = row_stack_out._cache
+
+
+def _bind_row_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_row_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_row_stack_out.get(ks)
+    if _k is None:
+        _k = row_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+row_stack_out._bind = _bind_row_stack_out
+row_stack_out._entry = _entry_row_stack_out
+_aten._packet('row_stack')._add(row_stack_out)
+
+
+# schema/native_functions.yaml:1353
+dstack = _Op("aten", 'dstack', 'default',
+    'dstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_dstack = dstack._cache
+
+
+def _bind_dstack(tensors):
+    return (tensors,)
+
+
+def _entry_dstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack, (tensors,)) from None
+    _k = _c_dstack.get(ks)
+    if _k is None:
+        _k = dstack._fill(ks)
+    return _k(tensors)
+
+
+dstack._bind = _bind_dstack
+dstack._entry = _entry_dstack
+_aten._packet('dstack')._add(dstack)
+
+
+# schema/native_functions.yaml:1356
+dstack_out = _Op("aten", 'dstack', 'out',
+    'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_dstack_out = dstack_out._cache
+
+
+def _bind_dstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_dstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_dstack_out.get(ks)
+    if _k is None:
+        _k = dstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+dstack_out._bind = _bind_dstack_out
+dstack_out._entry = _entry_dstack_out
+_aten._packet('dstack')._add(dstack_out)
+
+
+# schema/native_functions.yaml:1358
+column_stack = _Op("aten", 'column_stack', 'default',
+    'column_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_column_stack = column_stack._cache
+
+
+def _bind_column_stack(tensors):
+    return (tensors,)
+
+
+def _entry_column_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack, (tensors,)) from None
+    _k = _c_column_stack.get(ks)
+    if _k is None:
+        _k = column_stack._fill(ks)
+    return _k(tensors)
+
+
+column_stack._bind = _bind_column_stack
+column_stack._entry = _entry_column_stack
+_aten._packet('column_stack')._add(column_stack)
+
+
+# schema/native_functions.yaml:1361
+column_stack_out = _Op("aten", 'column_stack', 'out',
+    'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_column_stack_out = column_stack_out._cache
+
+
+def _bind_column_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_column_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_column_stack_out.get(ks)
+    if _k is None:
+        _k = column_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+column_stack_out._bind = _bind_column_stack_out
+column_stack_out._entry = _entry_column_stack_out
+_aten._packet('column_stack')._add(column_stack_out)
+
+
+# schema/native_functions.yaml:1363
+diag_embed = _Op("aten", 'diag_embed', 'default',
+    'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
+    ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
+_c_diag_embed = diag_embed._cache
+
+
+def _bind_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return (self, offset, dim1, dim2)
+
+
+def _entry_diag_embed(self, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed, (self, offset, dim1, dim2)) from None
+    _k = _c_diag_embed.get(ks)
+    if _k is None:
+        _k = diag_embed._fill(ks)
+    return _k(self, offset, dim1, dim2)
+
+
+diag_embed._bind = _bind_diag_embed
+diag_embed._entry = _entry_diag_embed
+_aten._packet('diag_embed')._add(diag_embed)
+
+
+# schema/native_functions.yaml:1367
+diag_embed_out = _Op("aten", 'diag_embed', 'out',
+    'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
+_c_diag_embed_out = diag_embed_out._cache
+
+
+def _bind_diag_embed_out(self, offset=0, dim1=-2, dim2=-1, *, out):
+    return (self, offset, dim1, dim2, out)
+
+
+def _entry_diag_embed_out(self, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed_out, (self, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_embed_out.get(ks)
+    if _k is None:
+        _k = diag_embed_out._fill(ks)
+    return _k(self, offset, dim1, dim2, out)
+
+
+diag_embed_out._bind = _bind_diag_embed_out
+diag_embed_out._entry = _entry_diag_embed_out
+_aten._packet('diag_embed')._add(diag_embed_out)
+
+
+# schema/native_functions.yaml:1369
+diag = _Op("aten", 'diag', 'default',
+    'diag(Tensor self, int diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_diag = diag._cache
+
+
+def _bind_diag(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_diag(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag, (self, diagonal)) from None
+    _k = _c_diag.get(ks)
+    if _k is None:
+        _k = diag._fill(ks)
+    return _k(self, diagonal)
+
+
+diag._bind = _bind_diag
+diag._entry = _entry_diag
+_aten._packet('diag')._add(diag)
+
+
+# schema/native_functions.yaml:1373
+diag_out = _Op("aten", 'diag', 'out',
+    'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_diag_out = diag_out._cache
+
+
+def _bind_diag_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_diag_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_out.get(ks)
+    if _k is None:
+        _k = diag_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+diag_out._bind = _bind_diag_out
+diag_out._entry = _entry_diag_out
+_aten._packet('diag')._add(diag_out)
+
+
+# schema/native_functions.yaml:1375
+diagflat = _Op("aten", 'diagflat', 'default',
+    'diagflat(Tensor self, int offset=0) -> Tensor',
+    ('self', 'offset'), 2, tags=())
+_c_diagflat = diagflat._cache
+
+
+def _bind_diagflat(self, offset=0):
+    return (self, offset)
+
+
+def _entry_diagflat(self, offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagflat, (self, offset)) from None
+    _k = _c_diagflat.get(ks)
+    if _k is None:
+        _k = diagflat._fill(ks)
+    return _k(self, offset)
+
+
+diagflat._bind = _bind_diagflat
+diagflat._entry = _entry_diagflat
+_aten._packet('diagflat')._add(diagflat)
+
+
+# schema/native_functions.yaml:1380
+repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor = repeat_interleave_Tensor._cache
+
+
+def _bind_repeat_interleave_Tensor(repeats, *, output_size=None):
+    return (repeats, output_size)
+
+
+def _entry_repeat_interleave_Tensor(repeats, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor, (repeats, output_size)) from None
+    _k = _c_repeat_interleave_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor._fill(ks)
+    return _k(repeats, output_size)
+
+
+repeat_interleave_Tensor._bind = _bind_repeat_interleave_Tensor
+repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
+
+
+# schema/native_functions.yaml:1384
+repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
+    'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
+    ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor_out = repeat_interleave_Tensor_out._cache
+
+
+def _bind_repeat_interleave_Tensor_out(repeats, *, output_size=None, out):
+    return (repeats, output_size, out)
+
+
+def _entry_repeat_interleave_Tensor_out(repeats, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor_out, (repeats, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_interleave_Tensor_out.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor_out._fill(ks)
+    return _k(repeats, output_size, out)
+
+
+repeat_interleave_Tensor_out._bind = _bind_repeat_interleave_Tensor_out
+repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
+
+
+# schema/native_functions.yaml:1387
+repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_Tensor = repeat_interleave_self_Tensor._cache
+
+
+def _bind_repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_Tensor, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_Tensor._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_Tensor._bind = _bind_repeat_interleave_self_Tensor
+repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
+
+
+# schema/native_functions.yaml:1392
+repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_int = repeat_interleave_self_int._cache
+
+
+def _bind_repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_int(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_int, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_int.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_int._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_int._bind = _bind_repeat_interleave_self_int
+repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_int)

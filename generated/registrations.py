@@ -1017,3 +1017,139 @@ _o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
 # schema/native_functions.yaml:1223
 _o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
 _o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1226
+_o.unfold.register('CompositeExplicitAutograd', _common_views.unfold)
+
+# schema/native_functions.yaml:1232
+_o.swapaxes.register('CompositeImplicitAutograd', _composite_shape.swapaxes)
+
+# schema/native_functions.yaml:1237
+_o.swapdims.register('CompositeImplicitAutograd', _composite_shape.swapdims)
+
+# schema/native_functions.yaml:1242
+_o.moveaxis_intlist.register('CompositeImplicitAutograd', _composite_shape.moveaxis_intlist)
+
+# schema/native_functions.yaml:1247
+_o.moveaxis_int.register('CompositeImplicitAutograd', _composite_shape.moveaxis)
+
+# schema/native_functions.yaml:1252
+_o.ravel.register('CompositeImplicitAutograd', _composite_shape.ravel)
+
+# schema/native_functions.yaml:1257
+_o.narrow_copy.register('CompositeImplicitAutograd', _composite_shape.narrow_copy)
+
+# schema/native_functions.yaml:1261
+_o.narrow_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.narrow_copy))
+_o.narrow_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.narrow_copy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1263
+_o.tensor_split_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_sections)
+
+# schema/native_functions.yaml:1268
+_o.tensor_split_indices.register('CompositeImplicitAutograd', _composite_shape.tensor_split_indices)
+
+# schema/native_functions.yaml:1273
+_o.tensor_split_tensor_indices_or_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_tensor)
+
+# schema/native_functions.yaml:1278
+_o.hsplit_int.register('CompositeImplicitAutograd', _composite_shape.hsplit_int)
+
+# schema/native_functions.yaml:1283
+_o.hsplit_array.register('CompositeImplicitAutograd', _composite_shape.hsplit_array)
+
+# schema/native_functions.yaml:1288
+_o.vsplit_int.register('CompositeImplicitAutograd', _composite_shape.vsplit_int)
+
+# schema/native_functions.yaml:1293
+_o.vsplit_array.register('CompositeImplicitAutograd', _composite_shape.vsplit_array)
+
+# schema/native_functions.yaml:1298
+_o.dsplit_int.register('CompositeImplicitAutograd', _composite_shape.dsplit_int)
+
+# schema/native_functions.yaml:1303
+_o.dsplit_array.register('CompositeImplicitAutograd', _composite_shape.dsplit_array)
+
+# schema/native_functions.yaml:1308
+_o.atleast_1d.register('CompositeImplicitAutograd', _composite_shape.atleast_1d)
+
+# schema/native_functions.yaml:1313
+_o.atleast_1d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_1d_sequence)
+
+# schema/native_functions.yaml:1318
+_o.atleast_2d.register('CompositeImplicitAutograd', _composite_shape.atleast_2d)
+
+# schema/native_functions.yaml:1323
+_o.atleast_2d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_2d_sequence)
+
+# schema/native_functions.yaml:1328
+_o.atleast_3d.register('CompositeImplicitAutograd', _composite_shape.atleast_3d)
+
+# schema/native_functions.yaml:1333
+_o.atleast_3d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_3d_sequence)
+
+# schema/native_functions.yaml:1338
+_o.hstack.register('CompositeImplicitAutograd', _composite_shape.hstack)
+
+# schema/native_functions.yaml:1341
+_o.hstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.hstack))
+_o.hstack_out.register("ADInplaceOrView", _inplace_or_view(_o.hstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1343
+_o.vstack.register('CompositeImplicitAutograd', _composite_shape.vstack)
+
+# schema/native_functions.yaml:1346
+_o.vstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.vstack))
+_o.vstack_out.register("ADInplaceOrView", _inplace_or_view(_o.vstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1348
+_o.row_stack.register('CompositeImplicitAutograd', _composite_shape.row_stack)
+
+# schema/native_functions.yaml:1351
+_o.row_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.row_stack))
+_o.row_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.row_stack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1353
+_o.dstack.register('CompositeImplicitAutograd', _composite_shape.dstack)
+
+# schema/native_functions.yaml:1356
+_o.dstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.dstack))
+_o.dstack_out.register("ADInplaceOrView", _inplace_or_view(_o.dstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1358
+_o.column_stack.register('CompositeImplicitAutograd', _composite_shape.column_stack)
+
+# schema/native_functions.yaml:1361
+_o.column_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.column_stack))
+_o.column_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.column_stack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1363
+_o.diag_embed.register('CompositeImplicitAutograd', _composite_shape.diag_embed)
+
+# schema/native_functions.yaml:1367
+_o.diag_embed_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag_embed))
+_o.diag_embed_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_embed_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1369
+_o.diag.register('CompositeImplicitAutograd', _composite_shape.diag)
+
+# schema/native_functions.yaml:1373
+_o.diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag))
+_o.diag_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1375
+_o.diagflat.register('CompositeImplicitAutograd', _composite_shape.diagflat)
+
+# schema/native_functions.yaml:1380
+_o.repeat_interleave_Tensor.register('CPU', _cpu_shape.repeat_interleave_tensor)
+_o.repeat_interleave_Tensor.register('Meta', _meta_shape.repeat_interleave_tensor)
+
+# schema/native_functions.yaml:1384
+_o.repeat_interleave_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat_interleave_Tensor))
+_o.repeat_interleave_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_interleave_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1387
+_o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_tensor)
+
+# schema/native_functions.yaml:1392
+_o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)

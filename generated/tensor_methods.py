@@ -40,6 +40,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -51,9 +57,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
     _entry_contiguous,
     _entry_copy_,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
@@ -64,6 +77,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -91,6 +108,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -133,6 +154,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_msort,
@@ -143,6 +166,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
     _entry_neg,
@@ -170,9 +195,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_ravel,
     _entry_relu,
     _entry_relu_,
     _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
     _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
@@ -180,6 +210,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_roll_out,
     _entry_rot90,
     _entry_rot90_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -227,6 +259,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
     _entry_take,
     _entry_take_along_dim,
@@ -235,6 +269,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh,
     _entry_tanh_,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
     _entry_threshold_backward,
     _entry_tile,
     _entry_to_device,
@@ -252,6 +289,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
     _entry_unique_consecutive,
     _entry_unique_consecutive_out,
     _entry_unique_dim,
@@ -260,6 +298,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -528,6 +570,36 @@ def detach(self):
     return _entry_detach(self)
 
 
+# schema/native_functions.yaml:1369
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_diag(self, diagonal)
+
+
+# schema/native_functions.yaml:1363
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diag_embed(self, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1375
+def diagflat(self, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (self,), (self, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(self, offset)
+
+
 # schema/native_functions.yaml:769
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
@@ -636,6 +708,52 @@ def div_(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
+
+
+# schema/native_functions.yaml:1298
+def _m0_dsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_dsplit(self, sections):
+    return _entry_dsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1303
+def _m1_dsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_dsplit(self, indices):
+    return _entry_dsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('sections',))),
+    (_m1_dsplit, _c1_dsplit, None, frozenset(())),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
 # schema/native_functions.yaml:355
@@ -803,6 +921,52 @@ def gt(self, other):
         if r is not _NO:
             return r
     return _entry_gt_Tensor(self, other)
+
+
+# schema/native_functions.yaml:1278
+def _m0_hsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_hsplit(self, sections):
+    return _entry_hsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1283
+def _m1_hsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_hsplit(self, indices):
+    return _entry_hsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('sections',))),
+    (_m1_hsplit, _c1_hsplit, None, frozenset(())),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
 # schema/native_functions.yaml:847
@@ -1130,6 +1294,51 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
+# schema/native_functions.yaml:1242
+def _m0_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c0_moveaxis(self, source, destination):
+    return _entry_moveaxis_intlist(self, source, destination)
+
+
+# schema/native_functions.yaml:1247
+def _m1_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c1_moveaxis(self, source, destination):
+    return _entry_moveaxis_int(self, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+
+
 # schema/native_functions.yaml:813
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
@@ -1213,6 +1422,16 @@ def narrow(self, dim, start, length):
         if r is not _NO:
             return r
     return _entry_narrow(self, dim, start, length)
+
+
+# schema/native_functions.yaml:1257
+def narrow_copy(self, dim, start, length):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
+        if r is not _NO:
+            return r
+    return _entry_narrow_copy(self, dim, start, length)
 
 
 # schema/native_functions.yaml:370
@@ -1364,6 +1583,16 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
+# schema/native_functions.yaml:1252
+def ravel(self):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(ravel, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ravel(self)
+
+
 # schema/native_functions.yaml:528
 def relu(self):
     """relu(Tensor self) -> Tensor"""
@@ -1393,6 +1622,51 @@ def repeat(self, *repeats):
         if r is not _NO:
             return r
     return _entry_repeat(self, repeats)
+
+
+# schema/native_functions.yaml:1387
+def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c0_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1392
+def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(self, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
 # schema/native_functions.yaml:673
@@ -1907,6 +2181,26 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
+# schema/native_functions.yaml:1232
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(self, axis0, axis1)
+
+
+# schema/native_functions.yaml:1237
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (self,), (self, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(self, dim0, dim1)
+
+
 # schema/native_functions.yaml:706
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
@@ -1955,6 +2249,65 @@ def tanh_(self):
         if r is not _NO:
             return r
     return _entry_tanh_(self)
+
+
+# schema/native_functions.yaml:1263
+def _m0_tensor_split(self, sections, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+        return (self, sections, dim)
+    return None
+
+
+def _c0_tensor_split(self, sections, dim):
+    return _entry_tensor_split_sections(self, sections, dim)
+
+
+# schema/native_functions.yaml:1268
+def _m1_tensor_split(self, indices, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (self, indices, dim)
+    return None
+
+
+def _c1_tensor_split(self, indices, dim):
+    return _entry_tensor_split_indices(self, indices, dim)
+
+
+# schema/native_functions.yaml:1273
+def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (self, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(self, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
 # schema/native_functions.yaml:874
@@ -2048,6 +2401,16 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
+# schema/native_functions.yaml:1226
+def unfold(self, dimension, size, step):
+    """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(unfold, (self,), (self, dimension, size, step), {})
+        if r is not _NO:
+            return r
+    return _entry_unfold(self, dimension, size, step)
+
+
 # schema/native_functions.yaml:717
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -2112,6 +2475,52 @@ def view_as(self, other):
         if r is not _NO:
             return r
     return _entry_view_as(self, other)
+
+
+# schema/native_functions.yaml:1288
+def _m0_vsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_vsplit(self, sections):
+    return _entry_vsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1293
+def _m1_vsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_vsplit(self, indices):
+    return _entry_vsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('sections',))),
+    (_m1_vsplit, _c1_vsplit, None, frozenset(())),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(vsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
 # schema/native_functions.yaml:424
@@ -2398,10 +2807,14 @@ METHODS = {
     'contiguous': contiguous,
     'copy_': copy_,
     'detach': detach,
+    'diag': diag,
+    'diag_embed': diag_embed,
+    'diagflat': diagflat,
     'diagonal': diagonal,
     'diagonal_scatter': diagonal_scatter,
     'div': div,
     'div_': div_,
+    'dsplit': dsplit,
     'eq': eq,
     'exp': exp,
     'exp_': exp_,
@@ -2415,6 +2828,7 @@ METHODS = {
     'gather': gather,
     'ge': ge,
     'gt': gt,
+    'hsplit': hsplit,
     'index': index,
     'index_add': index_add,
     'index_add_': index_add_,
@@ -2437,11 +2851,13 @@ METHODS = {
     'matmul': matmul,
     'mean': mean,
     'mm': mm,
+    'moveaxis': moveaxis,
     'movedim': movedim,
     'msort': msort,
     'mul': mul,
     'mul_': mul_,
     'narrow': narrow,
+    'narrow_copy': narrow_copy,
     'ne': ne,
     'neg': neg,
     'neg_': neg_,
@@ -2456,9 +2872,11 @@ METHODS = {
     'pow_': pow_,
     'put': put,
     'put_': put_,
+    'ravel': ravel,
     'relu': relu,
     'relu_': relu_,
     'repeat': repeat,
+    'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
     'roll': roll,
@@ -2482,11 +2900,14 @@ METHODS = {
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
+    'swapaxes': swapaxes,
+    'swapdims': swapdims,
     't': t,
     'take': take,
     'take_along_dim': take_along_dim,
     'tanh': tanh,
     'tanh_': tanh_,
+    'tensor_split': tensor_split,
     'tile': tile,
     'topk': topk,
     'transpose': transpose,
@@ -2496,9 +2917,11 @@ METHODS = {
     'triu_': triu_,
     'unbind': unbind,
     'unflatten': unflatten,
+    'unfold': unfold,
     'unsqueeze': unsqueeze,
     'view': view,
     'view_as': view_as,
+    'vsplit': vsplit,
     'where': where,
     'zero_': zero_,
     '__add__': __add__,

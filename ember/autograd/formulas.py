@@ -474,3 +474,16 @@ def put_self_backward(grad, index, source, accumulate):
     if accumulate:
         return grad
     return grad.put(index, ember.zeros_like(source), False)
+
+
+def unfold_backward(grad, shape, dim, size, step):
+    """unfold's gradient: each window's gradient added back at the positions it covers."""
+    shape = tuple(shape)
+    if not shape:
+        return grad.reshape(())
+    dim = dim % len(shape)
+    windows = grad.shape[dim]
+    pos = (ember.arange(windows, device=grad.device).view(-1, 1) * step
+           + ember.arange(size, device=grad.device).view(1, -1)).reshape(-1)
+    g = grad.movedim(-1, dim + 1).flatten(dim, dim + 1)
+    return grad.new_zeros(shape).index_add(dim, pos, g)

@@ -539,3 +539,16 @@ def unique_consecutive(self, return_inverse, return_counts, dim):
     counts = np.diff(np.append(np.flatnonzero(start), n))
     return (_emit(vals, self._dtype, strides), _fresh(group.astype(np.int64), D.int64),
             _fresh(counts.astype(np.int64), D.int64))
+
+
+def repeat_interleave_tensor(repeats, output_size):
+    """[0, 0, 1, 2, 2, 2] for repeats [2, 1, 3]: each index repeated its count."""
+    _m.check_repeat_interleave(repeats)
+    r = repeats._np.reshape(-1)
+    if r.size and r.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    total = int(r.sum())
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
+    res = np.repeat(np.arange(r.size, dtype=repeats._dtype.np), r)
+    return _fresh(res, repeats._dtype)

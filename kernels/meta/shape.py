@@ -471,3 +471,18 @@ def put_(self, index, source, accumulate):
 
 def unique_consecutive(self, return_inverse, return_counts, dim):
     _dynamic("unique_consecutive")
+
+
+def check_repeat_interleave(repeats):
+    if len(repeats._shape) != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats._dtype not in (D.int32, D.int64):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                  f"'{repeats._dtype.scalar_name}'")
+
+
+def repeat_interleave_tensor(repeats, output_size):
+    check_repeat_interleave(repeats)
+    if output_size is None:
+        _dynamic("repeat_interleave")
+    return _meta((output_size,), repeats._dtype)

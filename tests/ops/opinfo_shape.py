@@ -767,3 +767,152 @@ def _unique_consecutive_samples():
 
 register("unique_consecutive.default", _unique_consecutive_samples)
 out_of("unique_consecutive.out", "unique_consecutive.default")
+
+
+# ---------------------------------------------------------------- batch 3: views, splits, stacks
+def _unfold_samples():
+    out = [S(make((3, 5), dt), 1, 2, 1, name=dtname(dt)) for dt in ALL]
+    out += [S(make((7,), F32), 0, 3, 2, name="step_2"),
+            S(make((2, 6, 3), F32), -2, 3, 3, name="negative_dim"),
+            S(make((4, 3), F32), 0, 4, 1, name="whole_dim"),
+            S(make((4, 3), F32), 0, 0, 1, name="size_0"),
+            S(make((), F32), 0, 1, 1, name="0d"),
+            S(transposed((4, 3), F32), 0, 2, 1, name="transposed"),
+            S(make((4, 3), F32), 0, 5, 1, name="size_too_large_error"),
+            S(make((4, 3), F32), 0, 2, 0, name="step_0_error")]
+    return out
+
+
+register("unfold.default", _unfold_samples, exact_strides=True)
+register("swapaxes.default", lambda: [
+    S(make((2, 3, 4), F32), 0, 2, name="0_2"), S(make((2, 3), I64), -1, 0, name="negative"),
+    S(make((2, 3), F32), 0, 2, name="out_of_range_error")], exact_strides=True)
+register("swapdims.default", lambda: [
+    S(make((2, 3, 4), F32), 1, 2, name="1_2"), S(transposed((2, 3), F32), 0, 1, name="transposed")],
+    exact_strides=True)
+register("moveaxis.intlist", lambda: [
+    S(make((2, 3, 4), F32), [0, 1], [2, 0], name="two"),
+    S(make((2, 3, 4), F32), [0], [0, 1], name="mismatch_error")], exact_strides=True)
+register("moveaxis.int", lambda: [
+    S(make((2, 3, 4), F32), 0, -1, name="first_to_last"),
+    S(make((2, 3), BOOL), 1, 0, name="bool")], exact_strides=True)
+register("ravel.default", lambda: [
+    S(make((2, 3), F32), name="contiguous_view"), S(transposed((2, 3), I64), name="transposed_copy"),
+    S(make((), F32), name="0d"), S(make((0, 3), F32), name="empty")])
+
+
+def _narrow_copy_samples():
+    out = [S(make((4, 3), dt), 0, 1, 2, name=dtname(dt)) for dt in ALL]
+    out += [S(make((4, 3), F32), -1, -2, 2, name="negative"),
+            S(transposed((4, 3), F32), 1, 0, 2, name="transposed"),
+            S(make((4, 3), F32), 0, 3, 2, name="too_long_error")]
+    return out
+
+
+register("narrow_copy.default", _narrow_copy_samples)
+out_of("narrow_copy.out", "narrow_copy.default")
+register("tensor_split.sections", lambda: [
+    S(make((7, 2), F32), 3, name="uneven"), S(make((2, 4), I64), 2, 1, name="dim_1"),
+    S(make((2,), F32), 4, name="more_sections_than_elements"),
+    S(make((), F32), 2, name="0d_error"), S(make((4,), F32), 0, name="zero_sections_error")],
+    exact_strides=True)
+register("tensor_split.indices", lambda: [
+    S(make((7, 2), F32), [1, 4], name="two"), S(make((2, 5), F32), [3, 1, 6], -1,
+                                                name="unordered_past_end"),
+    S(make((4,), F32), [], name="none"), S(make((), F32), [1], name="0d_error")],
+    exact_strides=True)
+register("tensor_split.tensor_indices_or_sections", lambda: [
+    S(make((7, 2), F32), np.array(3, np.int64), name="sections", data_dependent=True),
+    S(make((7, 2), F32), _idx(2, 5), name="indices", data_dependent=True),
+    S(make((7, 2), F32), np.array([2], np.int32), name="int32_error"),
+    S(make((7, 2), F32), np.zeros((1, 1), np.int64), name="2d_error")], exact_strides=True)
+register("hsplit.int", lambda: [
+    S(make((2, 6), F32), 3, name="2d"), S(make((6,), F32), 2, name="1d"),
+    S(make((2, 6), F32), 4, name="not_divisible_error"), S(make((), F32), 1, name="0d_error")],
+    exact_strides=True)
+register("hsplit.array", lambda: [S(make((2, 6), F32), [1, 4], name="2d"),
+                                  S(make((6,), F32), [2], name="1d")], exact_strides=True)
+register("vsplit.int", lambda: [S(make((6, 2), F32), 2, name="2d"),
+                                S(make((6,), F32), 2, name="1d_error")], exact_strides=True)
+register("vsplit.array", lambda: [S(make((6, 2), F32), [1, 3], name="2d")], exact_strides=True)
+register("dsplit.int", lambda: [S(make((2, 2, 6), F32), 3, name="3d"),
+                                S(make((2, 6), F32), 2, name="2d_error")], exact_strides=True)
+register("dsplit.array", lambda: [S(make((2, 2, 6), F32), [4], name="3d")], exact_strides=True)
+for _n in (1, 2, 3):
+    register(f"atleast_{_n}d.default", lambda: [
+        S(make((), F32), name="0d"), S(make((3,), I64), name="1d"), S(make((2, 3), F32), name="2d"),
+        S(make((2, 3, 4), F32), name="3d")], exact_strides=True)
+    register(f"atleast_{_n}d.Sequence", lambda: [
+        S([make((), F32), make((3,), F32), make((2, 3), F32)], name="mixed")], exact_strides=True)
+
+
+def _stack_samples(name):
+    def samples():
+        return [S([make((3,), F32), make((3,), F32)], name="1d"),
+                S([make((2, 3), F32), make((2, 3), F64)], name="2d_promote"),
+                S([make((), F32), make((), I64)], name="0d"),
+                S([make((2, 3, 1), F32), transposed((2, 3), F32)], name="mixed_rank"),
+                S([make((2, 3), I64)], name="single"),
+                S([], name="empty_list_error"),
+                S([make((2, 3), F32), make((4, 5), F32)], name="shape_mismatch_error")]
+    return samples
+
+
+for _op in ("hstack", "vstack", "row_stack", "dstack", "column_stack"):
+    register(f"{_op}.default", _stack_samples(_op))
+    out_of(f"{_op}.out", f"{_op}.default")
+
+
+def _diag_embed_samples():
+    out = [S(make((2, 3), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3,), F32), 1, name="offset_1"), S(make((2, 3), F32), -2, 0, 2, name="dims_0_2"),
+            S(make((2, 3), F32), 0, 1, -3, name="negative_dims"),
+            S(transposed((2, 3), F32), name="transposed"),
+            S(make((2, 3), F32), 0, 1, 1, name="same_dims_error")]
+    return out
+
+
+register("diag_embed.default", _diag_embed_samples)
+out_of("diag_embed.out", "diag_embed.default")
+
+
+def _diag_samples():
+    out = [S(make((3,), dt), name=f"1d_{dtname(dt)}") for dt in ALL]
+    out += [S(make((3, 4), F32), name="2d"), S(make((3, 4), F32), 1, name="2d_offset_1"),
+            S(make((3, 4), F32), -2, name="2d_offset_minus_2"), S(make((3,), F32), -1, name="1d_offset"),
+            S(transposed((3, 4), F32), name="transposed"),
+            S(make((2, 3, 4), F32), name="3d_error")]
+    return out
+
+
+register("diag.default", _diag_samples)
+out_of("diag.out", "diag.default")
+register("diagflat.default", lambda: [
+    S(make((2, 2), F32), name="2d"), S(make((3,), I64), 1, name="offset"),
+    S(transposed((2, 3), F32), -1, name="transposed"), S(make((), F32), name="0d")])
+
+
+def _repeat_interleave_tensor_samples():
+    return [S(_idx(2, 0, 3), name="int64", data_dependent=True),
+            S(np.array([1, 2], np.int32), name="int32", data_dependent=True),
+            S(np.array(3, np.int64), name="0d", data_dependent=True),
+            S(_idx(), name="empty", data_dependent=True),
+            S(_idx(1, 2), output_size=3, name="output_size"),
+            S(_idx(1, -2), name="negative_error", data_dependent=True),
+            S(np.array([1.0, 2.0], np.float32), name="float_error", data_dependent=True),
+            S(np.ones((2, 2), np.int64), name="2d_error", data_dependent=True)]
+
+
+register("repeat_interleave.Tensor", _repeat_interleave_tensor_samples)
+out_of("repeat_interleave.Tensor_out", "repeat_interleave.Tensor")
+register("repeat_interleave.self_Tensor", lambda: [
+    S(make((2, 3), F32), _idx(1, 0, 2), 1, name="per_column", data_dependent=True),
+    S(make((2, 3), I64), np.array(2, np.int64), name="flattened_0d", data_dependent=True),
+    S(make((2, 3), F32), _idx(3), 0, name="single_repeat", data_dependent=True),
+    S(transposed((2, 3), F32), _idx(2, 1), -2, name="transposed", data_dependent=True),
+    S(make((2, 3), F32), _idx(1, 2), 1, name="size_mismatch_error", data_dependent=True)])
+register("repeat_interleave.self_int", lambda: [
+    S(make((2, 3), F32), 2, name="flattened", data_dependent=True),
+    S(make((2, 3), BOOL), 3, 1, name="dim_1", data_dependent=True),
+    S(make((), F32), 2, name="0d", data_dependent=True),
+    S(make((2, 3), F32), 2, 0, output_size=4, name="output_size")])

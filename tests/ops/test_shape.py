@@ -161,6 +161,7 @@ def _grads(lib, fn, *arrays):
     leaves = [lib.tensor(a, requires_grad=True) for a in arrays]
     out = fn(lib, *leaves)
     out = out if isinstance(out, (tuple, list)) else (out,)
+    out = [o for o in out if o.numel()]
     total = sum((o * (i + 1.5)).sum() for i, o in enumerate(out) if o.requires_grad)
     total.backward()
     return [to_np(x.grad) for x in leaves]
@@ -189,6 +190,12 @@ GRAD_CASES = {
         lib.tensor([1, 2]), x[0, :2] * 3).sum(),
     "take_along_dim": lambda lib, x: lib.take_along_dim(x, x.argsort(1), 1),
     "rot90_msort": lambda lib, x: lib.rot90(x, 1, [0, 1]).msort(),
+    "unfold_overlapping": lambda lib, x: x.unfold(1, 3, 1) ** 2,
+    "repeat_interleave": lambda lib, x: x.repeat_interleave(lib.tensor([2, 0, 1]), dim=0) * 2,
+    "repeat_interleave_int": lambda lib, x: lib.repeat_interleave(x, 2),
+    "diag_embed_diag": lambda lib, x: lib.diag_embed(x, 1) + lib.diag(x[0]).sum(),
+    "stacks": lambda lib, x: lib.hstack([x, x[:, :1]]).sum() + lib.dstack([x, x]) * x[..., None],
+    "tensor_split": lambda lib, x: [p * (i + 1) for i, p in enumerate(lib.tensor_split(x, 3, 1))],
 }
 
 
