@@ -5669,3 +5669,7 @@ _o.column_stack_out.register("Autograd", _autograd_out(_o.column_stack_out), wit
 _o.diag_embed_out.register("Autograd", _autograd_out(_o.diag_embed_out), with_keyset=True)
 _o.diag_out.register("Autograd", _autograd_out(_o.diag_out), with_keyset=True)
 _o.repeat_interleave_Tensor_out.register("Autograd", _autograd_out(_o.repeat_interleave_Tensor_out), with_keyset=True)
+_o.searchsorted_Tensor_out.register("Autograd", _autograd_out(_o.searchsorted_Tensor_out), with_keyset=True)
+_o.searchsorted_Scalar_out.register("Autograd", _autograd_out(_o.searchsorted_Scalar_out), with_keyset=True)
+_o.bucketize_Tensor_out.register("Autograd", _autograd_out(_o.bucketize_Tensor_out), with_keyset=True)
+_o.bucketize_Scalar_out.register("Autograd", _autograd_out(_o.bucketize_Scalar_out), with_keyset=True)

@@ -47,6 +47,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atleast_3d_Sequence,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_bucketize_Scalar,
+    _entry_bucketize_Scalar_out,
+    _entry_bucketize_Tensor,
+    _entry_bucketize_Tensor_out,
     _entry_cat,
     _entry_cat_out,
     _entry_chunk,
@@ -230,6 +234,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_scatter_value_out,
     _entry_scatter_value_reduce,
     _entry_scatter_value_reduce_out,
+    _entry_searchsorted_Scalar,
+    _entry_searchsorted_Scalar_out,
+    _entry_searchsorted_Tensor,
+    _entry_searchsorted_Tensor_out,
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
@@ -326,6 +334,7 @@ __all__ = [
     'atleast_2d',
     'atleast_3d',
     'bmm',
+    'bucketize',
     'cat',
     'chunk',
     'clamp',
@@ -409,6 +418,7 @@ __all__ = [
     'scatter',
     'scatter_add',
     'scatter_reduce',
+    'searchsorted',
     'select',
     'select_scatter',
     'sigmoid',
@@ -827,6 +837,55 @@ def bmm(input, mat2, *, out=None):
     if out is None:
         return _entry_bmm(input, mat2)
     return _entry_bmm_out(input, mat2, out)
+
+
+# schema/native_functions.yaml:1409
+def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c0_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Tensor(input, boundaries, out_int32, right)
+    return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
+
+
+# schema/native_functions.yaml:1415
+def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c1_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Scalar(input, boundaries, out_int32, right)
+    return _entry_bucketize_Scalar_out(input, boundaries, out_int32, right, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bucketize = (
+    (_m0_bucketize, _c0_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+    (_m1_bucketize, _c1_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+)
+_sigs_bucketize = (
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+)
+
+
+def bucketize(*args, **kwargs):
+    """Overloads:
+    bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bucketize, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
 # schema/native_functions.yaml:836
@@ -2231,6 +2290,55 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     if out is None:
         return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+
+
+# schema/native_functions.yaml:1397
+def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Tensor(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# schema/native_functions.yaml:1403
+def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c1_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Scalar(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Scalar_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_searchsorted = (
+    (_m0_searchsorted, _c0_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+    (_m1_searchsorted, _c1_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+)
+_sigs_searchsorted = (
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+)
+
+
+def searchsorted(*args, **kwargs):
+    """Overloads:
+    searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(searchsorted, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
 # schema/native_functions.yaml:758

@@ -8460,3 +8460,235 @@ def _entry_repeat_interleave_self_int(self, repeats, dim, output_size):
 repeat_interleave_self_int._bind = _bind_repeat_interleave_self_int
 repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
+
+
+# schema/native_functions.yaml:1397
+searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Tensor = searchsorted_Tensor._cache
+
+
+def _bind_searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Tensor(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Tensor.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Tensor._bind = _bind_searchsorted_Tensor
+searchsorted_Tensor._entry = _entry_searchsorted_Tensor
+_aten._packet('searchsorted')._add(searchsorted_Tensor)
+
+
+# schema/native_functions.yaml:1401
+searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
+    'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Tensor_out = searchsorted_Tensor_out._cache
+
+
+def _bind_searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Tensor_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Tensor_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Tensor_out._bind = _bind_searchsorted_Tensor_out
+searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
+_aten._packet('searchsorted')._add(searchsorted_Tensor_out)
+
+
+# schema/native_functions.yaml:1403
+searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Scalar = searchsorted_Scalar._cache
+
+
+def _bind_searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Scalar.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Scalar._bind = _bind_searchsorted_Scalar
+searchsorted_Scalar._entry = _entry_searchsorted_Scalar
+_aten._packet('searchsorted')._add(searchsorted_Scalar)
+
+
+# schema/native_functions.yaml:1407
+searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
+    'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Scalar_out = searchsorted_Scalar_out._cache
+
+
+def _bind_searchsorted_Scalar_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Scalar_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Scalar_out._bind = _bind_searchsorted_Scalar_out
+searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
+_aten._packet('searchsorted')._add(searchsorted_Scalar_out)
+
+
+# schema/native_functions.yaml:1409
+bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Tensor = bucketize_Tensor._cache
+
+
+def _bind_bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Tensor(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Tensor.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Tensor._bind = _bind_bucketize_Tensor
+bucketize_Tensor._entry = _entry_bucketize_Tensor
+_aten._packet('bucketize')._add(bucketize_Tensor)
+
+
+# schema/native_functions.yaml:1413
+bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
+    'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Tensor_out = bucketize_Tensor_out._cache
+
+
+def _bind_bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Tensor_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Tensor_out.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Tensor_out._bind = _bind_bucketize_Tensor_out
+bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
+_aten._packet('bucketize')._add(bucketize_Tensor_out)
+
+
+# schema/native_functions.yaml:1415
+bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Scalar = bucketize_Scalar._cache
+
+
+def _bind_bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Scalar.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Scalar._bind = _bind_bucketize_Scalar
+bucketize_Scalar._entry = _entry_bucketize_Scalar
+_aten._packet('bucketize')._add(bucketize_Scalar)
+
+
+# schema/native_functions.yaml:1419
+bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
+    'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Scalar_out = bucketize_Scalar_out._cache
+
+
+def _bind_bucketize_Scalar_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Scalar_out.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Scalar_out._bind = _bind_bucketize_Scalar_out
+bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
+_aten._packet('bucketize')._add(bucketize_Scalar_out)

@@ -1153,3 +1153,35 @@ _o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composit
 
 # schema/native_functions.yaml:1392
 _o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)
+
+# schema/native_functions.yaml:1397
+_o.searchsorted_Tensor.register('CPU', _cpu_shape.searchsorted)
+_o.searchsorted_Tensor.register('Meta', _meta_shape.searchsorted)
+
+# schema/native_functions.yaml:1401
+_o.searchsorted_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Tensor))
+_o.searchsorted_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Tensor_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1403
+_o.searchsorted_Scalar.register('CPU', _cpu_shape.searchsorted_scalar)
+_o.searchsorted_Scalar.register('Meta', _meta_shape.searchsorted_scalar)
+
+# schema/native_functions.yaml:1407
+_o.searchsorted_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Scalar))
+_o.searchsorted_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Scalar_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1409
+_o.bucketize_Tensor.register('CPU', _cpu_shape.bucketize)
+_o.bucketize_Tensor.register('Meta', _meta_shape.bucketize)
+
+# schema/native_functions.yaml:1413
+_o.bucketize_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Tensor))
+_o.bucketize_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1415
+_o.bucketize_Scalar.register('CPU', _cpu_shape.bucketize_scalar)
+_o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
+
+# schema/native_functions.yaml:1419
+_o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
+_o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)

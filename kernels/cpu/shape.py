@@ -552,3 +552,48 @@ def repeat_interleave_tensor(repeats, output_size):
         raise RuntimeError("allocated size does not match required size")
     res = np.repeat(np.arange(r.size, dtype=repeats._dtype.np), r)
     return _fresh(res, repeats._dtype)
+
+
+# --- searchsorted, bucketize -------------------------------------------------------------------
+def _searchsorted_np(seq, vals, right, sorter, dtype):
+    """Insertion points of vals into the last dim of seq (1-d, or batched like vals)."""
+    if sorter is not None:
+        idx = sorter._np
+        if idx.size and (idx.min() < 0 or idx.max() >= seq.shape[-1]):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+        seq = np.take_along_axis(seq, idx, -1)
+    ct = np.result_type(seq.dtype, vals.dtype)
+    if ct.kind not in "iuf" or ct.itemsize < 4:   # bool mixes, float16, bfloat16
+        ct = np.float64
+    seq, vals = seq.astype(ct), vals.astype(ct)
+    side = "right" if right else "left"
+    if seq.ndim == 1:
+        res = np.searchsorted(seq, vals, side)
+    else:   # batched: count the boundaries below each value (vectorised over the batch)
+        cmp = np.less_equal if right else np.less
+        res = cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
+    return _fresh(np.asarray(res).astype(dtype.np), dtype)
+
+
+def searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
+    right = _m.check_searchsorted(sorted_sequence, self._shape, out_int32, right, side, sorter)
+    dt = _m._search_dtype(out_int32)
+    if self.numel() == 0:
+        return empty_cpu(self._shape, dt)
+    return _searchsorted_np(sorted_sequence._np, self._np, right, sorter, dt)
+
+
+def searchsorted_scalar(sorted_sequence, self, out_int32, right, side, sorter):
+    right = _m.check_searchsorted(sorted_sequence, (), out_int32, right, side, sorter)
+    vals = np.asarray(self.item() if hasattr(self, "item") else self)
+    return _searchsorted_np(sorted_sequence._np, vals, right, sorter, _m._search_dtype(out_int32))
+
+
+def bucketize(self, boundaries, out_int32, right):
+    _m.check_bucketize(boundaries)
+    return searchsorted(boundaries, self, out_int32, right, None, None)
+
+
+def bucketize_scalar(self, boundaries, out_int32, right):
+    _m.check_bucketize(boundaries)
+    return searchsorted_scalar(boundaries, self, out_int32, right, None, None)

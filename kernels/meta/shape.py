@@ -486,3 +486,65 @@ def repeat_interleave_tensor(repeats, output_size):
     if output_size is None:
         _dynamic("repeat_interleave")
     return _meta((output_size,), repeats._dtype)
+
+
+# --- searchsorted, bucketize -------------------------------------------------------------------
+def check_searchsorted(sorted_sequence, self_shape, out_int32, right, side, sorter) -> bool:
+    """torch's searchsorted checks; whether to search from the right."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError("torch.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if side == "left" and right:
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+                               "got side of left while right was True")
+    seq = sorted_sequence._shape
+    if not seq:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+                           "dimension, but got 0 dimension")
+    if len(seq) != 1 and (len(seq) != len(self_shape) or seq[:-1] != tuple(self_shape)[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor must "
+                           f"match, but we got boundaries tensor {list(seq)} and input value "
+                           f"tensor {list(self_shape)}")
+    if sorter is not None:
+        if sorter._dtype is not D.int64:
+            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but "
+                               f"got dtype {sorter._dtype.scalar_name}")
+        if sorter._shape != seq:
+            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same "
+                               f"size, but got boundary tensor {list(seq)}and got sorter tensor "
+                               f"{list(sorter._shape)}")
+    if sorted_sequence._dtype is D.bool_:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
+    return bool(right) or side == "right"
+
+
+def _search_dtype(out_int32):
+    return D.int32 if out_int32 else D.int64
+
+
+def searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
+    check_searchsorted(sorted_sequence, self._shape, out_int32, right, side, sorter)
+    return _meta(self._shape, _search_dtype(out_int32))
+
+
+def searchsorted_scalar(sorted_sequence, self, out_int32, right, side, sorter):
+    check_searchsorted(sorted_sequence, (), out_int32, right, side, sorter)
+    return _meta((), _search_dtype(out_int32))
+
+
+def check_bucketize(boundaries):
+    if len(boundaries._shape) != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{len(boundaries._shape)})")
+
+
+def bucketize(self, boundaries, out_int32, right):
+    check_bucketize(boundaries)
+    return searchsorted(boundaries, self, out_int32, right, None, None)
+
+
+def bucketize_scalar(self, boundaries, out_int32, right):
+    check_bucketize(boundaries)
+    return searchsorted_scalar(boundaries, self, out_int32, right, None, None)

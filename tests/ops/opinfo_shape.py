@@ -916,3 +916,50 @@ register("repeat_interleave.self_int", lambda: [
     S(make((2, 3), BOOL), 3, 1, name="dim_1", data_dependent=True),
     S(make((), F32), 2, name="0d", data_dependent=True),
     S(make((2, 3), F32), 2, 0, output_size=4, name="output_size")])
+
+
+# ---------------------------------------------------------------- searchsorted, bucketize
+def _searchsorted_samples():
+    seq = np.array([1, 3, 3, 5, 7], np.float32)
+    vals = np.array([[3, 6, 0], [9, 1, 3]], np.float32)
+    out = [S(seq.astype(dt), vals.astype(dt), name=dtname(dt)) for dt in NUMERIC]
+    out += [S(seq, vals, right=True, name="right"),
+            S(seq, vals, side="right", name="side_right"),
+            S(seq, vals, out_int32=True, side="left", name="int32_left"),
+            S(seq, vals.astype(np.float64), name="float64_values"),
+            S(seq.astype(np.int64), vals, name="int_boundaries"),
+            S(np.sort(make((2, 4), F32), 1), make((2, 3), F32), name="batched"),
+            S(np.sort(make((2, 4), F32), 1), make((2, 3), F32), right=True, name="batched_right"),
+            S(np.array([7, 1, 5, 3], np.float32), vals, sorter=_idx(1, 3, 2, 0), name="sorter"),
+            S(seq, make((), F32), name="0d_value"),
+            S(seq, make((2, 0), F32), name="empty"),
+            S(seq, transposed((2, 3), F32), name="transposed"),
+            S(seq, vals, side="middle", name="bad_side_error"),
+            S(seq, vals, right=True, side="left", name="opposite_sides_error"),
+            S(np.array(1.0, np.float32), vals, name="0d_boundaries_error"),
+            S(make((3, 4), F32), vals, name="batch_mismatch_error"),
+            S(seq, vals, sorter=_idx(0, 1, 2), name="sorter_size_error"),
+            S(seq, vals, sorter=np.arange(5, dtype=np.int32), name="sorter_dtype_error"),
+            S(seq, vals, sorter=_idx(0, 1, 2, 3, 5), name="sorter_range_error")]
+    return out
+
+
+register("searchsorted.Tensor", _searchsorted_samples)
+out_of("searchsorted.Tensor_out", "searchsorted.Tensor")
+register("searchsorted.Scalar", lambda: [
+    S(np.array([1, 3, 5], np.float32), 4.0, name="float"),
+    S(np.array([1, 3, 5], np.int64), 3, right=True, name="int_right"),
+    S(np.array([1, 3, 5], np.float32), 3, out_int32=True, name="int32"),
+    S(np.array(1.0, np.float32), 3, name="0d_boundaries_error")])
+out_of("searchsorted.Scalar_out", "searchsorted.Scalar")
+register("bucketize.Tensor", lambda: [
+    S(np.array([[3, 6, 0], [9, 1, 3]], np.float32), np.array([1, 3, 5, 7], np.float32),
+      name="float32"),
+    S(make((3, 4), I64), np.array([-5, 0, 5], np.int64), right=True, out_int32=True,
+      name="int64_right_int32"),
+    S(make((3, 4), F32), np.zeros((2, 2), np.float32), name="2d_boundaries_error")])
+out_of("bucketize.Tensor_out", "bucketize.Tensor")
+register("bucketize.Scalar", lambda: [
+    S(3, np.array([1, 3, 5], np.int64), name="int"),
+    S(2.5, np.array([1, 3, 5], np.float32), right=True, name="float_right")])
+out_of("bucketize.Scalar_out", "bucketize.Scalar")
