@@ -290,9 +290,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_transpose_int,
     _entry_tril,
     _entry_tril_,
+    _entry_tril_indices,
     _entry_tril_out,
     _entry_triu,
     _entry_triu_,
+    _entry_triu_indices,
     _entry_triu_out,
     _entry_unbind_int,
     _entry_unflatten_int,
@@ -445,7 +447,9 @@ __all__ = [
     'topk',
     'transpose',
     'tril',
+    'tril_indices',
     'triu',
+    'triu_indices',
     'unbind',
     'unflatten',
     'unique_consecutive',
@@ -2828,6 +2832,17 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
+# schema/native_functions.yaml:1423
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
 # schema/native_functions.yaml:906
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
@@ -2838,6 +2853,17 @@ def triu(input, diagonal=0, *, out=None):
     if out is None:
         return _entry_triu(input, diagonal)
     return _entry_triu_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1429
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:797

@@ -8692,3 +8692,53 @@ def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
 bucketize_Scalar_out._bind = _bind_bucketize_Scalar_out
 bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
 _aten._packet('bucketize')._add(bucketize_Scalar_out)
+
+
+# schema/native_functions.yaml:1423
+tril_indices = _Op("aten", 'tril_indices', 'default',
+    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_tril_indices = tril_indices._cache
+
+
+def _bind_tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_tril_indices.get(ks)
+    if _k is None:
+        _k = tril_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+tril_indices._bind = _bind_tril_indices
+tril_indices._entry = _entry_tril_indices
+_aten._packet('tril_indices')._add(tril_indices)
+
+
+# schema/native_functions.yaml:1429
+triu_indices = _Op("aten", 'triu_indices', 'default',
+    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_triu_indices = triu_indices._cache
+
+
+def _bind_triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_triu_indices.get(ks)
+    if _k is None:
+        _k = triu_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+triu_indices._bind = _bind_triu_indices
+triu_indices._entry = _entry_triu_indices
+_aten._packet('triu_indices')._add(triu_indices)

@@ -1185,3 +1185,13 @@ _o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
 # schema/native_functions.yaml:1419
 _o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
 _o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1423
+_o.tril_indices.register('CPU', _cpu_shape.tril_indices)
+_o.tril_indices.register('Meta', _meta_shape.tril_indices)
+_o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1429
+_o.triu_indices.register('CPU', _cpu_shape.triu_indices)
+_o.triu_indices.register('Meta', _meta_shape.triu_indices)
+_o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
