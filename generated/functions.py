@@ -155,6 +155,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
     _entry_mm,
     _entry_mm_out,
     _entry_moveaxis_int,
@@ -388,6 +390,7 @@ __all__ = [
     'masked_select',
     'matmul',
     'mean',
+    'meshgrid',
     'mm',
     'moveaxis',
     'movedim',
@@ -1709,6 +1712,51 @@ def mean(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+
+
+# schema/native_functions.yaml:1435
+def _m0_meshgrid(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c0_meshgrid(tensors):
+    return _entry_meshgrid(tensors)
+
+
+# schema/native_functions.yaml:1439
+def _m1_meshgrid(tensors, *, indexing):
+    if _F['Tensor[]'](tensors) and _F['str'](indexing):
+        return (tensors, indexing)
+    return None
+
+
+def _c1_meshgrid(tensors, indexing):
+    return _entry_meshgrid_indexing(tensors, indexing)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_meshgrid = (
+    (_m0_meshgrid, _c0_meshgrid, 1, frozenset(('tensors',))),
+    (_m1_meshgrid, _c1_meshgrid, 1, frozenset(('indexing', 'tensors'))),
+)
+_sigs_meshgrid = (
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+)
+
+
+def meshgrid(*args, **kwargs):
+    """Overloads:
+    meshgrid(Tensor[] tensors) -> Tensor[]
+    meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(meshgrid, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
 # schema/native_functions.yaml:627

@@ -8742,3 +8742,59 @@ def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
 triu_indices._bind = _bind_triu_indices
 triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
+
+
+# schema/native_functions.yaml:1435
+meshgrid = _Op("aten", 'meshgrid', 'default',
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_meshgrid = meshgrid._cache
+
+
+def _bind_meshgrid(tensors):
+    return (tensors,)
+
+
+def _entry_meshgrid(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid, (tensors,)) from None
+    _k = _c_meshgrid.get(ks)
+    if _k is None:
+        _k = meshgrid._fill(ks)
+    return _k(tensors)
+
+
+meshgrid._bind = _bind_meshgrid
+meshgrid._entry = _entry_meshgrid
+_aten._packet('meshgrid')._add(meshgrid)
+
+
+# schema/native_functions.yaml:1439
+meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+    ('tensors', 'indexing'), 1, tags=())
+_c_meshgrid_indexing = meshgrid_indexing._cache
+
+
+def _bind_meshgrid_indexing(tensors, *, indexing):
+    return (tensors, indexing)
+
+
+def _entry_meshgrid_indexing(tensors, indexing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid_indexing, (tensors, indexing)) from None
+    _k = _c_meshgrid_indexing.get(ks)
+    if _k is None:
+        _k = meshgrid_indexing._fill(ks)
+    return _k(tensors, indexing)
+
+
+meshgrid_indexing._bind = _bind_meshgrid_indexing
+meshgrid_indexing._entry = _entry_meshgrid_indexing
+_aten._packet('meshgrid')._add(meshgrid_indexing)

@@ -1195,3 +1195,9 @@ _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), w
 _o.triu_indices.register('CPU', _cpu_shape.triu_indices)
 _o.triu_indices.register('Meta', _meta_shape.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1435
+_o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
+
+# schema/native_functions.yaml:1439
+_o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)

@@ -156,6 +156,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
     _entry_mm,
     _entry_mm_out,
     _entry_moveaxis_int,

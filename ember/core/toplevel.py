@@ -67,3 +67,14 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     if return_counts:
         return out, counts
     return out
+
+
+def meshgrid(*tensors, indexing=None):
+    """torch.meshgrid: tensors as arguments or one list; indexing 'ij' (the default, with
+    torch's warning when not given) or 'xy'. Returns a tuple of expanded views."""
+    from .. import ops
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing is None:
+        return tuple(ops.aten.meshgrid.default(list(tensors)))
+    return tuple(ops.aten.meshgrid.indexing(list(tensors), indexing=indexing))

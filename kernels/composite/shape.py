@@ -1,8 +1,13 @@
-"""Decompositions of the shape family (issue 4): tile (into repeat), argsort (into sort).
+"""Decompositions of the shape family (issue 4) into other ember ops: tile (repeat),
+argsort/msort (sort), take_along_dim (gather), rot90/fliplr/flipud (flip), splits and stacks,
+diag/diag_embed, repeat_interleave (index_select), meshgrid (view + expand).
 
     >>> ember.tile(ember.tensor([1, 2]), (2,)).tolist()
     [1, 2, 1, 2]
 """
+import itertools
+import warnings
+
 import ember
 from ember.core.shapes import wrap_dim
 
@@ -313,3 +318,43 @@ def repeat_interleave_self_tensor(self, repeats, dim, output_size):
 def repeat_interleave_self_int(self, repeats, dim, output_size):
     r = ember.full((1,), repeats, dtype=ember.int64, device=self.device)
     return repeat_interleave_self_tensor(self, r, dim, output_size)
+
+
+# --- meshgrid ------------------------------------------------------------------------------------
+def meshgrid(tensors):
+    warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                  "indexing argument.", UserWarning, stacklevel=4)
+    return meshgrid_indexing(tensors, "ij")
+
+
+def meshgrid_indexing(tensors, indexing):
+    """Grids of the 0-d/1-d inputs, each viewed along its own dim and expanded ('xy'
+    swaps the first two, like NumPy's default)."""
+    n = len(tensors)
+    if n == 0:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in itertools.pairwise(tensors):
+        if a.dtype is not b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    refs = list(tensors)
+    swap = indexing == "xy" and n >= 2
+    if indexing not in ("xy", "ij"):
+        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f"{indexing}")
+    if swap:
+        refs[0], refs[1] = refs[1], refs[0]
+    for t in refs:
+        if t.dim() > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+    shape = [t.numel() for t in refs]
+    grids = []
+    for i, t in enumerate(refs):
+        view = [1] * n
+        view[i] = -1
+        grids.append(t.view(view).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return grids

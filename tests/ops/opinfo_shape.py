@@ -976,3 +976,19 @@ def _tri_indices_samples():
 
 register("tril_indices.default", _tri_indices_samples)
 register("triu_indices.default", _tri_indices_samples)
+
+
+def _meshgrid_samples(indexing=None):
+    kw = {} if indexing is None else {"indexing": indexing}
+    return [S([make((3,), F32), make((2,), F32)], name="two", **kw),
+            S([make((3,), I64), make((), I64), make((4,), I64)], name="three_0d", **kw),
+            S([make((2,), F32)], name="one", **kw),
+            S([make((3,), F32), make((2,), F64)], name="dtype_error", **kw),
+            S([make((2, 2), F32), make((2,), F32)], name="2d_error", **kw),
+            S([], name="empty_error", **kw)]
+
+
+register("meshgrid.default", _meshgrid_samples, exact_strides=True)
+register("meshgrid.indexing", lambda: _meshgrid_samples("xy") + _meshgrid_samples("ij") + [
+    S([make((3,), F32), make((2,), F32)], indexing="yx", name="bad_indexing_error")],
+    exact_strides=True)

@@ -249,3 +249,16 @@ def test_meta_data_dependent_ops_raise():
     for fn in (lambda: m.nonzero(), lambda: m.masked_select(m > 0), lambda: ember.unique(m)):
         with pytest.raises(NotImplementedError):
             fn()
+
+
+def test_meshgrid_python_api():
+    ea, ta = pair(np.arange(3.0))
+    eb, tb = pair(np.arange(2.0))
+    with pytest.warns(UserWarning, match="indexing argument"):
+        er = ember.meshgrid(ea, eb)
+    tr = torch.meshgrid(ta, tb, indexing="ij")
+    assert isinstance(er, tuple)
+    for x, y in zip(er, tr):
+        check(x, y)
+    for x, y in zip(ember.meshgrid([ea, eb], indexing="xy"), torch.meshgrid([ta, tb], indexing="xy")):
+        check(x, y)
