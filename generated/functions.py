@@ -47,10 +47,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atleast_3d_Sequence,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
     _entry_bucketize_Scalar,
     _entry_bucketize_Scalar_out,
     _entry_bucketize_Tensor,
     _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_chunk,
@@ -338,7 +341,10 @@ __all__ = [
     'atleast_2d',
     'atleast_3d',
     'bmm',
+    'broadcast_tensors',
+    'broadcast_to',
     'bucketize',
+    'cartesian_prod',
     'cat',
     'chunk',
     'clamp',
@@ -846,6 +852,26 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
+# schema/native_functions.yaml:1448
+def broadcast_tensors(tensors):
+    """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
+    if _tf[0]:
+        r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_tensors(tensors)
+
+
+# schema/native_functions.yaml:1443
+def broadcast_to(input, size):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(broadcast_to, (input,), (input, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(input, size)
+
+
 # schema/native_functions.yaml:1409
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
@@ -893,6 +919,16 @@ def bucketize(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
+
+
+# schema/native_functions.yaml:1452
+def cartesian_prod(tensors):
+    """cartesian_prod(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cartesian_prod, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_cartesian_prod(tensors)
 
 
 # schema/native_functions.yaml:836

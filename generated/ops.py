@@ -8798,3 +8798,87 @@ def _entry_meshgrid_indexing(tensors, indexing):
 meshgrid_indexing._bind = _bind_meshgrid_indexing
 meshgrid_indexing._entry = _entry_meshgrid_indexing
 _aten._packet('meshgrid')._add(meshgrid_indexing)
+
+
+# schema/native_functions.yaml:1443
+broadcast_to = _Op("aten", 'broadcast_to', 'default',
+    'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
+    ('self', 'size'), 2, tags=())
+_c_broadcast_to = broadcast_to._cache
+
+
+def _bind_broadcast_to(self, size):
+    return (self, size)
+
+
+def _entry_broadcast_to(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_to, (self, size)) from None
+    _k = _c_broadcast_to.get(ks)
+    if _k is None:
+        _k = broadcast_to._fill(ks)
+    return _k(self, size)
+
+
+broadcast_to._bind = _bind_broadcast_to
+broadcast_to._entry = _entry_broadcast_to
+_aten._packet('broadcast_to')._add(broadcast_to)
+
+
+# schema/native_functions.yaml:1448
+broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
+    'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_broadcast_tensors = broadcast_tensors._cache
+
+
+def _bind_broadcast_tensors(tensors):
+    return (tensors,)
+
+
+def _entry_broadcast_tensors(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_tensors, (tensors,)) from None
+    _k = _c_broadcast_tensors.get(ks)
+    if _k is None:
+        _k = broadcast_tensors._fill(ks)
+    return _k(tensors)
+
+
+broadcast_tensors._bind = _bind_broadcast_tensors
+broadcast_tensors._entry = _entry_broadcast_tensors
+_aten._packet('broadcast_tensors')._add(broadcast_tensors)
+
+
+# schema/native_functions.yaml:1452
+cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
+    'cartesian_prod(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_cartesian_prod = cartesian_prod._cache
+
+
+def _bind_cartesian_prod(tensors):
+    return (tensors,)
+
+
+def _entry_cartesian_prod(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cartesian_prod, (tensors,)) from None
+    _k = _c_cartesian_prod.get(ks)
+    if _k is None:
+        _k = cartesian_prod._fill(ks)
+    return _k(tensors)
+
+
+cartesian_prod._bind = _bind_cartesian_prod
+cartesian_prod._entry = _entry_cartesian_prod
+_aten._packet('cartesian_prod')._add(cartesian_prod)

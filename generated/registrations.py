@@ -1201,3 +1201,12 @@ _o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
 
 # schema/native_functions.yaml:1439
 _o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)
+
+# schema/native_functions.yaml:1443
+_o.broadcast_to.register('CompositeImplicitAutograd', _composite_shape.broadcast_to)
+
+# schema/native_functions.yaml:1448
+_o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broadcast_tensors)
+
+# schema/native_functions.yaml:1452
+_o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)

@@ -48,10 +48,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atleast_3d_Sequence,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
     _entry_bucketize_Scalar,
     _entry_bucketize_Scalar_out,
     _entry_bucketize_Tensor,
     _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_chunk,
@@ -475,6 +478,17 @@ def bmm(self, mat2):
         if r is not _NO:
             return r
     return _entry_bmm(self, mat2)
+
+
+# schema/native_functions.yaml:1443
+def broadcast_to(self, *size):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    size = _ivar(size)
+    if _tf[0]:
+        r = _htf(broadcast_to, (self,), (self, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(self, size)
 
 
 # schema/native_functions.yaml:792
@@ -2812,6 +2826,7 @@ METHODS = {
     'as_strided': as_strided,
     'as_strided_scatter': as_strided_scatter,
     'bmm': bmm,
+    'broadcast_to': broadcast_to,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,

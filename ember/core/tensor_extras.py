@@ -105,5 +105,11 @@ def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=Non
     return unique_consecutive(self, return_inverse, return_counts, dim)
 
 
+def _nonzero(self, *, as_tuple=False):
+    from .toplevel import nonzero
+    return nonzero(self, as_tuple=as_tuple)
+
+
 Tensor.unique = _unique
+Tensor.nonzero = _nonzero
 Tensor.unique_consecutive = _unique_consecutive

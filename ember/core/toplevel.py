@@ -78,3 +78,29 @@ def meshgrid(*tensors, indexing=None):
     if indexing is None:
         return tuple(ops.aten.meshgrid.default(list(tensors)))
     return tuple(ops.aten.meshgrid.indexing(list(tensors), indexing=indexing))
+
+
+def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors(*tensors): each tensor expanded to the common shape."""
+    from .. import ops
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return tuple(ops.aten.broadcast_tensors.default(list(tensors)))
+
+
+def cartesian_prod(*tensors):
+    """torch.cartesian_prod(*tensors): the rows of every combination of elements."""
+    from .. import ops
+    return ops.aten.cartesian_prod.default(list(tensors))
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """torch.nonzero: (n, ndim) indices of the nonzero elements, or with as_tuple=True one
+    1-d index tensor per dim (a 0-d input counts as 1-d)."""
+    from .. import ops
+    if as_tuple:
+        x = input.unsqueeze(0) if input.dim() == 0 else input
+        return tuple(ops.aten.nonzero.default(x).unbind(1))
+    if out is not None:
+        return ops.aten.nonzero.out(input, out=out)
+    return ops.aten.nonzero.default(input)

@@ -358,3 +358,26 @@ def meshgrid_indexing(tensors, indexing):
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return grids
+
+
+# --- broadcasting --------------------------------------------------------------------------------
+def broadcast_to(self, size):
+    return self.expand(size)
+
+
+def broadcast_tensors(tensors):
+    shape = ember.broadcast_shapes(*[t.shape for t in tensors])
+    return [t.expand(shape) for t in tensors]
+
+
+def cartesian_prod(tensors):
+    """Every combination of one element from each 1-d tensor, as rows."""
+    for i, t in enumerate(tensors):
+        if t.dim() != 1:
+            raise RuntimeError(f"Expected 1-dimensional tensor, but got {t.dim()}-dimensional "
+                               f"tensor for argument #{i + 1} 'tensors' (while checking arguments "
+                               "for cartesian_prod)")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid_indexing(tensors, "ij")
+    return ember.stack([g.flatten() for g in grids], 1)

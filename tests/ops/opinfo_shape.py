@@ -992,3 +992,19 @@ register("meshgrid.default", _meshgrid_samples, exact_strides=True)
 register("meshgrid.indexing", lambda: _meshgrid_samples("xy") + _meshgrid_samples("ij") + [
     S([make((3,), F32), make((2,), F32)], indexing="yx", name="bad_indexing_error")],
     exact_strides=True)
+
+
+register("broadcast_to.default", lambda: [
+    S(make((3,), F32), [2, 3], name="new_dim"), S(make((3, 1), I64), [3, 4], name="size_1"),
+    S(make((), F32), [2], name="0d"), S(transposed((2, 3), F32), [4, 2, 3], name="transposed"),
+    S(make((3,), F32), [2, 4], name="mismatch_error")], exact_strides=True)
+register("broadcast_tensors.default", lambda: [
+    S([make((3,), F32), make((2, 1), F32)], name="two"),
+    S([make((), I64), make((2, 3), I64), make((3,), I64)], name="three"),
+    S([make((2, 3), F32)], name="one"),
+    S([make((3,), F32), make((4,), F32)], name="mismatch_error")], exact_strides=True)
+register("cartesian_prod.default", lambda: [
+    S([make((2,), F32), make((3,), F32)], name="two"),
+    S([make((2,), I64), make((2,), I64), make((3,), I64)], name="three"),
+    S([make((3,), F32)], name="one"),
+    S([make((2,), F32), make((), F32)], name="0d_error")])

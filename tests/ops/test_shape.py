@@ -262,3 +262,20 @@ def test_meshgrid_python_api():
         check(x, y)
     for x, y in zip(ember.meshgrid([ea, eb], indexing="xy"), torch.meshgrid([ta, tb], indexing="xy")):
         check(x, y)
+
+
+def test_nonzero_as_tuple_and_varargs_apis():
+    for a in (np.array([[1, 0], [1, 1]]), np.array(1), np.array(0.0), np.zeros((0, 2))):
+        e, t = pair(a)
+        er, tr = ember.nonzero(e, as_tuple=True), torch.nonzero(t, as_tuple=True)
+        assert isinstance(er, tuple) and len(er) == len(tr)
+        for x, y in zip(er, tr):
+            check(x, y)
+        for x, y in zip(e.nonzero(as_tuple=True), tr):
+            check(x, y)
+        check(e.nonzero(), t.nonzero())
+    ea, ta = pair(np.arange(3.0))
+    eb, tb = pair(np.zeros((2, 1)))
+    for x, y in zip(ember.broadcast_tensors(ea, eb), torch.broadcast_tensors(ta, tb)):
+        check(x, y)
+    check(ember.cartesian_prod(ea, ea), torch.cartesian_prod(ta, ta))
