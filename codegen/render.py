@@ -38,6 +38,8 @@ def op_context(fn: NativeFunction) -> dict:
         "bind_params": api.schema_params(s), "args": ", ".join(args),
         "args_tuple": "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")",
         "ks_expr": api.ks_expr(fn),
+        # the op object under a name no argument shadows (aten::pad has an argument `pad`)
+        "op_ref": f"_op_{fn.ident}" if fn.ident in args else fn.ident,
         # written tensors: an inference tensor may only be written inside inference_mode
         "written": [a.name for a in s.arguments.flat()
                     if a.is_write and str(a.type) == "Tensor"],

@@ -115,8 +115,12 @@ _c_index_select = _o.index_select._cache
 _c_gather = _o.gather._cache
 _c_scatter_src = _o.scatter_src._cache
 _c_scatter_value = _o.scatter_value._cache
+_c_scatter_reduce = _o.scatter_reduce._cache
+_c_scatter_value_reduce = _o.scatter_value_reduce._cache
 _c_scatter__src = _o.scatter__src._cache
 _c_scatter__value = _o.scatter__value._cache
+_c_scatter__reduce = _o.scatter__reduce._cache
+_c_scatter__value_reduce = _o.scatter__value_reduce._cache
 _c_scatter_add = _o.scatter_add._cache
 _c_scatter_add_ = _o.scatter_add_._cache
 _c_scatter_reduce_two = _o.scatter_reduce_two._cache
@@ -146,6 +150,150 @@ _c_put = _o.put._cache
 _c_put_ = _o.put_._cache
 _c_unique_consecutive = _o.unique_consecutive._cache
 _c_unfold = _o.unfold._cache
+_c_exp2 = _o.exp2._cache
+_c_exp2_ = _o.exp2_._cache
+_c_expm1 = _o.expm1._cache
+_c_expm1_ = _o.expm1_._cache
+_c_log2 = _o.log2._cache
+_c_log2_ = _o.log2_._cache
+_c_log10 = _o.log10._cache
+_c_log10_ = _o.log10_._cache
+_c_log1p = _o.log1p._cache
+_c_log1p_ = _o.log1p_._cache
+_c_sqrt = _o.sqrt._cache
+_c_sqrt_ = _o.sqrt_._cache
+_c_rsqrt = _o.rsqrt._cache
+_c_rsqrt_ = _o.rsqrt_._cache
+_c_reciprocal = _o.reciprocal._cache
+_c_reciprocal_ = _o.reciprocal_._cache
+_c_sin = _o.sin._cache
+_c_sin_ = _o.sin_._cache
+_c_cos = _o.cos._cache
+_c_cos_ = _o.cos_._cache
+_c_tan = _o.tan._cache
+_c_tan_ = _o.tan_._cache
+_c_asin = _o.asin._cache
+_c_asin_ = _o.asin_._cache
+_c_acos = _o.acos._cache
+_c_acos_ = _o.acos_._cache
+_c_atan = _o.atan._cache
+_c_atan_ = _o.atan_._cache
+_c_sinh = _o.sinh._cache
+_c_sinh_ = _o.sinh_._cache
+_c_cosh = _o.cosh._cache
+_c_cosh_ = _o.cosh_._cache
+_c_erf = _o.erf._cache
+_c_erf_ = _o.erf_._cache
+_c_abs = _o.abs._cache
+_c_abs_ = _o.abs_._cache
+_c_floor = _o.floor._cache
+_c_floor_ = _o.floor_._cache
+_c_ceil = _o.ceil._cache
+_c_ceil_ = _o.ceil_._cache
+_c_round = _o.round._cache
+_c_round_decimals = _o.round_decimals._cache
+_c_round_ = _o.round_._cache
+_c_round__decimals = _o.round__decimals._cache
+_c_trunc = _o.trunc._cache
+_c_trunc_ = _o.trunc_._cache
+_c_frac = _o.frac._cache
+_c_frac_ = _o.frac_._cache
+_c_sign = _o.sign._cache
+_c_sign_ = _o.sign_._cache
+_c_nan_to_num = _o.nan_to_num._cache
+_c_nan_to_num_ = _o.nan_to_num_._cache
+_c_convolution = _o.convolution._cache
+_c_convolution_backward = _o.convolution_backward._cache
+_c_max_pool2d_with_indices = _o.max_pool2d_with_indices._cache
+_c_max_pool2d_with_indices_backward = _o.max_pool2d_with_indices_backward._cache
+_c_avg_pool2d = _o.avg_pool2d._cache
+_c_avg_pool2d_backward = _o.avg_pool2d_backward._cache
+_c__adaptive_avg_pool2d = _o._adaptive_avg_pool2d._cache
+_c__adaptive_avg_pool2d_backward = _o._adaptive_avg_pool2d_backward._cache
+_c_constant_pad_nd = _o.constant_pad_nd._cache
+_c_embedding = _o.embedding._cache
+_c_embedding_dense_backward = _o.embedding_dense_backward._cache
+_c_dot = _o.dot._cache
+_c_mv = _o.mv._cache
+_c_baddbmm = _o.baddbmm._cache
+_c_baddbmm_ = _o.baddbmm_._cache
+_c__softmax = _o._softmax._cache
+_c__log_softmax = _o._log_softmax._cache
+_c__softmax_backward_data = _o._softmax_backward_data._cache
+_c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
+_c_rsub_Tensor = _o.rsub_Tensor._cache
+_c_rsub_Scalar = _o.rsub_Scalar._cache
+_c_floor_divide = _o.floor_divide._cache
+_c_floor_divide_Scalar = _o.floor_divide_Scalar._cache
+_c_floor_divide__Tensor = _o.floor_divide__Tensor._cache
+_c_floor_divide__Scalar = _o.floor_divide__Scalar._cache
+_c_remainder_Tensor = _o.remainder_Tensor._cache
+_c_remainder_Scalar = _o.remainder_Scalar._cache
+_c_remainder_Scalar_Tensor = _o.remainder_Scalar_Tensor._cache
+_c_remainder__Tensor = _o.remainder__Tensor._cache
+_c_remainder__Scalar = _o.remainder__Scalar._cache
+_c_fmod_Tensor = _o.fmod_Tensor._cache
+_c_fmod_Scalar = _o.fmod_Scalar._cache
+_c_fmod__Tensor = _o.fmod__Tensor._cache
+_c_fmod__Scalar = _o.fmod__Scalar._cache
+_c_maximum = _o.maximum._cache
+_c_minimum = _o.minimum._cache
+_c_atan2 = _o.atan2._cache
+_c_atan2_ = _o.atan2_._cache
+_c_lerp_Scalar = _o.lerp_Scalar._cache
+_c_lerp_Tensor = _o.lerp_Tensor._cache
+_c_lerp__Scalar = _o.lerp__Scalar._cache
+_c_lerp__Tensor = _o.lerp__Tensor._cache
+_c_addcmul = _o.addcmul._cache
+_c_addcmul_ = _o.addcmul_._cache
+_c_addcdiv = _o.addcdiv._cache
+_c_addcdiv_ = _o.addcdiv_._cache
+_c_eq__Tensor = _o.eq__Tensor._cache
+_c_eq__Scalar = _o.eq__Scalar._cache
+_c_ne__Tensor = _o.ne__Tensor._cache
+_c_ne__Scalar = _o.ne__Scalar._cache
+_c_lt__Tensor = _o.lt__Tensor._cache
+_c_lt__Scalar = _o.lt__Scalar._cache
+_c_le__Tensor = _o.le__Tensor._cache
+_c_le__Scalar = _o.le__Scalar._cache
+_c_gt__Tensor = _o.gt__Tensor._cache
+_c_gt__Scalar = _o.gt__Scalar._cache
+_c_ge__Tensor = _o.ge__Tensor._cache
+_c_ge__Scalar = _o.ge__Scalar._cache
+_c_div_Scalar_mode = _o.div_Scalar_mode._cache
+_c_div__Scalar = _o.div__Scalar._cache
+_c_div__Scalar_mode = _o.div__Scalar_mode._cache
+_c_pow__Scalar = _o.pow__Scalar._cache
+_c_gelu = _o.gelu._cache
+_c_gelu_ = _o.gelu_._cache
+_c_gelu_backward = _o.gelu_backward._cache
+_c_silu = _o.silu._cache
+_c_silu_ = _o.silu_._cache
+_c_silu_backward = _o.silu_backward._cache
+_c_softplus = _o.softplus._cache
+_c_softplus_backward = _o.softplus_backward._cache
+_c_leaky_relu = _o.leaky_relu._cache
+_c_leaky_relu_ = _o.leaky_relu_._cache
+_c_leaky_relu_backward = _o.leaky_relu_backward._cache
+_c_elu = _o.elu._cache
+_c_elu_ = _o.elu_._cache
+_c_elu_backward = _o.elu_backward._cache
+_c_hardtanh = _o.hardtanh._cache
+_c_hardtanh_ = _o.hardtanh_._cache
+_c_hardtanh_backward = _o.hardtanh_backward._cache
+_c_threshold = _o.threshold._cache
+_c_threshold_ = _o.threshold_._cache
+_c_sigmoid_backward = _o.sigmoid_backward._cache
+_c_tanh_backward = _o.tanh_backward._cache
+_c_clamp_min = _o.clamp_min._cache
+_c_clamp_min_Tensor = _o.clamp_min_Tensor._cache
+_c_clamp_min_ = _o.clamp_min_._cache
+_c_clamp_min__Tensor = _o.clamp_min__Tensor._cache
+_c_clamp_max = _o.clamp_max._cache
+_c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
+_c_clamp_max_ = _o.clamp_max_._cache
+_c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
+_c_clamp__Tensor = _o.clamp__Tensor._cache
 
 
 # schema/derivatives.yaml:58
@@ -586,7 +734,7 @@ class DivBackward1(_Node):
 # schema/derivatives.yaml:109
 class DivBackward2(_Node):
     """Backward of div.Scalar (schema/derivatives.yaml:109)."""
-    __slots__ = ('_s_other', '_s_self_dtype')
+    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self',)
@@ -598,7 +746,8 @@ class DivBackward2(_Node):
         if _n[0]:
             other = _node._s_other
             self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(_H.scale(grad, 1 / other), self_dtype)
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
         return (_r_self,)
 
     @property
@@ -608,6 +757,10 @@ class DivBackward2(_Node):
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/derivatives.yaml:112
@@ -756,42 +909,9 @@ class WhereBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:127
+# schema/derivatives.yaml:128
 class ClampBackward0(_Node):
-    """Backward of clamp (schema/derivatives.yaml:127)."""
-    __slots__ = ('_s_max', '_s_min', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            max = _node._s_max
-            min = _node._s_min
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.clamp_backward(grad, self, min, max)
-        return (_r_self,)
-
-    @property
-    def _saved_max(self):
-        return self._s_max
-
-    @property
-    def _saved_min(self):
-        return self._s_min
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml:130
-class ClampBackward1(_Node):
-    """Backward of clamp.Tensor (schema/derivatives.yaml:130)."""
+    """Backward of clamp.Tensor (schema/derivatives.yaml:128)."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
@@ -824,9 +944,42 @@ class ClampBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:133
+# schema/derivatives.yaml:131
+class ClampBackward1(_Node):
+    """Backward of clamp (schema/derivatives.yaml:131)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.clamp_backward(grad, self, min, max)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:134
 class MaskedFillBackward0(_Node):
-    """Backward of masked_fill.Scalar (schema/derivatives.yaml:133)."""
+    """Backward of masked_fill.Scalar (schema/derivatives.yaml:134)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -857,9 +1010,9 @@ class MaskedFillBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:137
+# schema/derivatives.yaml:138
 class MaskedFillBackward1(_Node):
-    """Backward of masked_fill.Tensor (schema/derivatives.yaml:137)."""
+    """Backward of masked_fill.Tensor (schema/derivatives.yaml:138)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -899,9 +1052,9 @@ class MaskedFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:186
+# schema/derivatives.yaml:187
 class NegBackward0(_Node):
-    """Backward of neg (schema/derivatives.yaml:186)."""
+    """Backward of neg (schema/derivatives.yaml:187)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -916,9 +1069,9 @@ class NegBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:189
+# schema/derivatives.yaml:190
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:189)."""
+    """Backward of exp (schema/derivatives.yaml:190)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -939,9 +1092,9 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:192
+# schema/derivatives.yaml:193
 class LogBackward0(_Node):
-    """Backward of log (schema/derivatives.yaml:192)."""
+    """Backward of log (schema/derivatives.yaml:193)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -962,9 +1115,9 @@ class LogBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:195
+# schema/derivatives.yaml:196
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:195)."""
+    """Backward of relu (schema/derivatives.yaml:196)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -985,9 +1138,9 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:199
+# schema/derivatives.yaml:200
 class ThresholdBackwardBackward0(_Node):
-    """Backward of threshold_backward (schema/derivatives.yaml:199)."""
+    """Backward of threshold_backward (schema/derivatives.yaml:200)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1036,32 +1189,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:203
-class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:203)."""
-    __slots__ = ('_s_result',)
-    _saved_slots = ('_s_result',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = _H.sigmoid_backward(grad, result)
-        return (_r_self,)
-
-    @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
-
-
 # schema/derivatives.yaml:206
-class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:206)."""
+class SigmoidBackward0(_Node):
+    """Backward of sigmoid (schema/derivatives.yaml:206)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1074,7 +1204,7 @@ class TanhBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.tanh_backward(grad, result)
+            _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     @property
@@ -1082,9 +1212,32 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:210
+# schema/derivatives.yaml:209
+class TanhBackward0(_Node):
+    """Backward of tanh (schema/derivatives.yaml:209)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.tanh_backward(grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:213
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:210)."""
+    """Backward of sum (schema/derivatives.yaml:213)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1109,9 +1262,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:213
+# schema/derivatives.yaml:216
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:213)."""
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:216)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1146,9 +1299,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:216
+# schema/derivatives.yaml:219
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:216)."""
+    """Backward of mean (schema/derivatives.yaml:219)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1173,9 +1326,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:219
+# schema/derivatives.yaml:222
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:219)."""
+    """Backward of mean.dim (schema/derivatives.yaml:222)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1210,9 +1363,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:222
+# schema/derivatives.yaml:225
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:222)."""
+    """Backward of amax (schema/derivatives.yaml:225)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1248,9 +1401,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:230
+# schema/derivatives.yaml:233
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:230)."""
+    """Backward of mm (schema/derivatives.yaml:233)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1279,9 +1432,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:234
+# schema/derivatives.yaml:237
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:234)."""
+    """Backward of bmm (schema/derivatives.yaml:237)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1310,9 +1463,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:238
+# schema/derivatives.yaml:241
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:238)."""
+    """Backward of addmm (schema/derivatives.yaml:241)."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1365,9 +1518,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:244
+# schema/derivatives.yaml:247
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:244)."""
+    """Backward of view (schema/derivatives.yaml:247)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1387,9 +1540,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:252
+# schema/derivatives.yaml:255
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:252)."""
+    """Backward of as_strided (schema/derivatives.yaml:255)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1434,9 +1587,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:255
+# schema/derivatives.yaml:258
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:255)."""
+    """Backward of permute (schema/derivatives.yaml:258)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1456,9 +1609,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:258
+# schema/derivatives.yaml:261
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:258)."""
+    """Backward of transpose.int (schema/derivatives.yaml:261)."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1483,9 +1636,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:261
+# schema/derivatives.yaml:264
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:261)."""
+    """Backward of t (schema/derivatives.yaml:264)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1500,9 +1653,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:264
+# schema/derivatives.yaml:267
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:264)."""
+    """Backward of unsqueeze (schema/derivatives.yaml:267)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1522,31 +1675,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:267
-class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:267)."""
-    __slots__ = ('_s_self_shape',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_shape = _node._s_self_shape
-            _r_self = grad.reshape(self_shape)
-        return (_r_self,)
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
 # schema/derivatives.yaml:270
-class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:270)."""
+class SqueezeBackward0(_Node):
+    """Backward of squeeze (schema/derivatives.yaml:270)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1567,8 +1698,8 @@ class SqueezeBackward1(_Node):
 
 
 # schema/derivatives.yaml:273
-class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:273)."""
+class SqueezeBackward1(_Node):
+    """Backward of squeeze.dim (schema/derivatives.yaml:273)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1589,8 +1720,30 @@ class SqueezeBackward2(_Node):
 
 
 # schema/derivatives.yaml:276
+class SqueezeBackward2(_Node):
+    """Backward of squeeze.dims (schema/derivatives.yaml:276)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:279
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:276)."""
+    """Backward of expand (schema/derivatives.yaml:279)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1610,9 +1763,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:279
+# schema/derivatives.yaml:282
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:279)."""
+    """Backward of slice.Tensor (schema/derivatives.yaml:282)."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1652,9 +1805,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:282
+# schema/derivatives.yaml:285
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:282)."""
+    """Backward of select.int (schema/derivatives.yaml:285)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1684,9 +1837,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:285
+# schema/derivatives.yaml:288
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:285)."""
+    """Backward of diagonal (schema/derivatives.yaml:288)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1721,30 +1874,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:289
-class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:289)."""
-    __slots__ = ('_s_dim',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_self = None
-        if _n[0]:
-            dim = _node._s_dim
-            _r_self = _F.cat(grads, dim)
-        return (_r_self,)
-
-    @property
-    def _saved_dim(self):
-        return self._s_dim
-
-
 # schema/derivatives.yaml:292
-class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:292)."""
+class SplitBackward0(_Node):
+    """Backward of split.Tensor (schema/derivatives.yaml:292)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1764,8 +1896,29 @@ class SplitWithSizesBackward0(_Node):
 
 
 # schema/derivatives.yaml:295
+class SplitWithSizesBackward0(_Node):
+    """Backward of split_with_sizes (schema/derivatives.yaml:295)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:298
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:295)."""
+    """Backward of unbind.int (schema/derivatives.yaml:298)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1784,9 +1937,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:302
+# schema/derivatives.yaml:305
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:302)."""
+    """Backward of alias (schema/derivatives.yaml:305)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1801,9 +1954,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:306
+# schema/derivatives.yaml:309
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:306)."""
+    """Backward of cat (schema/derivatives.yaml:309)."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1834,9 +1987,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:309
+# schema/derivatives.yaml:312
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:309)."""
+    """Backward of index.Tensor (schema/derivatives.yaml:312)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1862,9 +2015,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:315
+# schema/derivatives.yaml:318
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:315)."""
+    """Backward of index_put (schema/derivatives.yaml:318)."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1904,9 +2057,9 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:321
+# schema/derivatives.yaml:324
 class RepeatBackward0(_Node):
-    """Backward of repeat (schema/derivatives.yaml:321)."""
+    """Backward of repeat (schema/derivatives.yaml:324)."""
     __slots__ = ('_s_repeats', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1931,9 +2084,9 @@ class RepeatBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:324
+# schema/derivatives.yaml:327
 class FlipBackward0(_Node):
-    """Backward of flip (schema/derivatives.yaml:324)."""
+    """Backward of flip (schema/derivatives.yaml:327)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1953,9 +2106,9 @@ class FlipBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:327
+# schema/derivatives.yaml:330
 class RollBackward0(_Node):
-    """Backward of roll (schema/derivatives.yaml:327)."""
+    """Backward of roll (schema/derivatives.yaml:330)."""
     __slots__ = ('_s_dims', '_s_shifts')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1980,9 +2133,9 @@ class RollBackward0(_Node):
         return self._s_shifts
 
 
-# schema/derivatives.yaml:330
+# schema/derivatives.yaml:333
 class TrilBackward0(_Node):
-    """Backward of tril (schema/derivatives.yaml:330)."""
+    """Backward of tril (schema/derivatives.yaml:333)."""
     __slots__ = ('_s_diagonal',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2002,9 +2155,9 @@ class TrilBackward0(_Node):
         return self._s_diagonal
 
 
-# schema/derivatives.yaml:333
+# schema/derivatives.yaml:336
 class TriuBackward0(_Node):
-    """Backward of triu (schema/derivatives.yaml:333)."""
+    """Backward of triu (schema/derivatives.yaml:336)."""
     __slots__ = ('_s_diagonal',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2024,9 +2177,9 @@ class TriuBackward0(_Node):
         return self._s_diagonal
 
 
-# schema/derivatives.yaml:336
+# schema/derivatives.yaml:339
 class IndexSelectBackward0(_Node):
-    """Backward of index_select (schema/derivatives.yaml:336)."""
+    """Backward of index_select (schema/derivatives.yaml:339)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2057,9 +2210,9 @@ class IndexSelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:340
+# schema/derivatives.yaml:343
 class GatherBackward0(_Node):
-    """Backward of gather (schema/derivatives.yaml:340)."""
+    """Backward of gather (schema/derivatives.yaml:343)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2090,9 +2243,9 @@ class GatherBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:344
+# schema/derivatives.yaml:347
 class ScatterBackward0(_Node):
-    """Backward of scatter.src (schema/derivatives.yaml:344)."""
+    """Backward of scatter.src (schema/derivatives.yaml:347)."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2123,9 +2276,9 @@ class ScatterBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:349
+# schema/derivatives.yaml:352
 class ScatterBackward1(_Node):
-    """Backward of scatter.value (schema/derivatives.yaml:349)."""
+    """Backward of scatter.value (schema/derivatives.yaml:352)."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2151,9 +2304,44 @@ class ScatterBackward1(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:356
+# schema/derivatives.yaml:357
+class ScatterBackward2(_Node):
+    """Backward of scatter.reduce (schema/derivatives.yaml:357)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        if _n[1]:
+            raise _not_implemented('scatter')
+        return (_r_self, _r_src)
+
+
+# schema/derivatives.yaml:362
+class ScatterBackward3(_Node):
+    """Backward of scatter.value_reduce (schema/derivatives.yaml:362)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:366
 class ScatterAddBackward0(_Node):
-    """Backward of scatter_add (schema/derivatives.yaml:356)."""
+    """Backward of scatter_add (schema/derivatives.yaml:366)."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2182,9 +2370,9 @@ class ScatterAddBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:361
+# schema/derivatives.yaml:371
 class ScatterReduceBackward0(_Node):
-    """Backward of scatter_reduce.two (schema/derivatives.yaml:361)."""
+    """Backward of scatter_reduce.two (schema/derivatives.yaml:371)."""
     __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
     _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
     _saved_list_slots = ()
@@ -2236,9 +2424,9 @@ class ScatterReduceBackward0(_Node):
         return _unpack(self._s_src, self)
 
 
-# schema/derivatives.yaml:365
+# schema/derivatives.yaml:375
 class MaskedSelectBackward0(_Node):
-    """Backward of masked_select (schema/derivatives.yaml:365)."""
+    """Backward of masked_select (schema/derivatives.yaml:375)."""
     __slots__ = ('_s_mask', '_s_self')
     _saved_slots = ('_s_mask', '_s_self')
     _saved_list_slots = ()
@@ -2264,9 +2452,9 @@ class MaskedSelectBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:373
+# schema/derivatives.yaml:383
 class TopkBackward0(_Node):
-    """Backward of topk (schema/derivatives.yaml:373)."""
+    """Backward of topk (schema/derivatives.yaml:383)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2297,9 +2485,9 @@ class TopkBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:377
+# schema/derivatives.yaml:387
 class SortBackward0(_Node):
-    """Backward of sort (schema/derivatives.yaml:377)."""
+    """Backward of sort (schema/derivatives.yaml:387)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2330,9 +2518,9 @@ class SortBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:381
+# schema/derivatives.yaml:391
 class SortBackward1(_Node):
-    """Backward of sort.stable (schema/derivatives.yaml:381)."""
+    """Backward of sort.stable (schema/derivatives.yaml:391)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2363,9 +2551,9 @@ class SortBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:385
+# schema/derivatives.yaml:395
 class Unique2Backward0(_Node):
-    """Backward of _unique2 (schema/derivatives.yaml:385)."""
+    """Backward of _unique2 (schema/derivatives.yaml:395)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2379,9 +2567,9 @@ class Unique2Backward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:389
+# schema/derivatives.yaml:399
 class UniqueDimBackward0(_Node):
-    """Backward of unique_dim (schema/derivatives.yaml:389)."""
+    """Backward of unique_dim (schema/derivatives.yaml:399)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2395,9 +2583,9 @@ class UniqueDimBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:393
+# schema/derivatives.yaml:403
 class SliceScatterBackward0(_Node):
-    """Backward of slice_scatter (schema/derivatives.yaml:393)."""
+    """Backward of slice_scatter (schema/derivatives.yaml:403)."""
     __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2449,9 +2637,9 @@ class SliceScatterBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:397
+# schema/derivatives.yaml:407
 class SelectScatterBackward0(_Node):
-    """Backward of select_scatter (schema/derivatives.yaml:397)."""
+    """Backward of select_scatter (schema/derivatives.yaml:407)."""
     __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2491,9 +2679,9 @@ class SelectScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:401
+# schema/derivatives.yaml:411
 class DiagonalScatterBackward0(_Node):
-    """Backward of diagonal_scatter (schema/derivatives.yaml:401)."""
+    """Backward of diagonal_scatter (schema/derivatives.yaml:411)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2539,9 +2727,9 @@ class DiagonalScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:405
+# schema/derivatives.yaml:415
 class AsStridedScatterBackward0(_Node):
-    """Backward of as_strided_scatter (schema/derivatives.yaml:405)."""
+    """Backward of as_strided_scatter (schema/derivatives.yaml:415)."""
     __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2592,9 +2780,9 @@ class AsStridedScatterBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:409
+# schema/derivatives.yaml:419
 class IndexAddBackward0(_Node):
-    """Backward of index_add (schema/derivatives.yaml:409)."""
+    """Backward of index_add (schema/derivatives.yaml:419)."""
     __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2633,9 +2821,9 @@ class IndexAddBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:414
+# schema/derivatives.yaml:424
 class IndexCopyBackward0(_Node):
-    """Backward of index_copy (schema/derivatives.yaml:414)."""
+    """Backward of index_copy (schema/derivatives.yaml:424)."""
     __slots__ = ('_s_dim', '_s_index', '_s_source_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2671,9 +2859,9 @@ class IndexCopyBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:419
+# schema/derivatives.yaml:429
 class IndexFillBackward0(_Node):
-    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:419)."""
+    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:429)."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2699,9 +2887,9 @@ class IndexFillBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:423
+# schema/derivatives.yaml:433
 class IndexFillBackward1(_Node):
-    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:423)."""
+    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:433)."""
     __slots__ = ('_s_dim', '_s_index', '_s_value_dtype')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2737,9 +2925,9 @@ class IndexFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:428
+# schema/derivatives.yaml:438
 class MaskedScatterBackward0(_Node):
-    """Backward of masked_scatter (schema/derivatives.yaml:428)."""
+    """Backward of masked_scatter (schema/derivatives.yaml:438)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_source_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -2779,9 +2967,9 @@ class MaskedScatterBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:434
+# schema/derivatives.yaml:444
 class MaskedScatterBackward1(_Node):
-    """Backward of masked_scatter_ (schema/derivatives.yaml:434)."""
+    """Backward of masked_scatter_ (schema/derivatives.yaml:444)."""
     __slots__ = ('_s_mask', '_s_source_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -2811,9 +2999,9 @@ class MaskedScatterBackward1(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:439
+# schema/derivatives.yaml:449
 class TakeBackward0(_Node):
-    """Backward of take (schema/derivatives.yaml:439)."""
+    """Backward of take (schema/derivatives.yaml:449)."""
     __slots__ = ('_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2839,9 +3027,9 @@ class TakeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:443
+# schema/derivatives.yaml:453
 class PutBackward0(_Node):
-    """Backward of put (schema/derivatives.yaml:443)."""
+    """Backward of put (schema/derivatives.yaml:453)."""
     __slots__ = ('_s_accumulate', '_s_index', '_s_source', '_s_source_shape')
     _saved_slots = ('_s_index', '_s_source')
     _saved_list_slots = ()
@@ -2881,9 +3069,9 @@ class PutBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:448
+# schema/derivatives.yaml:458
 class UniqueConsecutiveBackward0(_Node):
-    """Backward of unique_consecutive (schema/derivatives.yaml:448)."""
+    """Backward of unique_consecutive (schema/derivatives.yaml:458)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2897,9 +3085,9 @@ class UniqueConsecutiveBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:452
+# schema/derivatives.yaml:462
 class UnfoldBackward0(_Node):
-    """Backward of unfold (schema/derivatives.yaml:452)."""
+    """Backward of unfold (schema/derivatives.yaml:462)."""
     __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2932,6 +3120,3318 @@ class UnfoldBackward0(_Node):
     @property
     def _saved_step(self):
         return self._s_step
+
+
+# schema/derivatives.yaml:490
+class AbsBackward0(_Node):
+    """Backward of abs (schema/derivatives.yaml:490)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sign()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:493
+class SignBackward0(_Node):
+    """Backward of sign (schema/derivatives.yaml:493)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:496
+class Exp2Backward0(_Node):
+    """Backward of exp2 (schema/derivatives.yaml:496)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * result * 0.6931471805599453
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:499
+class Expm1Backward0(_Node):
+    """Backward of expm1 (schema/derivatives.yaml:499)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (result + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:502
+class Log2Backward0(_Node):
+    """Backward of log2 (schema/derivatives.yaml:502)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 0.6931471805599453)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:505
+class Log10Backward0(_Node):
+    """Backward of log10 (schema/derivatives.yaml:505)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 2.3025850929940455)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:508
+class Log1pBackward0(_Node):
+    """Backward of log1p (schema/derivatives.yaml:508)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:511
+class SqrtBackward0(_Node):
+    """Backward of sqrt (schema/derivatives.yaml:511)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad / (2 * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:514
+class RsqrtBackward0(_Node):
+    """Backward of rsqrt (schema/derivatives.yaml:514)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -0.5 * grad * result.pow(3)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:517
+class ReciprocalBackward0(_Node):
+    """Backward of reciprocal (schema/derivatives.yaml:517)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -grad * (result * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:520
+class SinBackward0(_Node):
+    """Backward of sin (schema/derivatives.yaml:520)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cos()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:523
+class CosBackward0(_Node):
+    """Backward of cos (schema/derivatives.yaml:523)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -self.sin()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:526
+class TanBackward0(_Node):
+    """Backward of tan (schema/derivatives.yaml:526)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (1 + result.pow(2))
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:529
+class AsinBackward0(_Node):
+    """Backward of asin (schema/derivatives.yaml:529)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:532
+class AcosBackward0(_Node):
+    """Backward of acos (schema/derivatives.yaml:532)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -(-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:535
+class AtanBackward0(_Node):
+    """Backward of atan (schema/derivatives.yaml:535)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:538
+class SinhBackward0(_Node):
+    """Backward of sinh (schema/derivatives.yaml:538)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cosh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:541
+class CoshBackward0(_Node):
+    """Backward of cosh (schema/derivatives.yaml:541)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sinh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:545
+class ErfBackward0(_Node):
+    """Backward of erf (schema/derivatives.yaml:545)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = 1.1283791670955126 * (-self.pow(2)).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:548
+class FloorBackward0(_Node):
+    """Backward of floor (schema/derivatives.yaml:548)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:551
+class CeilBackward0(_Node):
+    """Backward of ceil (schema/derivatives.yaml:551)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:554
+class RoundBackward0(_Node):
+    """Backward of round (schema/derivatives.yaml:554)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:557
+class RoundBackward1(_Node):
+    """Backward of round.decimals (schema/derivatives.yaml:557)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:560
+class TruncBackward0(_Node):
+    """Backward of trunc (schema/derivatives.yaml:560)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:563
+class FracBackward0(_Node):
+    """Backward of frac (schema/derivatives.yaml:563)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:566
+class NanToNumBackward0(_Node):
+    """Backward of nan_to_num (schema/derivatives.yaml:566)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.isfinite()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:593
+class ConvolutionBackward0(_Node):
+    """Backward of convolution (schema/derivatives.yaml:593)."""
+    __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            dilation = _node._s_dilation
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:598
+class ConvolutionBackwardBackward0(_Node):
+    """Backward of convolution_backward (schema/derivatives.yaml:598)."""
+    __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'input', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_output = None
+        _r_input = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2]:
+            dilation = _node._s_dilation
+            grad_output = _unpack(_node._s_grad_output, _node)
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output, _r_input, _r_weight = _H.convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_grad_output, _r_input, _r_weight)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:601
+class MaxPool2dWithIndicesBackward0(_Node):
+    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
+    __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
+    _saved_slots = ('_s_result1', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            dilation = _node._s_dilation
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            result1 = _unpack(_node._s_result1, _node)
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:605
+class MaxPool2dWithIndicesBackwardBackward0(_Node):
+    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
+    __slots__ = ('_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            _r_grad_output = _H.max_pool_double_backward(grad, indices)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:610
+class AvgPool2dBackward0(_Node):
+    """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:613
+class AvgPool2dBackwardBackward0(_Node):
+    """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            stride = _node._s_stride
+            _r_grad_output = _F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:617
+class AdaptiveAvgPool2dBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F._adaptive_avg_pool2d_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:620
+class AdaptiveAvgPool2dBackwardBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
+    __slots__ = ('_s_grad_output_shape', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_shape = _node._s_grad_output_shape
+            _r_grad_output = _F._adaptive_avg_pool2d(grad, grad_output_shape[-2:])
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:624
+class ConstantPadNdBackward0(_Node):
+    """Backward of constant_pad_nd (schema/derivatives.yaml:624)."""
+    __slots__ = ('_s_pad',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            pad = _node._s_pad
+            _r_self = _F.constant_pad_nd(grad, [-p for p in pad], 0)
+        return (_r_self,)
+
+    @property
+    def _saved_pad(self):
+        return self._s_pad
+
+
+# schema/derivatives.yaml:627
+class EmbeddingBackward0(_Node):
+    """Backward of embedding (schema/derivatives.yaml:627)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('weight',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_weight = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            weight_shape = _node._s_weight_shape
+            _r_weight = _F.embedding_dense_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
+        return (_r_weight,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:631
+class EmbeddingDenseBackwardBackward0(_Node):
+    """Backward of embedding_dense_backward (schema/derivatives.yaml:631)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            _r_grad_output = _H.embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
+        return (_r_grad_output,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+
+# schema/derivatives.yaml:635
+class DotBackward0(_Node):
+    """Backward of dot (schema/derivatives.yaml:635)."""
+    __slots__ = ('_s_self', '_s_tensor')
+    _saved_slots = ('_s_self', '_s_tensor')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor = None
+        if _n[0]:
+            tensor = _unpack(_node._s_tensor, _node)
+            _r_self = grad * tensor
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_tensor = grad * self
+        return (_r_self, _r_tensor)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_tensor(self):
+        return _unpack(self._s_tensor, self)
+
+
+# schema/derivatives.yaml:639
+class MvBackward0(_Node):
+    """Backward of mv (schema/derivatives.yaml:639)."""
+    __slots__ = ('_s_self', '_s_vec')
+    _saved_slots = ('_s_self', '_s_vec')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'vec')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_vec = None
+        if _n[0]:
+            vec = _unpack(_node._s_vec, _node)
+            _r_self = grad.unsqueeze(1) * vec
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_vec = self.t().mv(grad)
+        return (_r_self, _r_vec)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_vec(self):
+        return _unpack(self._s_vec, self)
+
+
+# schema/derivatives.yaml:643
+class BaddbmmBackward0(_Node):
+    """Backward of baddbmm (schema/derivatives.yaml:643)."""
+    __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_batch1', '_s_batch2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'batch1', 'batch2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_batch1 = None
+        _r_batch2 = None
+        if _n[0]:
+            beta = _node._s_beta
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            batch2 = _unpack(_node._s_batch2, _node)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        if _n[2]:
+            alpha = _node._s_alpha
+            batch1 = _unpack(_node._s_batch1, _node)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        return (_r_self, _r_batch1, _r_batch2)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_batch1(self):
+        return _unpack(self._s_batch1, self)
+
+    @property
+    def _saved_batch2(self):
+        return _unpack(self._s_batch2, self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:648
+class SoftmaxBackward0(_Node):
+    """Backward of _softmax (schema/derivatives.yaml:648)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:651
+class LogSoftmaxBackward0(_Node):
+    """Backward of _log_softmax (schema/derivatives.yaml:651)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:654
+class SoftmaxBackwardDataBackward0(_Node):
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:654)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            input_dtype = _node._s_input_dtype
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_input_dtype(self):
+        return self._s_input_dtype
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:658
+class LogSoftmaxBackwardDataBackward0(_Node):
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:658)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:662
+class RsubBackward0(_Node):
+    """Backward of rsub.Tensor (schema/derivatives.yaml:662)."""
+    __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.reduce_to(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:666
+class RsubBackward1(_Node):
+    """Backward of rsub.Scalar (schema/derivatives.yaml:666)."""
+    __slots__ = ('_s_alpha', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), alpha), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:670
+class FloorDivideBackward0(_Node):
+    """Backward of floor_divide (schema/derivatives.yaml:670)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('floor_divide')
+        return (_r_self, _r_other)
+
+
+# schema/derivatives.yaml:673
+class FloorDivideBackward1(_Node):
+    """Backward of floor_divide.Scalar (schema/derivatives.yaml:673)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('floor_divide')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:676
+class RemainderBackward0(_Node):
+    """Backward of remainder.Tensor (schema/derivatives.yaml:676)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='floor'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:680
+class RemainderBackward1(_Node):
+    """Backward of remainder.Scalar (schema/derivatives.yaml:680)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:683
+class RemainderBackward2(_Node):
+    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:683)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('remainder')
+        return (_r_other,)
+
+
+# schema/derivatives.yaml:686
+class FmodBackward0(_Node):
+    """Backward of fmod.Tensor (schema/derivatives.yaml:686)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='trunc'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:690
+class FmodBackward1(_Node):
+    """Backward of fmod.Scalar (schema/derivatives.yaml:690)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:694
+class MaximumBackward0(_Node):
+    """Backward of maximum (schema/derivatives.yaml:694)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:698
+class MinimumBackward0(_Node):
+    """Backward of minimum (schema/derivatives.yaml:698)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:702
+class Atan2Backward0(_Node):
+    """Backward of atan2 (schema/derivatives.yaml:702)."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.atan2_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:705
+class LerpBackward0(_Node):
+    """Backward of lerp.Scalar (schema/derivatives.yaml:705)."""
+    __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'end')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _node._s_weight
+            _r_self = _H.reduce_to(_H.scale(grad, 1 - _H.scalar_value(weight)), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _node._s_weight
+            _r_end = _H.reduce_to(_H.scale(grad, weight), end_shape, end_dtype)
+        return (_r_self, _r_end)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return self._s_weight
+
+
+# schema/derivatives.yaml:709
+class LerpBackward1(_Node):
+    """Backward of lerp.Tensor (schema/derivatives.yaml:709)."""
+    __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
+    _saved_slots = ('_s_end', '_s_self', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'end', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        _r_weight = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.reduce_to(grad * (1 - weight), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_end = _H.reduce_to(grad * weight, end_shape, end_dtype)
+        if _n[2]:
+            end = _unpack(_node._s_end, _node)
+            self = _unpack(_node._s_self, _node)
+            weight_dtype = _node._s_weight_dtype
+            weight_shape = _node._s_weight_shape
+            _r_weight = _H.reduce_to(grad * (end - self), weight_shape, weight_dtype)
+        return (_r_self, _r_end, _r_weight)
+
+    @property
+    def _saved_end(self):
+        return _unpack(self._s_end, self)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+    @property
+    def _saved_weight_dtype(self):
+        return self._s_weight_dtype
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:714
+class AddcmulBackward0(_Node):
+    """Backward of addcmul (schema/derivatives.yaml:714)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:719
+class AddcdivBackward0(_Node):
+    """Backward of addcdiv (schema/derivatives.yaml:719)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (value / tensor2), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:724
+class DivBackward3(_Node):
+    """Backward of div.Scalar_mode (schema/derivatives.yaml:724)."""
+    __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            rounding_mode = _node._s_rounding_mode
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_rounding_mode(self):
+        return self._s_rounding_mode
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:786
+class EqBackward2(_Node):
+    """Backward of eq_.Tensor (schema/derivatives.yaml:786)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:790
+class EqBackward3(_Node):
+    """Backward of eq_.Scalar (schema/derivatives.yaml:790)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:793
+class NeBackward2(_Node):
+    """Backward of ne_.Tensor (schema/derivatives.yaml:793)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:797
+class NeBackward3(_Node):
+    """Backward of ne_.Scalar (schema/derivatives.yaml:797)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:800
+class LtBackward2(_Node):
+    """Backward of lt_.Tensor (schema/derivatives.yaml:800)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:804
+class LtBackward3(_Node):
+    """Backward of lt_.Scalar (schema/derivatives.yaml:804)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:807
+class LeBackward2(_Node):
+    """Backward of le_.Tensor (schema/derivatives.yaml:807)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:811
+class LeBackward3(_Node):
+    """Backward of le_.Scalar (schema/derivatives.yaml:811)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:814
+class GtBackward2(_Node):
+    """Backward of gt_.Tensor (schema/derivatives.yaml:814)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:818
+class GtBackward3(_Node):
+    """Backward of gt_.Scalar (schema/derivatives.yaml:818)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:821
+class GeBackward2(_Node):
+    """Backward of ge_.Tensor (schema/derivatives.yaml:821)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:825
+class GeBackward3(_Node):
+    """Backward of ge_.Scalar (schema/derivatives.yaml:825)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:831
+class GeluBackward0(_Node):
+    """Backward of gelu (schema/derivatives.yaml:831)."""
+    __slots__ = ('_s_approximate', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.gelu_backward(grad, self, approximate=approximate)
+        return (_r_self,)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:834
+class GeluBackwardBackward0(_Node):
+    """Backward of gelu_backward (schema/derivatives.yaml:834)."""
+    __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            approximate = _node._s_approximate
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:838
+class SiluBackward0(_Node):
+    """Backward of silu (schema/derivatives.yaml:838)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.silu_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:841
+class SiluBackwardBackward0(_Node):
+    """Backward of silu_backward (schema/derivatives.yaml:841)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:845
+class SoftplusBackward0(_Node):
+    """Backward of softplus (schema/derivatives.yaml:845)."""
+    __slots__ = ('_s_beta', '_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.softplus_backward(grad, self, beta, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:848
+class SoftplusBackwardBackward0(_Node):
+    """Backward of softplus_backward (schema/derivatives.yaml:848)."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            threshold = _node._s_threshold
+            _r_self = _H.reduce_to(_H.softplus_double_backward(grad * grad_output, self, beta, threshold), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:854
+class LeakyReluBackward0(_Node):
+    """Backward of leaky_relu (schema/derivatives.yaml:854)."""
+    __slots__ = ('_s_negative_slope', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:857
+class LeakyReluBackward1(_Node):
+    """Backward of leaky_relu_ (schema/derivatives.yaml:857)."""
+    __slots__ = ('_s_negative_slope', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:860
+class LeakyReluBackwardBackward0(_Node):
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:860)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:864
+class EluBackward0(_Node):
+    """Backward of elu (schema/derivatives.yaml:864)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            scale = _node._s_scale
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:867
+class EluBackward1(_Node):
+    """Backward of elu_ (schema/derivatives.yaml:867)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            result = _unpack(_node._s_result, _node)
+            scale = _node._s_scale
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
+# schema/derivatives.yaml:870
+class EluBackwardBackward0(_Node):
+    """Backward of elu_backward (schema/derivatives.yaml:870)."""
+    __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
+    _saved_slots = ('_s_grad_output', '_s_self_or_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self_or_result')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self_or_result = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            grad_output = _unpack(_node._s_grad_output, _node)
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            self_or_result_dtype = _node._s_self_or_result_dtype
+            self_or_result_shape = _node._s_self_or_result_shape
+            _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
+        return (_r_grad_output, _r_self_or_result)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_is_result(self):
+        return self._s_is_result
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self_or_result(self):
+        return _unpack(self._s_self_or_result, self)
+
+    @property
+    def _saved_self_or_result_dtype(self):
+        return self._s_self_or_result_dtype
+
+    @property
+    def _saved_self_or_result_shape(self):
+        return self._s_self_or_result_shape
+
+
+# schema/derivatives.yaml:874
+class HardtanhBackward0(_Node):
+    """Backward of hardtanh (schema/derivatives.yaml:874)."""
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
+        return (_r_self,)
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:877
+class HardtanhBackwardBackward0(_Node):
+    """Backward of hardtanh_backward (schema/derivatives.yaml:877)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:881
+class ThresholdBackward0(_Node):
+    """Backward of threshold (schema/derivatives.yaml:881)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:885
+class ThresholdBackward1(_Node):
+    """Backward of threshold_ (schema/derivatives.yaml:885)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:888
+class SigmoidBackwardBackward0(_Node):
+    """Backward of sigmoid_backward (schema/derivatives.yaml:888)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(grad * grad_output * (-2 * output + 1), output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:892
+class TanhBackwardBackward0(_Node):
+    """Backward of tanh_backward (schema/derivatives.yaml:892)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(-2 * output * grad_output * grad, output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:896
+class ClampMinBackward0(_Node):
+    """Backward of clamp_min (schema/derivatives.yaml:896)."""
+    __slots__ = ('_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self >= min, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:899
+class ClampMinBackward1(_Node):
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:899)."""
+    __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'min')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_min = None
+        if _n[0]:
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
+        if _n[1]:
+            min = _unpack(_node._s_min, _node)
+            min_dtype = _node._s_min_dtype
+            min_shape = _node._s_min_shape
+            self = _unpack(_node._s_self, _node)
+            _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
+        return (_r_self, _r_min)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_min_dtype(self):
+        return self._s_min_dtype
+
+    @property
+    def _saved_min_shape(self):
+        return self._s_min_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:903
+class ClampMaxBackward0(_Node):
+    """Backward of clamp_max (schema/derivatives.yaml:903)."""
+    __slots__ = ('_s_max', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self <= max, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:906
+class ClampMaxBackward1(_Node):
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:906)."""
+    __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_max', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'max')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_max = None
+        if _n[0]:
+            max = _unpack(_node._s_max, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
+        if _n[1]:
+            max = _unpack(_node._s_max, _node)
+            max_dtype = _node._s_max_dtype
+            max_shape = _node._s_max_shape
+            self = _unpack(_node._s_self, _node)
+            _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
+        return (_r_self, _r_max)
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_max_dtype(self):
+        return self._s_max_dtype
+
+    @property
+    def _saved_max_shape(self):
+        return self._s_max_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
@@ -3092,7 +6592,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:218 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:219 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3118,7 +6618,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:225 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:226 (derivative: schema/derivatives.yaml:84)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3137,7 +6637,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:232 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:233 (derivative: schema/derivatives.yaml:87)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -3162,7 +6662,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:240 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:241 (derivative: schema/derivatives.yaml:91)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -3180,7 +6680,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:247 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:249 (derivative: schema/derivatives.yaml:87)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3206,7 +6706,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:254 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:256 (derivative: schema/derivatives.yaml:91)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -3225,7 +6725,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:261 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:263 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -3252,7 +6752,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:269 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:271 (derivative: schema/derivatives.yaml:98)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -3271,7 +6771,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:276 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:279 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3299,7 +6799,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:283 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:286 (derivative: schema/derivatives.yaml:98)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3319,7 +6819,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:290 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:293 (derivative: schema/derivatives.yaml:101)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -3344,7 +6844,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:298 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:301 (derivative: schema/derivatives.yaml:105)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -3370,7 +6870,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:306 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:309 (derivative: schema/derivatives.yaml:109)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -3385,11 +6885,12 @@ def _ag_div_Scalar(ks, self, other):
     _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:313 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:317 (derivative: schema/derivatives.yaml:101)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3415,7 +6916,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:324 (derivative: schema/derivatives.yaml:105)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -3442,7 +6943,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:331 (derivative: schema/derivatives.yaml:112)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -3466,7 +6967,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:335 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:339 (derivative: schema/derivatives.yaml:116)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -3485,7 +6986,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml:347 (derivative: schema/derivatives.yaml:119)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -3506,7 +7007,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:348 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:354 (derivative: schema/derivatives.yaml:112)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -3531,7 +7032,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:424 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml:433 (derivative: schema/derivatives.yaml:122)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -3557,7 +7058,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:441 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -3569,7 +7070,7 @@ def _ag_clamp(ks, self, min, max):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -3577,7 +7078,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:449 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -3591,7 +7092,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     _e_max = None if max is None else _edge(max)
     if not (_e_self is not None or _e_min is not None or _e_max is not None):
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
     if _e_self is not None or _e_min is not None or _e_max is not None:
         _node._s_max = _save(max)
         _node._s_min = _save(min)
@@ -3600,14 +7101,14 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:447 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:457 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -3621,7 +7122,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:454 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:464 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -3641,7 +7142,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:461 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:472 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -3666,7 +7167,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:468 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:480 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3687,7 +7188,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:487 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3713,7 +7214,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:495 (derivative: schema/derivatives.yaml:187)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -3730,7 +7231,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:491 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:503 (derivative: schema/derivatives.yaml:187)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3748,7 +7249,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:510 (derivative: schema/derivatives.yaml:190)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -3767,7 +7268,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:518 (derivative: schema/derivatives.yaml:190)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3787,7 +7288,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:525 (derivative: schema/derivatives.yaml:193)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -3805,7 +7306,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:533 (derivative: schema/derivatives.yaml:193)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3824,7 +7325,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:540 (derivative: schema/derivatives.yaml:196)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -3843,7 +7344,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:548 (derivative: schema/derivatives.yaml:196)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3863,7 +7364,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:542 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:555 (derivative: schema/derivatives.yaml:200)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -3890,7 +7391,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:549 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:562 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -3909,7 +7410,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:557 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:570 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3929,7 +7430,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:564 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:577 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -3948,7 +7449,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:572 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:585 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3968,7 +7469,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:593 (derivative: schema/derivatives.yaml:213)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -3987,7 +7488,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:587 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:600 (derivative: schema/derivatives.yaml:216)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -4008,7 +7509,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:595 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:608 (derivative: schema/derivatives.yaml:219)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -4027,7 +7528,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:602 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:615 (derivative: schema/derivatives.yaml:222)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -4048,7 +7549,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:610 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:623 (derivative: schema/derivatives.yaml:225)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -4070,7 +7571,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:627 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:640 (derivative: schema/derivatives.yaml:233)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -4092,7 +7593,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:635 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:648 (derivative: schema/derivatives.yaml:237)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -4114,7 +7615,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:656 (derivative: schema/derivatives.yaml:241)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -4144,7 +7645,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:674 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -4162,7 +7663,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:701 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -4185,7 +7686,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:707 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -4203,7 +7704,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:713 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -4222,7 +7723,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -4239,7 +7740,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:730 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -4257,7 +7758,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:736 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -4275,7 +7776,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:742 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -4293,7 +7794,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:748 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -4311,7 +7812,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -4329,7 +7830,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:765 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -4351,7 +7852,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -4371,7 +7872,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:782 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -4392,7 +7893,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -4410,7 +7911,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -4428,7 +7929,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:810 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -4446,7 +7947,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:842 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -4463,7 +7964,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -4485,7 +7986,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:860 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -4504,7 +8005,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:868 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -4530,7 +8031,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4555,7 +8056,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:867 (derivative: schema/derivatives.yaml:321)
+# schema/native_functions.yaml:880 (derivative: schema/derivatives.yaml:324)
 def _ag_repeat(ks, self, repeats):
     _ks = ks & _BELOW
     _k = _c_repeat.get(_ks)
@@ -4574,7 +8075,7 @@ def _ag_repeat(ks, self, repeats):
     return _out
 
 
-# schema/native_functions.yaml:879 (derivative: schema/derivatives.yaml:324)
+# schema/native_functions.yaml:892 (derivative: schema/derivatives.yaml:327)
 def _ag_flip(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_flip.get(_ks)
@@ -4592,7 +8093,7 @@ def _ag_flip(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:886 (derivative: schema/derivatives.yaml:327)
+# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:330)
 def _ag_roll(ks, self, shifts, dims):
     _ks = ks & _BELOW
     _k = _c_roll.get(_ks)
@@ -4611,7 +8112,7 @@ def _ag_roll(ks, self, shifts, dims):
     return _out
 
 
-# schema/native_functions.yaml:893 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:906 (derivative: schema/derivatives.yaml:333)
 def _ag_tril(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_tril.get(_ks)
@@ -4629,7 +8130,7 @@ def _ag_tril(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:900 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:913 (derivative: schema/derivatives.yaml:333)
 def _ag_tril_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -4648,7 +8149,7 @@ def _ag_tril_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:906 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:919 (derivative: schema/derivatives.yaml:336)
 def _ag_triu(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_triu.get(_ks)
@@ -4666,7 +8167,7 @@ def _ag_triu(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:913 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:336)
 def _ag_triu_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -4685,7 +8186,7 @@ def _ag_triu_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:919 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:932 (derivative: schema/derivatives.yaml:339)
 def _ag_index_select(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_index_select.get(_ks)
@@ -4705,7 +8206,7 @@ def _ag_index_select(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:939 (derivative: schema/derivatives.yaml:343)
 def _ag_gather(ks, self, dim, index, sparse_grad):
     _ks = ks & _BELOW
     _k = _c_gather.get(_ks)
@@ -4725,7 +8226,7 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     return _out
 
 
-# schema/native_functions.yaml:933 (derivative: schema/derivatives.yaml:344)
+# schema/native_functions.yaml:946 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter_src(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_src.get(_ks)
@@ -4746,7 +8247,7 @@ def _ag_scatter_src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:940 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:953 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter_value(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_scatter_value.get(_ks)
@@ -4765,7 +8266,42 @@ def _ag_scatter_value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:961 (derivative: schema/derivatives.yaml:344)
+# schema/native_functions.yaml:960 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:967 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:974 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter__src(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -4787,7 +8323,7 @@ def _ag_scatter__src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:967 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter__value(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -4807,7 +8343,44 @@ def _ag_scatter__value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:356)
+# schema/native_functions.yaml:986 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _ks = ks & _BELOW
+    _k = _c_scatter__reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_scatter__value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_add.get(_ks)
@@ -4828,7 +8401,7 @@ def _ag_scatter_add(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:356)
+# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add_(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -4850,7 +8423,7 @@ def _ag_scatter_add_(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce_two.get(_ks)
@@ -4878,7 +8451,7 @@ def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1018 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     _node = None
     if _tls.grad_enabled:
@@ -4907,7 +8480,7 @@ def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:365)
+# schema/native_functions.yaml:1024 (derivative: schema/derivatives.yaml:375)
 def _ag_masked_select(ks, self, mask):
     _ks = ks & _BELOW
     _k = _c_masked_select.get(_ks)
@@ -4926,7 +8499,7 @@ def _ag_masked_select(ks, self, mask):
     return _out
 
 
-# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1045 (derivative: schema/derivatives.yaml:383)
 def _ag_topk(ks, self, k, dim, largest, sorted):
     _ks = ks & _BELOW
     _k = _c_topk.get(_ks)
@@ -4948,7 +8521,7 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     return _out
 
 
-# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1052 (derivative: schema/derivatives.yaml:387)
 def _ag_sort(ks, self, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort.get(_ks)
@@ -4970,7 +8543,7 @@ def _ag_sort(ks, self, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:381)
+# schema/native_functions.yaml:1059 (derivative: schema/derivatives.yaml:391)
 def _ag_sort_stable(ks, self, stable, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort_stable.get(_ks)
@@ -4992,7 +8565,7 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:385)
+# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:395)
 def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c__unique2.get(_ks)
@@ -5009,7 +8582,7 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:399)
 def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c_unique_dim.get(_ks)
@@ -5026,7 +8599,7 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1080 (derivative: schema/derivatives.yaml:393)
+# schema/native_functions.yaml:1093 (derivative: schema/derivatives.yaml:403)
 def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_scatter.get(_ks)
@@ -5054,7 +8627,7 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:1086 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1099 (derivative: schema/derivatives.yaml:407)
 def _ag_select_scatter(ks, self, src, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_scatter.get(_ks)
@@ -5079,7 +8652,7 @@ def _ag_select_scatter(ks, self, src, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1105 (derivative: schema/derivatives.yaml:411)
 def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal_scatter.get(_ks)
@@ -5105,7 +8678,7 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:405)
+# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:415)
 def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided_scatter.get(_ks)
@@ -5133,7 +8706,7 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:409)
+# schema/native_functions.yaml:1117 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add(ks, self, dim, index, source, alpha):
     _ks = ks & _BELOW
     _k = _c_index_add.get(_ks)
@@ -5156,7 +8729,7 @@ def _ag_index_add(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:409)
+# schema/native_functions.yaml:1124 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add_(ks, self, dim, index, source, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -5180,7 +8753,7 @@ def _ag_index_add_(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1117 (derivative: schema/derivatives.yaml:414)
+# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy(ks, self, dim, index, source):
     _ks = ks & _BELOW
     _k = _c_index_copy.get(_ks)
@@ -5203,7 +8776,7 @@ def _ag_index_copy(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1124 (derivative: schema/derivatives.yaml:414)
+# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy_(ks, self, dim, index, source):
     _node = None
     if _tls.grad_enabled:
@@ -5227,7 +8800,7 @@ def _ag_index_copy_(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1143 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Scalar.get(_ks)
@@ -5246,7 +8819,7 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1136 (derivative: schema/derivatives.yaml:423)
+# schema/native_functions.yaml:1149 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Tensor.get(_ks)
@@ -5269,7 +8842,7 @@ def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1155 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -5289,7 +8862,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:423)
+# schema/native_functions.yaml:1161 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -5313,7 +8886,7 @@ def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1154 (derivative: schema/derivatives.yaml:428)
+# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:438)
 def _ag_masked_scatter(ks, self, mask, source):
     _ks = ks & _BELOW
     _k = _c_masked_scatter.get(_ks)
@@ -5338,7 +8911,7 @@ def _ag_masked_scatter(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:434)
+# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:444)
 def _ag_masked_scatter_(ks, self, mask, source):
     _node = None
     if _tls.grad_enabled:
@@ -5361,7 +8934,7 @@ def _ag_masked_scatter_(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1166 (derivative: schema/derivatives.yaml:439)
+# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:449)
 def _ag_take(ks, self, index):
     _ks = ks & _BELOW
     _k = _c_take.get(_ks)
@@ -5380,7 +8953,7 @@ def _ag_take(ks, self, index):
     return _out
 
 
-# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:443)
+# schema/native_functions.yaml:1186 (derivative: schema/derivatives.yaml:453)
 def _ag_put(ks, self, index, source, accumulate):
     _ks = ks & _BELOW
     _k = _c_put.get(_ks)
@@ -5406,7 +8979,7 @@ def _ag_put(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:443)
+# schema/native_functions.yaml:1192 (derivative: schema/derivatives.yaml:453)
 def _ag_put_(ks, self, index, source, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -5433,7 +9006,7 @@ def _ag_put_(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1218 (derivative: schema/derivatives.yaml:448)
+# schema/native_functions.yaml:1231 (derivative: schema/derivatives.yaml:458)
 def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     _ks = ks & _BELOW
     _k = _c_unique_consecutive.get(_ks)
@@ -5450,7 +9023,7 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     return _out
 
 
-# schema/native_functions.yaml:1226 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1239 (derivative: schema/derivatives.yaml:462)
 def _ag_unfold(ks, self, dimension, size, step):
     _ks = ks & _BELOW
     _k = _c_unfold.get(_ks)
@@ -5471,6 +9044,3151 @@ def _ag_unfold(ks, self, dimension, size, step):
     return _out
 
 
+# schema/native_functions.yaml:1469 (derivative: schema/derivatives.yaml:496)
+def _ag_exp2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_exp2.get(_ks)
+    if _k is None:
+        _k = _o.exp2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1477 (derivative: schema/derivatives.yaml:496)
+def _ag_exp2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exp2_.get(_ks)
+    if _k is None:
+        _k = _o.exp2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1484 (derivative: schema/derivatives.yaml:499)
+def _ag_expm1(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_expm1.get(_ks)
+    if _k is None:
+        _k = _o.expm1._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1492 (derivative: schema/derivatives.yaml:499)
+def _ag_expm1_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_expm1_.get(_ks)
+    if _k is None:
+        _k = _o.expm1_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1499 (derivative: schema/derivatives.yaml:502)
+def _ag_log2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log2.get(_ks)
+    if _k is None:
+        _k = _o.log2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1507 (derivative: schema/derivatives.yaml:502)
+def _ag_log2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log2_.get(_ks)
+    if _k is None:
+        _k = _o.log2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1514 (derivative: schema/derivatives.yaml:505)
+def _ag_log10(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log10.get(_ks)
+    if _k is None:
+        _k = _o.log10._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1522 (derivative: schema/derivatives.yaml:505)
+def _ag_log10_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log10_.get(_ks)
+    if _k is None:
+        _k = _o.log10_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1529 (derivative: schema/derivatives.yaml:508)
+def _ag_log1p(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log1p.get(_ks)
+    if _k is None:
+        _k = _o.log1p._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1537 (derivative: schema/derivatives.yaml:508)
+def _ag_log1p_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log1p_.get(_ks)
+    if _k is None:
+        _k = _o.log1p_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1544 (derivative: schema/derivatives.yaml:511)
+def _ag_sqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sqrt.get(_ks)
+    if _k is None:
+        _k = _o.sqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1552 (derivative: schema/derivatives.yaml:511)
+def _ag_sqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sqrt_.get(_ks)
+    if _k is None:
+        _k = _o.sqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1559 (derivative: schema/derivatives.yaml:514)
+def _ag_rsqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_rsqrt.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1567 (derivative: schema/derivatives.yaml:514)
+def _ag_rsqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_rsqrt_.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1574 (derivative: schema/derivatives.yaml:517)
+def _ag_reciprocal(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_reciprocal.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1582 (derivative: schema/derivatives.yaml:517)
+def _ag_reciprocal_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_reciprocal_.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1589 (derivative: schema/derivatives.yaml:520)
+def _ag_sin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sin.get(_ks)
+    if _k is None:
+        _k = _o.sin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1597 (derivative: schema/derivatives.yaml:520)
+def _ag_sin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sin_.get(_ks)
+    if _k is None:
+        _k = _o.sin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1604 (derivative: schema/derivatives.yaml:523)
+def _ag_cos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cos.get(_ks)
+    if _k is None:
+        _k = _o.cos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1612 (derivative: schema/derivatives.yaml:523)
+def _ag_cos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cos_.get(_ks)
+    if _k is None:
+        _k = _o.cos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1619 (derivative: schema/derivatives.yaml:526)
+def _ag_tan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_tan.get(_ks)
+    if _k is None:
+        _k = _o.tan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1627 (derivative: schema/derivatives.yaml:526)
+def _ag_tan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_tan_.get(_ks)
+    if _k is None:
+        _k = _o.tan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1634 (derivative: schema/derivatives.yaml:529)
+def _ag_asin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asin.get(_ks)
+    if _k is None:
+        _k = _o.asin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1642 (derivative: schema/derivatives.yaml:529)
+def _ag_asin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_asin_.get(_ks)
+    if _k is None:
+        _k = _o.asin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1649 (derivative: schema/derivatives.yaml:532)
+def _ag_acos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acos.get(_ks)
+    if _k is None:
+        _k = _o.acos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1657 (derivative: schema/derivatives.yaml:532)
+def _ag_acos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_acos_.get(_ks)
+    if _k is None:
+        _k = _o.acos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1664 (derivative: schema/derivatives.yaml:535)
+def _ag_atan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atan.get(_ks)
+    if _k is None:
+        _k = _o.atan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1672 (derivative: schema/derivatives.yaml:535)
+def _ag_atan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan_.get(_ks)
+    if _k is None:
+        _k = _o.atan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1679 (derivative: schema/derivatives.yaml:538)
+def _ag_sinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sinh.get(_ks)
+    if _k is None:
+        _k = _o.sinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1687 (derivative: schema/derivatives.yaml:538)
+def _ag_sinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sinh_.get(_ks)
+    if _k is None:
+        _k = _o.sinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1694 (derivative: schema/derivatives.yaml:541)
+def _ag_cosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cosh.get(_ks)
+    if _k is None:
+        _k = _o.cosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1702 (derivative: schema/derivatives.yaml:541)
+def _ag_cosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cosh_.get(_ks)
+    if _k is None:
+        _k = _o.cosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1709 (derivative: schema/derivatives.yaml:545)
+def _ag_erf(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erf.get(_ks)
+    if _k is None:
+        _k = _o.erf._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1717 (derivative: schema/derivatives.yaml:545)
+def _ag_erf_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erf_.get(_ks)
+    if _k is None:
+        _k = _o.erf_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1724 (derivative: schema/derivatives.yaml:490)
+def _ag_abs(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_abs.get(_ks)
+    if _k is None:
+        _k = _o.abs._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1732 (derivative: schema/derivatives.yaml:490)
+def _ag_abs_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_abs_.get(_ks)
+    if _k is None:
+        _k = _o.abs_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1739 (derivative: schema/derivatives.yaml:548)
+def _ag_floor(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_floor.get(_ks)
+    if _k is None:
+        _k = _o.floor._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1747 (derivative: schema/derivatives.yaml:548)
+def _ag_floor_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_.get(_ks)
+    if _k is None:
+        _k = _o.floor_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1754 (derivative: schema/derivatives.yaml:551)
+def _ag_ceil(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_ceil.get(_ks)
+    if _k is None:
+        _k = _o.ceil._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1762 (derivative: schema/derivatives.yaml:551)
+def _ag_ceil_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_ceil_.get(_ks)
+    if _k is None:
+        _k = _o.ceil_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1769 (derivative: schema/derivatives.yaml:554)
+def _ag_round(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_round.get(_ks)
+    if _k is None:
+        _k = _o.round._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1777 (derivative: schema/derivatives.yaml:557)
+def _ag_round_decimals(ks, self, decimals):
+    _ks = ks & _BELOW
+    _k = _c_round_decimals.get(_ks)
+    if _k is None:
+        _k = _o.round_decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1785 (derivative: schema/derivatives.yaml:554)
+def _ag_round_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round_.get(_ks)
+    if _k is None:
+        _k = _o.round_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1792 (derivative: schema/derivatives.yaml:557)
+def _ag_round__decimals(ks, self, decimals):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round__decimals.get(_ks)
+    if _k is None:
+        _k = _o.round__decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1799 (derivative: schema/derivatives.yaml:560)
+def _ag_trunc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_trunc.get(_ks)
+    if _k is None:
+        _k = _o.trunc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1807 (derivative: schema/derivatives.yaml:560)
+def _ag_trunc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_trunc_.get(_ks)
+    if _k is None:
+        _k = _o.trunc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1814 (derivative: schema/derivatives.yaml:563)
+def _ag_frac(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_frac.get(_ks)
+    if _k is None:
+        _k = _o.frac._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1822 (derivative: schema/derivatives.yaml:563)
+def _ag_frac_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_frac_.get(_ks)
+    if _k is None:
+        _k = _o.frac_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1829 (derivative: schema/derivatives.yaml:493)
+def _ag_sign(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sign.get(_ks)
+    if _k is None:
+        _k = _o.sign._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1837 (derivative: schema/derivatives.yaml:493)
+def _ag_sign_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sign_.get(_ks)
+    if _k is None:
+        _k = _o.sign_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1905 (derivative: schema/derivatives.yaml:566)
+def _ag_nan_to_num(ks, self, nan, posinf, neginf):
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1913 (derivative: schema/derivatives.yaml:566)
+def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num_.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num_._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1920 (derivative: schema/derivatives.yaml:593)
+def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    _ks = ks & _BELOW
+    _k = _c_convolution.get(_ks)
+    if _k is None:
+        _k = _o.convolution._fill(_ks)
+    _out = _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(ConvolutionBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_dilation = dilation
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1927 (derivative: schema/derivatives.yaml:598)
+def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_convolution_backward.get(_ks)
+    if _k is None:
+        _k = _o.convolution_backward._fill(_ks)
+    _out = _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    if not (_e_grad_output is not None or _e_input is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(ConvolutionBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_output is not None, _e_input is not None, _e_weight is not None))
+    if _e_grad_output is not None or _e_input is not None or _e_weight is not None:
+        _node._s_dilation = dilation
+        _node._s_grad_output = _save(grad_output)
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:1949 (derivative: schema/derivatives.yaml:601)
+def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_dilation = dilation
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1955 (derivative: schema/derivatives.yaml:605)
+def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices_backward.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_indices = _save(indices)
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1964 (derivative: schema/derivatives.yaml:610)
+def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_count_include_pad = count_include_pad
+    _node._s_divisor_override = divisor_override
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:613)
+def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ceil_mode = ceil_mode
+        _node._s_count_include_pad = count_include_pad
+        _node._s_divisor_override = divisor_override
+        _node._s_kernel_size = kernel_size
+        _node._s_padding = padding
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None:
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1976 (derivative: schema/derivatives.yaml:617)
+def _ag__adaptive_avg_pool2d(ks, self, output_size):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d._fill(_ks)
+    _out = _k(self, output_size)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1983 (derivative: schema/derivatives.yaml:620)
+def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:624)
+def _ag_constant_pad_nd(ks, self, pad, value):
+    _ks = ks & _BELOW
+    _k = _c_constant_pad_nd.get(_ks)
+    if _k is None:
+        _k = _o.constant_pad_nd._fill(_ks)
+    _out = _k(self, pad, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConstantPadNdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_pad = pad
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2003 (derivative: schema/derivatives.yaml:627)
+def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    _ks = ks & _BELOW
+    _k = _c_embedding.get(_ks)
+    if _k is None:
+        _k = _o.embedding._fill(_ks)
+    _out = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if not _tls.grad_enabled:
+        return _out
+    _e_weight = _edge(weight)
+    if not (_e_weight is not None):
+        return _out
+    _node = _new_node(EmbeddingBackward0, (_e_weight or _NO_EDGE,), (_e_weight is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2010 (derivative: schema/derivatives.yaml:631)
+def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    _ks = ks & _BELOW
+    _k = _c_embedding_dense_backward.get(_ks)
+    if _k is None:
+        _k = _o.embedding_dense_backward._fill(_ks)
+    _out = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    if not (_e_grad_output is not None):
+        return _out
+    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output or _NO_EDGE,), (_e_grad_output is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2021 (derivative: schema/derivatives.yaml:635)
+def _ag_dot(ks, self, tensor):
+    _ks = ks & _BELOW
+    _k = _c_dot.get(_ks)
+    if _k is None:
+        _k = _o.dot._fill(_ks)
+    _out = _k(self, tensor)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor = _edge(tensor)
+    if not (_e_self is not None or _e_tensor is not None):
+        return _out
+    _node = _new_node(DotBackward0, (_e_self or _NO_EDGE, _e_tensor or _NO_EDGE), (_e_self is not None, _e_tensor is not None))
+    if _e_tensor is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_tensor = _save(tensor)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2028 (derivative: schema/derivatives.yaml:639)
+def _ag_mv(ks, self, vec):
+    _ks = ks & _BELOW
+    _k = _c_mv.get(_ks)
+    if _k is None:
+        _k = _o.mv._fill(_ks)
+    _out = _k(self, vec)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_vec = _edge(vec)
+    if not (_e_self is not None or _e_vec is not None):
+        return _out
+    _node = _new_node(MvBackward0, (_e_self or _NO_EDGE, _e_vec or _NO_EDGE), (_e_self is not None, _e_vec is not None))
+    if _e_vec is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_vec = _save(vec)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2044 (derivative: schema/derivatives.yaml:643)
+def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    _ks = ks & _BELOW
+    _k = _c_baddbmm.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_batch1 = _edge(batch1)
+    _e_batch2 = _edge(batch2)
+    if not (_e_self is not None or _e_batch1 is not None or _e_batch2 is not None):
+        return _out
+    _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+    if _e_batch1 is not None or _e_batch2 is not None:
+        _node._s_alpha = alpha
+    if _e_batch2 is not None:
+        _node._s_batch1 = _save(batch1)
+    if _e_batch1 is not None:
+        _node._s_batch2 = _save(batch2)
+    if _e_self is not None:
+        _node._s_beta = beta
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2051 (derivative: schema/derivatives.yaml:643)
+def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_batch1 = _edge(batch1)
+        _e_batch2 = _edge(batch2)
+        if _e_self is not None or _e_batch1 is not None or _e_batch2 is not None:
+            _check_inplace(self)
+            _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+            if _e_batch1 is not None or _e_batch2 is not None:
+                _node._s_alpha = alpha
+            if _e_batch2 is not None:
+                _node._s_batch1 = _save(batch1)
+            if _e_batch1 is not None:
+                _node._s_batch2 = _save(batch2)
+            if _e_self is not None:
+                _node._s_beta = beta
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_baddbmm_.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm_._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2061 (derivative: schema/derivatives.yaml:648)
+def _ag__softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__softmax.get(_ks)
+    if _k is None:
+        _k = _o._softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2068 (derivative: schema/derivatives.yaml:651)
+def _ag__log_softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2087 (derivative: schema/derivatives.yaml:654)
+def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_input_dtype = input_dtype
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2096 (derivative: schema/derivatives.yaml:658)
+def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2102 (derivative: schema/derivatives.yaml:662)
+def _ag_rsub_Tensor(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RsubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_alpha = alpha
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2110 (derivative: schema/derivatives.yaml:666)
+def _ag_rsub_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2118 (derivative: schema/derivatives.yaml:670)
+def _ag_floor_divide(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2126 (derivative: schema/derivatives.yaml:673)
+def _ag_floor_divide_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2134 (derivative: schema/derivatives.yaml:670)
+def _ag_floor_divide__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2141 (derivative: schema/derivatives.yaml:673)
+def _ag_floor_divide__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2148 (derivative: schema/derivatives.yaml:676)
+def _ag_remainder_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2156 (derivative: schema/derivatives.yaml:680)
+def _ag_remainder_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2164 (derivative: schema/derivatives.yaml:683)
+def _ag_remainder_Scalar_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if not (_e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2172 (derivative: schema/derivatives.yaml:676)
+def _ag_remainder__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_remainder__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2179 (derivative: schema/derivatives.yaml:680)
+def _ag_remainder__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_remainder__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2186 (derivative: schema/derivatives.yaml:686)
+def _ag_fmod_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2194 (derivative: schema/derivatives.yaml:690)
+def _ag_fmod_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2202 (derivative: schema/derivatives.yaml:686)
+def _ag_fmod__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_fmod__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2209 (derivative: schema/derivatives.yaml:690)
+def _ag_fmod__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_fmod__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2216 (derivative: schema/derivatives.yaml:694)
+def _ag_maximum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_maximum.get(_ks)
+    if _k is None:
+        _k = _o.maximum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaximumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2224 (derivative: schema/derivatives.yaml:698)
+def _ag_minimum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_minimum.get(_ks)
+    if _k is None:
+        _k = _o.minimum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinimumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2232 (derivative: schema/derivatives.yaml:702)
+def _ag_atan2(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_atan2.get(_ks)
+    if _k is None:
+        _k = _o.atan2._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2240 (derivative: schema/derivatives.yaml:702)
+def _ag_atan2_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan2_.get(_ks)
+    if _k is None:
+        _k = _o.atan2_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2406 (derivative: schema/derivatives.yaml:705)
+def _ag_lerp_Scalar(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    if not (_e_self is not None or _e_end is not None):
+        return _out
+    _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = weight
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2414 (derivative: schema/derivatives.yaml:709)
+def _ag_lerp_Tensor(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    _e_weight = _edge(weight)
+    if not (_e_self is not None or _e_end is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+    if _e_weight is not None:
+        _node._s_end = _save(end)
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_weight is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = _save(weight)
+    if _e_weight is not None:
+        _node._s_weight_dtype = weight._dtype
+        _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2422 (derivative: schema/derivatives.yaml:705)
+def _ag_lerp__Scalar(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        if _e_self is not None or _e_end is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = weight
+    _ks = ks & _BELOW
+    _k = _c_lerp__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2429 (derivative: schema/derivatives.yaml:709)
+def _ag_lerp__Tensor(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        _e_weight = _edge(weight)
+        if _e_self is not None or _e_end is not None or _e_weight is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+            if _e_weight is not None:
+                _node._s_end = _save(end)
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_weight is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = _save(weight)
+            if _e_weight is not None:
+                _node._s_weight_dtype = weight._dtype
+                _node._s_weight_shape = weight._shape
+    _ks = ks & _BELOW
+    _k = _c_lerp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2436 (derivative: schema/derivatives.yaml:714)
+def _ag_addcmul(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcmul.get(_ks)
+    if _k is None:
+        _k = _o.addcmul._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2444 (derivative: schema/derivatives.yaml:714)
+def _ag_addcmul_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcmul_.get(_ks)
+    if _k is None:
+        _k = _o.addcmul_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2451 (derivative: schema/derivatives.yaml:719)
+def _ag_addcdiv(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcdiv.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2459 (derivative: schema/derivatives.yaml:719)
+def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcdiv_.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2490 (derivative: schema/derivatives.yaml:786)
+def _ag_eq__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.eq__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2497 (derivative: schema/derivatives.yaml:790)
+def _ag_eq__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.eq__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2504 (derivative: schema/derivatives.yaml:793)
+def _ag_ne__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ne__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2511 (derivative: schema/derivatives.yaml:797)
+def _ag_ne__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ne__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2518 (derivative: schema/derivatives.yaml:800)
+def _ag_lt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2525 (derivative: schema/derivatives.yaml:804)
+def _ag_lt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2532 (derivative: schema/derivatives.yaml:807)
+def _ag_le__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.le__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2539 (derivative: schema/derivatives.yaml:811)
+def _ag_le__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.le__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2546 (derivative: schema/derivatives.yaml:814)
+def _ag_gt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.gt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2553 (derivative: schema/derivatives.yaml:818)
+def _ag_gt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.gt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2560 (derivative: schema/derivatives.yaml:821)
+def _ag_ge__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ge__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2567 (derivative: schema/derivatives.yaml:825)
+def _ag_ge__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ge__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2574 (derivative: schema/derivatives.yaml:724)
+def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
+    _ks = ks & _BELOW
+    _k = _c_div_Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div_Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_rounding_mode = rounding_mode
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2582 (derivative: schema/derivatives.yaml:109)
+def _ag_div__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2589 (derivative: schema/derivatives.yaml:724)
+def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_rounding_mode = rounding_mode
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2596 (derivative: schema/derivatives.yaml:116)
+def _ag_pow__Scalar(ks, self, exponent):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_exponent = exponent
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_pow__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow__Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2618 (derivative: schema/derivatives.yaml:831)
+def _ag_gelu(ks, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu.get(_ks)
+    if _k is None:
+        _k = _o.gelu._fill(_ks)
+    _out = _k(self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_approximate = approximate
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2626 (derivative: schema/derivatives.yaml:831)
+def _ag_gelu_(ks, self, approximate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_approximate = approximate
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_gelu_.get(_ks)
+    if _k is None:
+        _k = _o.gelu_._fill(_ks)
+    _out = _k(self, approximate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2632 (derivative: schema/derivatives.yaml:834)
+def _ag_gelu_backward(ks, grad_output, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu_backward.get(_ks)
+    if _k is None:
+        _k = _o.gelu_backward._fill(_ks)
+    _out = _k(grad_output, self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(GeluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_approximate = approximate
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2639 (derivative: schema/derivatives.yaml:838)
+def _ag_silu(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_silu.get(_ks)
+    if _k is None:
+        _k = _o.silu._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2647 (derivative: schema/derivatives.yaml:838)
+def _ag_silu_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_silu_.get(_ks)
+    if _k is None:
+        _k = _o.silu_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2654 (derivative: schema/derivatives.yaml:841)
+def _ag_silu_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_silu_backward.get(_ks)
+    if _k is None:
+        _k = _o.silu_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SiluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2661 (derivative: schema/derivatives.yaml:845)
+def _ag_softplus(ks, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus.get(_ks)
+    if _k is None:
+        _k = _o.softplus._fill(_ks)
+    _out = _k(self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_beta = beta
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2669 (derivative: schema/derivatives.yaml:848)
+def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus_backward.get(_ks)
+    if _k is None:
+        _k = _o.softplus_backward._fill(_ks)
+    _out = _k(grad_output, self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_beta = beta
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2675 (derivative: schema/derivatives.yaml:854)
+def _ag_leaky_relu(ks, self, negative_slope):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu._fill(_ks)
+    _out = _k(self, negative_slope)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_negative_slope = negative_slope
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2683 (derivative: schema/derivatives.yaml:857)
+def _ag_leaky_relu_(ks, self, negative_slope):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_negative_slope = negative_slope
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_._fill(_ks)
+    _out = _k(self, negative_slope)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2690 (derivative: schema/derivatives.yaml:860)
+def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_backward.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_backward._fill(_ks)
+    _out = _k(grad_output, self, negative_slope, self_is_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_negative_slope = negative_slope
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2696 (derivative: schema/derivatives.yaml:864)
+def _ag_elu(ks, self, alpha, scale, input_scale):
+    _ks = ks & _BELOW
+    _k = _c_elu.get(_ks)
+    if _k is None:
+        _k = _o.elu._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_input_scale = input_scale
+    _node._s_scale = scale
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2704 (derivative: schema/derivatives.yaml:867)
+def _ag_elu_(ks, self, alpha, scale, input_scale):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_alpha = alpha
+            _node._s_input_scale = input_scale
+            _node._s_scale = scale
+    _ks = ks & _BELOW
+    _k = _c_elu_.get(_ks)
+    if _k is None:
+        _k = _o.elu_._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2711 (derivative: schema/derivatives.yaml:870)
+def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    _ks = ks & _BELOW
+    _k = _c_elu_backward.get(_ks)
+    if _k is None:
+        _k = _o.elu_backward._fill(_ks)
+    _out = _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self_or_result = _edge(self_or_result)
+    if not (_e_grad_output is not None or _e_self_or_result is not None):
+        return _out
+    _node = _new_node(EluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self_or_result or _NO_EDGE), (_e_grad_output is not None, _e_self_or_result is not None))
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_alpha = alpha
+    if _e_self_or_result is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_input_scale = input_scale
+        _node._s_is_result = is_result
+        _node._s_scale = scale
+        _node._s_self_or_result = _save(self_or_result)
+    if _e_self_or_result is not None:
+        _node._s_self_or_result_dtype = self_or_result._dtype
+        _node._s_self_or_result_shape = self_or_result._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2717 (derivative: schema/derivatives.yaml:874)
+def _ag_hardtanh(ks, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max_val = max_val
+    _node._s_min_val = min_val
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2725 (derivative: schema/derivatives.yaml:874)
+def _ag_hardtanh_(ks, self, min_val, max_val):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max_val = max_val
+            _node._s_min_val = min_val
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2732 (derivative: schema/derivatives.yaml:877)
+def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_backward._fill(_ks)
+    _out = _k(grad_output, self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_max_val = max_val
+        _node._s_min_val = min_val
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2738 (derivative: schema/derivatives.yaml:881)
+def _ag_threshold(ks, self, threshold, value):
+    _ks = ks & _BELOW
+    _k = _c_threshold.get(_ks)
+    if _k is None:
+        _k = _o.threshold._fill(_ks)
+    _out = _k(self, threshold, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2746 (derivative: schema/derivatives.yaml:885)
+def _ag_threshold_(ks, self, threshold, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+            _node._s_threshold = threshold
+    _ks = ks & _BELOW
+    _k = _c_threshold_.get(_ks)
+    if _k is None:
+        _k = _o.threshold_._fill(_ks)
+    _out = _k(self, threshold, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2752 (derivative: schema/derivatives.yaml:888)
+def _ag_sigmoid_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_sigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2759 (derivative: schema/derivatives.yaml:892)
+def _ag_tanh_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_tanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.tanh_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(TanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2766 (derivative: schema/derivatives.yaml:896)
+def _ag_clamp_min(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_min = min
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2774 (derivative: schema/derivatives.yaml:899)
+def _ag_clamp_min_Tensor(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_Tensor._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_min = _edge(min)
+    if not (_e_self is not None or _e_min is not None):
+        return _out
+    _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+    if _e_self is not None or _e_min is not None:
+        _node._s_min = _save(min)
+    if _e_min is not None:
+        _node._s_min_dtype = min._dtype
+        _node._s_min_shape = min._shape
+    if _e_self is not None or _e_min is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2782 (derivative: schema/derivatives.yaml:896)
+def _ag_clamp_min_(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_min = min
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2789 (derivative: schema/derivatives.yaml:899)
+def _ag_clamp_min__Tensor(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = _edge(min)
+        if _e_self is not None or _e_min is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+            if _e_self is not None or _e_min is not None:
+                _node._s_min = _save(min)
+            if _e_min is not None:
+                _node._s_min_dtype = min._dtype
+                _node._s_min_shape = min._shape
+            if _e_self is not None or _e_min is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_min__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min__Tensor._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2796 (derivative: schema/derivatives.yaml:903)
+def _ag_clamp_max(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max = max
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2804 (derivative: schema/derivatives.yaml:906)
+def _ag_clamp_max_Tensor(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_Tensor._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_max = _edge(max)
+    if not (_e_self is not None or _e_max is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+    if _e_self is not None or _e_max is not None:
+        _node._s_max = _save(max)
+    if _e_max is not None:
+        _node._s_max_dtype = max._dtype
+        _node._s_max_shape = max._shape
+    if _e_self is not None or _e_max is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2812 (derivative: schema/derivatives.yaml:903)
+def _ag_clamp_max_(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max = max
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2819 (derivative: schema/derivatives.yaml:906)
+def _ag_clamp_max__Tensor(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_max = _edge(max)
+        if _e_self is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+            if _e_self is not None or _e_max is not None:
+                _node._s_max = _save(max)
+            if _e_max is not None:
+                _node._s_max_dtype = max._dtype
+                _node._s_max_shape = max._shape
+            if _e_self is not None or _e_max is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_max__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max__Tensor._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2826 (derivative: schema/derivatives.yaml:128)
+def _ag_clamp__Tensor(ks, self, min, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = None if min is None else _edge(min)
+        _e_max = None if max is None else _edge(max)
+        if _e_self is not None or _e_min is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+            if _e_self is not None or _e_min is not None or _e_max is not None:
+                _node._s_max = _save(max)
+                _node._s_min = _save(min)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp__Tensor._fill(_ks)
+    _out = _k(self, min, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -5482,16 +12200,19 @@ _o.zero_.register("Autograd", _ag_zero_, with_keyset=True)
 _o.add_Tensor.register("Autograd", _ag_add_Tensor, with_keyset=True)
 _o.add_out.register("Autograd", _autograd_out(_o.add_out), with_keyset=True)
 _o.add_Scalar.register("Autograd", _ag_add_Scalar, with_keyset=True)
+_o.add_Scalar_out.register("Autograd", _autograd_out(_o.add_Scalar_out), with_keyset=True)
 _o.add__Tensor.register("Autograd", _ag_add__Tensor, with_keyset=True)
 _o.add__Scalar.register("Autograd", _ag_add__Scalar, with_keyset=True)
 _o.sub_Tensor.register("Autograd", _ag_sub_Tensor, with_keyset=True)
 _o.sub_out.register("Autograd", _autograd_out(_o.sub_out), with_keyset=True)
 _o.sub_Scalar.register("Autograd", _ag_sub_Scalar, with_keyset=True)
+_o.sub_Scalar_out.register("Autograd", _autograd_out(_o.sub_Scalar_out), with_keyset=True)
 _o.sub__Tensor.register("Autograd", _ag_sub__Tensor, with_keyset=True)
 _o.sub__Scalar.register("Autograd", _ag_sub__Scalar, with_keyset=True)
 _o.mul_Tensor.register("Autograd", _ag_mul_Tensor, with_keyset=True)
 _o.mul_out.register("Autograd", _autograd_out(_o.mul_out), with_keyset=True)
 _o.mul_Scalar.register("Autograd", _ag_mul_Scalar, with_keyset=True)
+_o.mul_Scalar_out.register("Autograd", _autograd_out(_o.mul_Scalar_out), with_keyset=True)
 _o.mul__Tensor.register("Autograd", _ag_mul__Tensor, with_keyset=True)
 _o.mul__Scalar.register("Autograd", _ag_mul__Scalar, with_keyset=True)
 _o.div_Tensor.register("Autograd", _ag_div_Tensor, with_keyset=True)
@@ -5499,27 +12220,36 @@ _o.div_out.register("Autograd", _autograd_out(_o.div_out), with_keyset=True)
 _o.div_Tensor_mode.register("Autograd", _ag_div_Tensor_mode, with_keyset=True)
 _o.div_out_mode.register("Autograd", _autograd_out(_o.div_out_mode), with_keyset=True)
 _o.div_Scalar.register("Autograd", _ag_div_Scalar, with_keyset=True)
+_o.div_Scalar_out.register("Autograd", _autograd_out(_o.div_Scalar_out), with_keyset=True)
 _o.div__Tensor.register("Autograd", _ag_div__Tensor, with_keyset=True)
 _o.div__Tensor_mode.register("Autograd", _ag_div__Tensor_mode, with_keyset=True)
 _o.pow_Tensor_Tensor.register("Autograd", _ag_pow_Tensor_Tensor, with_keyset=True)
 _o.pow_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.pow_Tensor_Tensor_out), with_keyset=True)
 _o.pow_Tensor_Scalar.register("Autograd", _ag_pow_Tensor_Scalar, with_keyset=True)
+_o.pow_Tensor_Scalar_out.register("Autograd", _autograd_out(_o.pow_Tensor_Scalar_out), with_keyset=True)
 _o.pow_Scalar.register("Autograd", _ag_pow_Scalar, with_keyset=True)
+_o.pow_Scalar_out.register("Autograd", _autograd_out(_o.pow_Scalar_out), with_keyset=True)
 _o.pow__Tensor.register("Autograd", _ag_pow__Tensor, with_keyset=True)
 _o.eq_Tensor_out.register("Autograd", _autograd_out(_o.eq_Tensor_out), with_keyset=True)
+_o.eq_Scalar_out.register("Autograd", _autograd_out(_o.eq_Scalar_out), with_keyset=True)
 _o.ne_Tensor_out.register("Autograd", _autograd_out(_o.ne_Tensor_out), with_keyset=True)
 _o.lt_Tensor_out.register("Autograd", _autograd_out(_o.lt_Tensor_out), with_keyset=True)
+_o.lt_Scalar_out.register("Autograd", _autograd_out(_o.lt_Scalar_out), with_keyset=True)
 _o.le_Tensor_out.register("Autograd", _autograd_out(_o.le_Tensor_out), with_keyset=True)
 _o.gt_Tensor_out.register("Autograd", _autograd_out(_o.gt_Tensor_out), with_keyset=True)
+_o.gt_Scalar_out.register("Autograd", _autograd_out(_o.gt_Scalar_out), with_keyset=True)
 _o.ge_Tensor_out.register("Autograd", _autograd_out(_o.ge_Tensor_out), with_keyset=True)
 _o.where_self.register("Autograd", _ag_where_self, with_keyset=True)
 _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_keyset=True)
 _o.clamp.register("Autograd", _ag_clamp, with_keyset=True)
 _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
 _o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
+_o.clamp_Tensor_out.register("Autograd", _autograd_out(_o.clamp_Tensor_out), with_keyset=True)
 _o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
 _o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
+_o.masked_fill_Scalar_out.register("Autograd", _autograd_out(_o.masked_fill_Scalar_out), with_keyset=True)
 _o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=True)
+_o.masked_fill_Tensor_out.register("Autograd", _autograd_out(_o.masked_fill_Tensor_out), with_keyset=True)
 _o.masked_fill__Scalar.register("Autograd", _ag_masked_fill__Scalar, with_keyset=True)
 _o.masked_fill__Tensor.register("Autograd", _ag_masked_fill__Tensor, with_keyset=True)
 _o.neg.register("Autograd", _ag_neg, with_keyset=True)
@@ -5532,6 +12262,7 @@ _o.log.register("Autograd", _ag_log, with_keyset=True)
 _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
 _o.log_.register("Autograd", _ag_log_, with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
+_o.relu_out.register("Autograd", _autograd_out(_o.relu_out), with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
 _o.threshold_backward.register("Autograd", _ag_threshold_backward, with_keyset=True)
 _o.sigmoid.register("Autograd", _ag_sigmoid, with_keyset=True)
@@ -5598,14 +12329,14 @@ _o.scatter_src.register("Autograd", _ag_scatter_src, with_keyset=True)
 _o.scatter_src_out.register("Autograd", _autograd_out(_o.scatter_src_out), with_keyset=True)
 _o.scatter_value.register("Autograd", _ag_scatter_value, with_keyset=True)
 _o.scatter_value_out.register("Autograd", _autograd_out(_o.scatter_value_out), with_keyset=True)
-_o.scatter_reduce.register("Autograd", _autograd_not_implemented(_o.scatter_reduce), with_keyset=True)
+_o.scatter_reduce.register("Autograd", _ag_scatter_reduce, with_keyset=True)
 _o.scatter_reduce_out.register("Autograd", _autograd_out(_o.scatter_reduce_out), with_keyset=True)
-_o.scatter_value_reduce.register("Autograd", _autograd_not_implemented(_o.scatter_value_reduce), with_keyset=True)
+_o.scatter_value_reduce.register("Autograd", _ag_scatter_value_reduce, with_keyset=True)
 _o.scatter_value_reduce_out.register("Autograd", _autograd_out(_o.scatter_value_reduce_out), with_keyset=True)
 _o.scatter__src.register("Autograd", _ag_scatter__src, with_keyset=True)
 _o.scatter__value.register("Autograd", _ag_scatter__value, with_keyset=True)
-_o.scatter__reduce.register("Autograd", _autograd_not_implemented(_o.scatter__reduce), with_keyset=True)
-_o.scatter__value_reduce.register("Autograd", _autograd_not_implemented(_o.scatter__value_reduce), with_keyset=True)
+_o.scatter__reduce.register("Autograd", _ag_scatter__reduce, with_keyset=True)
+_o.scatter__value_reduce.register("Autograd", _ag_scatter__value_reduce, with_keyset=True)
 _o.scatter_add.register("Autograd", _ag_scatter_add, with_keyset=True)
 _o.scatter_add_out.register("Autograd", _autograd_out(_o.scatter_add_out), with_keyset=True)
 _o.scatter_add_.register("Autograd", _ag_scatter_add_, with_keyset=True)
@@ -5673,3 +12404,246 @@ _o.searchsorted_Tensor_out.register("Autograd", _autograd_out(_o.searchsorted_Te
 _o.searchsorted_Scalar_out.register("Autograd", _autograd_out(_o.searchsorted_Scalar_out), with_keyset=True)
 _o.bucketize_Tensor_out.register("Autograd", _autograd_out(_o.bucketize_Tensor_out), with_keyset=True)
 _o.bucketize_Scalar_out.register("Autograd", _autograd_out(_o.bucketize_Scalar_out), with_keyset=True)
+_o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
+_o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
+_o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
+_o.expm1.register("Autograd", _ag_expm1, with_keyset=True)
+_o.expm1_out.register("Autograd", _autograd_out(_o.expm1_out), with_keyset=True)
+_o.expm1_.register("Autograd", _ag_expm1_, with_keyset=True)
+_o.log2.register("Autograd", _ag_log2, with_keyset=True)
+_o.log2_out.register("Autograd", _autograd_out(_o.log2_out), with_keyset=True)
+_o.log2_.register("Autograd", _ag_log2_, with_keyset=True)
+_o.log10.register("Autograd", _ag_log10, with_keyset=True)
+_o.log10_out.register("Autograd", _autograd_out(_o.log10_out), with_keyset=True)
+_o.log10_.register("Autograd", _ag_log10_, with_keyset=True)
+_o.log1p.register("Autograd", _ag_log1p, with_keyset=True)
+_o.log1p_out.register("Autograd", _autograd_out(_o.log1p_out), with_keyset=True)
+_o.log1p_.register("Autograd", _ag_log1p_, with_keyset=True)
+_o.sqrt.register("Autograd", _ag_sqrt, with_keyset=True)
+_o.sqrt_out.register("Autograd", _autograd_out(_o.sqrt_out), with_keyset=True)
+_o.sqrt_.register("Autograd", _ag_sqrt_, with_keyset=True)
+_o.rsqrt.register("Autograd", _ag_rsqrt, with_keyset=True)
+_o.rsqrt_out.register("Autograd", _autograd_out(_o.rsqrt_out), with_keyset=True)
+_o.rsqrt_.register("Autograd", _ag_rsqrt_, with_keyset=True)
+_o.reciprocal.register("Autograd", _ag_reciprocal, with_keyset=True)
+_o.reciprocal_out.register("Autograd", _autograd_out(_o.reciprocal_out), with_keyset=True)
+_o.reciprocal_.register("Autograd", _ag_reciprocal_, with_keyset=True)
+_o.sin.register("Autograd", _ag_sin, with_keyset=True)
+_o.sin_out.register("Autograd", _autograd_out(_o.sin_out), with_keyset=True)
+_o.sin_.register("Autograd", _ag_sin_, with_keyset=True)
+_o.cos.register("Autograd", _ag_cos, with_keyset=True)
+_o.cos_out.register("Autograd", _autograd_out(_o.cos_out), with_keyset=True)
+_o.cos_.register("Autograd", _ag_cos_, with_keyset=True)
+_o.tan.register("Autograd", _ag_tan, with_keyset=True)
+_o.tan_out.register("Autograd", _autograd_out(_o.tan_out), with_keyset=True)
+_o.tan_.register("Autograd", _ag_tan_, with_keyset=True)
+_o.asin.register("Autograd", _ag_asin, with_keyset=True)
+_o.asin_out.register("Autograd", _autograd_out(_o.asin_out), with_keyset=True)
+_o.asin_.register("Autograd", _ag_asin_, with_keyset=True)
+_o.acos.register("Autograd", _ag_acos, with_keyset=True)
+_o.acos_out.register("Autograd", _autograd_out(_o.acos_out), with_keyset=True)
+_o.acos_.register("Autograd", _ag_acos_, with_keyset=True)
+_o.atan.register("Autograd", _ag_atan, with_keyset=True)
+_o.atan_out.register("Autograd", _autograd_out(_o.atan_out), with_keyset=True)
+_o.atan_.register("Autograd", _ag_atan_, with_keyset=True)
+_o.sinh.register("Autograd", _ag_sinh, with_keyset=True)
+_o.sinh_out.register("Autograd", _autograd_out(_o.sinh_out), with_keyset=True)
+_o.sinh_.register("Autograd", _ag_sinh_, with_keyset=True)
+_o.cosh.register("Autograd", _ag_cosh, with_keyset=True)
+_o.cosh_out.register("Autograd", _autograd_out(_o.cosh_out), with_keyset=True)
+_o.cosh_.register("Autograd", _ag_cosh_, with_keyset=True)
+_o.erf.register("Autograd", _ag_erf, with_keyset=True)
+_o.erf_out.register("Autograd", _autograd_out(_o.erf_out), with_keyset=True)
+_o.erf_.register("Autograd", _ag_erf_, with_keyset=True)
+_o.abs.register("Autograd", _ag_abs, with_keyset=True)
+_o.abs_out.register("Autograd", _autograd_out(_o.abs_out), with_keyset=True)
+_o.abs_.register("Autograd", _ag_abs_, with_keyset=True)
+_o.floor.register("Autograd", _ag_floor, with_keyset=True)
+_o.floor_out.register("Autograd", _autograd_out(_o.floor_out), with_keyset=True)
+_o.floor_.register("Autograd", _ag_floor_, with_keyset=True)
+_o.ceil.register("Autograd", _ag_ceil, with_keyset=True)
+_o.ceil_out.register("Autograd", _autograd_out(_o.ceil_out), with_keyset=True)
+_o.ceil_.register("Autograd", _ag_ceil_, with_keyset=True)
+_o.round.register("Autograd", _ag_round, with_keyset=True)
+_o.round_out.register("Autograd", _autograd_out(_o.round_out), with_keyset=True)
+_o.round_decimals.register("Autograd", _ag_round_decimals, with_keyset=True)
+_o.round_decimals_out.register("Autograd", _autograd_out(_o.round_decimals_out), with_keyset=True)
+_o.round_.register("Autograd", _ag_round_, with_keyset=True)
+_o.round__decimals.register("Autograd", _ag_round__decimals, with_keyset=True)
+_o.trunc.register("Autograd", _ag_trunc, with_keyset=True)
+_o.trunc_out.register("Autograd", _autograd_out(_o.trunc_out), with_keyset=True)
+_o.trunc_.register("Autograd", _ag_trunc_, with_keyset=True)
+_o.frac.register("Autograd", _ag_frac, with_keyset=True)
+_o.frac_out.register("Autograd", _autograd_out(_o.frac_out), with_keyset=True)
+_o.frac_.register("Autograd", _ag_frac_, with_keyset=True)
+_o.sign.register("Autograd", _ag_sign, with_keyset=True)
+_o.sign_out.register("Autograd", _autograd_out(_o.sign_out), with_keyset=True)
+_o.sign_.register("Autograd", _ag_sign_, with_keyset=True)
+_o.logical_not_out.register("Autograd", _autograd_out(_o.logical_not_out), with_keyset=True)
+_o.bitwise_not_out.register("Autograd", _autograd_out(_o.bitwise_not_out), with_keyset=True)
+_o.isnan_out.register("Autograd", _autograd_out(_o.isnan_out), with_keyset=True)
+_o.isinf_out.register("Autograd", _autograd_out(_o.isinf_out), with_keyset=True)
+_o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=True)
+_o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
+_o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
+_o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
+_o.convolution.register("Autograd", _ag_convolution, with_keyset=True)
+_o.convolution_out.register("Autograd", _autograd_out(_o.convolution_out), with_keyset=True)
+_o.convolution_backward.register("Autograd", _ag_convolution_backward, with_keyset=True)
+_o.max_pool2d_with_indices.register("Autograd", _ag_max_pool2d_with_indices, with_keyset=True)
+_o.max_pool2d_with_indices_backward.register("Autograd", _ag_max_pool2d_with_indices_backward, with_keyset=True)
+_o.avg_pool2d.register("Autograd", _ag_avg_pool2d, with_keyset=True)
+_o.avg_pool2d_out.register("Autograd", _autograd_out(_o.avg_pool2d_out), with_keyset=True)
+_o.avg_pool2d_backward.register("Autograd", _ag_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d.register("Autograd", _ag__adaptive_avg_pool2d, with_keyset=True)
+_o._adaptive_avg_pool2d_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_out), with_keyset=True)
+_o._adaptive_avg_pool2d_backward.register("Autograd", _ag__adaptive_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d_backward_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_backward_out), with_keyset=True)
+_o.constant_pad_nd.register("Autograd", _ag_constant_pad_nd, with_keyset=True)
+_o.constant_pad_nd_out.register("Autograd", _autograd_out(_o.constant_pad_nd_out), with_keyset=True)
+_o.embedding.register("Autograd", _ag_embedding, with_keyset=True)
+_o.embedding_out.register("Autograd", _autograd_out(_o.embedding_out), with_keyset=True)
+_o.embedding_dense_backward.register("Autograd", _ag_embedding_dense_backward, with_keyset=True)
+_o.embedding_dense_backward_out.register("Autograd", _autograd_out(_o.embedding_dense_backward_out), with_keyset=True)
+_o.dot.register("Autograd", _ag_dot, with_keyset=True)
+_o.dot_out.register("Autograd", _autograd_out(_o.dot_out), with_keyset=True)
+_o.mv.register("Autograd", _ag_mv, with_keyset=True)
+_o.mv_out.register("Autograd", _autograd_out(_o.mv_out), with_keyset=True)
+_o.baddbmm.register("Autograd", _ag_baddbmm, with_keyset=True)
+_o.baddbmm_out.register("Autograd", _autograd_out(_o.baddbmm_out), with_keyset=True)
+_o.baddbmm_.register("Autograd", _ag_baddbmm_, with_keyset=True)
+_o._softmax.register("Autograd", _ag__softmax, with_keyset=True)
+_o._softmax_out.register("Autograd", _autograd_out(_o._softmax_out), with_keyset=True)
+_o._log_softmax.register("Autograd", _ag__log_softmax, with_keyset=True)
+_o._log_softmax_out.register("Autograd", _autograd_out(_o._log_softmax_out), with_keyset=True)
+_o.softmax_int_out.register("Autograd", _autograd_out(_o.softmax_int_out), with_keyset=True)
+_o.log_softmax_int_out.register("Autograd", _autograd_out(_o.log_softmax_int_out), with_keyset=True)
+_o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_keyset=True)
+_o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
+_o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
+_o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)
+_o.rsub_Tensor.register("Autograd", _ag_rsub_Tensor, with_keyset=True)
+_o.rsub_Tensor_out.register("Autograd", _autograd_out(_o.rsub_Tensor_out), with_keyset=True)
+_o.rsub_Scalar.register("Autograd", _ag_rsub_Scalar, with_keyset=True)
+_o.rsub_Scalar_out.register("Autograd", _autograd_out(_o.rsub_Scalar_out), with_keyset=True)
+_o.floor_divide.register("Autograd", _ag_floor_divide, with_keyset=True)
+_o.floor_divide_out.register("Autograd", _autograd_out(_o.floor_divide_out), with_keyset=True)
+_o.floor_divide_Scalar.register("Autograd", _ag_floor_divide_Scalar, with_keyset=True)
+_o.floor_divide_Scalar_out.register("Autograd", _autograd_out(_o.floor_divide_Scalar_out), with_keyset=True)
+_o.floor_divide__Tensor.register("Autograd", _ag_floor_divide__Tensor, with_keyset=True)
+_o.floor_divide__Scalar.register("Autograd", _ag_floor_divide__Scalar, with_keyset=True)
+_o.remainder_Tensor.register("Autograd", _ag_remainder_Tensor, with_keyset=True)
+_o.remainder_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Tensor_out), with_keyset=True)
+_o.remainder_Scalar.register("Autograd", _ag_remainder_Scalar, with_keyset=True)
+_o.remainder_Scalar_out.register("Autograd", _autograd_out(_o.remainder_Scalar_out), with_keyset=True)
+_o.remainder_Scalar_Tensor.register("Autograd", _ag_remainder_Scalar_Tensor, with_keyset=True)
+_o.remainder_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Scalar_Tensor_out), with_keyset=True)
+_o.remainder__Tensor.register("Autograd", _ag_remainder__Tensor, with_keyset=True)
+_o.remainder__Scalar.register("Autograd", _ag_remainder__Scalar, with_keyset=True)
+_o.fmod_Tensor.register("Autograd", _ag_fmod_Tensor, with_keyset=True)
+_o.fmod_Tensor_out.register("Autograd", _autograd_out(_o.fmod_Tensor_out), with_keyset=True)
+_o.fmod_Scalar.register("Autograd", _ag_fmod_Scalar, with_keyset=True)
+_o.fmod_Scalar_out.register("Autograd", _autograd_out(_o.fmod_Scalar_out), with_keyset=True)
+_o.fmod__Tensor.register("Autograd", _ag_fmod__Tensor, with_keyset=True)
+_o.fmod__Scalar.register("Autograd", _ag_fmod__Scalar, with_keyset=True)
+_o.maximum.register("Autograd", _ag_maximum, with_keyset=True)
+_o.maximum_out.register("Autograd", _autograd_out(_o.maximum_out), with_keyset=True)
+_o.minimum.register("Autograd", _ag_minimum, with_keyset=True)
+_o.minimum_out.register("Autograd", _autograd_out(_o.minimum_out), with_keyset=True)
+_o.atan2.register("Autograd", _ag_atan2, with_keyset=True)
+_o.atan2_out.register("Autograd", _autograd_out(_o.atan2_out), with_keyset=True)
+_o.atan2_.register("Autograd", _ag_atan2_, with_keyset=True)
+_o.logical_and_out.register("Autograd", _autograd_out(_o.logical_and_out), with_keyset=True)
+_o.logical_or_out.register("Autograd", _autograd_out(_o.logical_or_out), with_keyset=True)
+_o.logical_xor_out.register("Autograd", _autograd_out(_o.logical_xor_out), with_keyset=True)
+_o.bitwise_and_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Tensor_out), with_keyset=True)
+_o.bitwise_and_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_out), with_keyset=True)
+_o.bitwise_and_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_or_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Tensor_out), with_keyset=True)
+_o.bitwise_or_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_out), with_keyset=True)
+_o.bitwise_or_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_out), with_keyset=True)
+_o.bitwise_xor_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_Tensor_out), with_keyset=True)
+_o.lerp_Scalar.register("Autograd", _ag_lerp_Scalar, with_keyset=True)
+_o.lerp_Scalar_out.register("Autograd", _autograd_out(_o.lerp_Scalar_out), with_keyset=True)
+_o.lerp_Tensor.register("Autograd", _ag_lerp_Tensor, with_keyset=True)
+_o.lerp_Tensor_out.register("Autograd", _autograd_out(_o.lerp_Tensor_out), with_keyset=True)
+_o.lerp__Scalar.register("Autograd", _ag_lerp__Scalar, with_keyset=True)
+_o.lerp__Tensor.register("Autograd", _ag_lerp__Tensor, with_keyset=True)
+_o.addcmul.register("Autograd", _ag_addcmul, with_keyset=True)
+_o.addcmul_out.register("Autograd", _autograd_out(_o.addcmul_out), with_keyset=True)
+_o.addcmul_.register("Autograd", _ag_addcmul_, with_keyset=True)
+_o.addcdiv.register("Autograd", _ag_addcdiv, with_keyset=True)
+_o.addcdiv_out.register("Autograd", _autograd_out(_o.addcdiv_out), with_keyset=True)
+_o.addcdiv_.register("Autograd", _ag_addcdiv_, with_keyset=True)
+_o.ne_Scalar_out.register("Autograd", _autograd_out(_o.ne_Scalar_out), with_keyset=True)
+_o.le_Scalar_out.register("Autograd", _autograd_out(_o.le_Scalar_out), with_keyset=True)
+_o.ge_Scalar_out.register("Autograd", _autograd_out(_o.ge_Scalar_out), with_keyset=True)
+_o.eq__Tensor.register("Autograd", _ag_eq__Tensor, with_keyset=True)
+_o.eq__Scalar.register("Autograd", _ag_eq__Scalar, with_keyset=True)
+_o.ne__Tensor.register("Autograd", _ag_ne__Tensor, with_keyset=True)
+_o.ne__Scalar.register("Autograd", _ag_ne__Scalar, with_keyset=True)
+_o.lt__Tensor.register("Autograd", _ag_lt__Tensor, with_keyset=True)
+_o.lt__Scalar.register("Autograd", _ag_lt__Scalar, with_keyset=True)
+_o.le__Tensor.register("Autograd", _ag_le__Tensor, with_keyset=True)
+_o.le__Scalar.register("Autograd", _ag_le__Scalar, with_keyset=True)
+_o.gt__Tensor.register("Autograd", _ag_gt__Tensor, with_keyset=True)
+_o.gt__Scalar.register("Autograd", _ag_gt__Scalar, with_keyset=True)
+_o.ge__Tensor.register("Autograd", _ag_ge__Tensor, with_keyset=True)
+_o.ge__Scalar.register("Autograd", _ag_ge__Scalar, with_keyset=True)
+_o.div_Scalar_mode.register("Autograd", _ag_div_Scalar_mode, with_keyset=True)
+_o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out), with_keyset=True)
+_o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
+_o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
+_o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)
+_o.gelu.register("Autograd", _ag_gelu, with_keyset=True)
+_o.gelu_out.register("Autograd", _autograd_out(_o.gelu_out), with_keyset=True)
+_o.gelu_.register("Autograd", _ag_gelu_, with_keyset=True)
+_o.gelu_backward.register("Autograd", _ag_gelu_backward, with_keyset=True)
+_o.silu.register("Autograd", _ag_silu, with_keyset=True)
+_o.silu_out.register("Autograd", _autograd_out(_o.silu_out), with_keyset=True)
+_o.silu_.register("Autograd", _ag_silu_, with_keyset=True)
+_o.silu_backward.register("Autograd", _ag_silu_backward, with_keyset=True)
+_o.softplus.register("Autograd", _ag_softplus, with_keyset=True)
+_o.softplus_out.register("Autograd", _autograd_out(_o.softplus_out), with_keyset=True)
+_o.softplus_backward.register("Autograd", _ag_softplus_backward, with_keyset=True)
+_o.leaky_relu.register("Autograd", _ag_leaky_relu, with_keyset=True)
+_o.leaky_relu_out.register("Autograd", _autograd_out(_o.leaky_relu_out), with_keyset=True)
+_o.leaky_relu_.register("Autograd", _ag_leaky_relu_, with_keyset=True)
+_o.leaky_relu_backward.register("Autograd", _ag_leaky_relu_backward, with_keyset=True)
+_o.elu.register("Autograd", _ag_elu, with_keyset=True)
+_o.elu_out.register("Autograd", _autograd_out(_o.elu_out), with_keyset=True)
+_o.elu_.register("Autograd", _ag_elu_, with_keyset=True)
+_o.elu_backward.register("Autograd", _ag_elu_backward, with_keyset=True)
+_o.hardtanh.register("Autograd", _ag_hardtanh, with_keyset=True)
+_o.hardtanh_out.register("Autograd", _autograd_out(_o.hardtanh_out), with_keyset=True)
+_o.hardtanh_.register("Autograd", _ag_hardtanh_, with_keyset=True)
+_o.hardtanh_backward.register("Autograd", _ag_hardtanh_backward, with_keyset=True)
+_o.threshold.register("Autograd", _ag_threshold, with_keyset=True)
+_o.threshold_out.register("Autograd", _autograd_out(_o.threshold_out), with_keyset=True)
+_o.threshold_.register("Autograd", _ag_threshold_, with_keyset=True)
+_o.sigmoid_backward.register("Autograd", _ag_sigmoid_backward, with_keyset=True)
+_o.tanh_backward.register("Autograd", _ag_tanh_backward, with_keyset=True)
+_o.clamp_min.register("Autograd", _ag_clamp_min, with_keyset=True)
+_o.clamp_min_out.register("Autograd", _autograd_out(_o.clamp_min_out), with_keyset=True)
+_o.clamp_min_Tensor.register("Autograd", _ag_clamp_min_Tensor, with_keyset=True)
+_o.clamp_min_Tensor_out.register("Autograd", _autograd_out(_o.clamp_min_Tensor_out), with_keyset=True)
+_o.clamp_min_.register("Autograd", _ag_clamp_min_, with_keyset=True)
+_o.clamp_min__Tensor.register("Autograd", _ag_clamp_min__Tensor, with_keyset=True)
+_o.clamp_max.register("Autograd", _ag_clamp_max, with_keyset=True)
+_o.clamp_max_out.register("Autograd", _autograd_out(_o.clamp_max_out), with_keyset=True)
+_o.clamp_max_Tensor.register("Autograd", _ag_clamp_max_Tensor, with_keyset=True)
+_o.clamp_max_Tensor_out.register("Autograd", _autograd_out(_o.clamp_max_Tensor_out), with_keyset=True)
+_o.clamp_max_.register("Autograd", _ag_clamp_max_, with_keyset=True)
+_o.clamp_max__Tensor.register("Autograd", _ag_clamp_max__Tensor, with_keyset=True)
+_o.clamp__Tensor.register("Autograd", _ag_clamp__Tensor, with_keyset=True)
+_o.gelu_backward_grad_input.register("Autograd", _autograd_out(_o.gelu_backward_grad_input), with_keyset=True)
+_o.silu_backward_grad_input.register("Autograd", _autograd_out(_o.silu_backward_grad_input), with_keyset=True)
+_o.softplus_backward_grad_input.register("Autograd", _autograd_out(_o.softplus_backward_grad_input), with_keyset=True)
+_o.leaky_relu_backward_grad_input.register("Autograd", _autograd_out(_o.leaky_relu_backward_grad_input), with_keyset=True)
+_o.elu_backward_grad_input.register("Autograd", _autograd_out(_o.elu_backward_grad_input), with_keyset=True)
+_o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_backward_grad_input), with_keyset=True)
+_o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
+_o.sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.sigmoid_backward_grad_input), with_keyset=True)
+_o.tanh_backward_grad_input.register("Autograd", _autograd_out(_o.tanh_backward_grad_input), with_keyset=True)

@@ -12,15 +12,41 @@ from ember.overrides import tf_state as _tf
 from ember.return_types import out_tuple as _out_tuple  # noqa: F401
 from ember.return_types import return_type as _rt  # noqa: F401
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry__unique2,
     _entry__unique2_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -39,12 +65,54 @@ from ember._generated.ops import (  # noqa: F401
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_atan_,
+    _entry_atan_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
     _entry_atleast_2d_Sequence,
     _entry_atleast_3d,
     _entry_atleast_3d_Sequence,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -56,17 +124,49 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy_,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -77,27 +177,56 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
     _entry_dsplit_array,
     _entry_dsplit_int,
     _entry_dstack,
     _entry_dstack_out,
+    _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -105,15 +234,50 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_gather,
     _entry_gather_out,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -136,17 +300,65 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_masked_scatter,
@@ -155,11 +367,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_moveaxis_int,
@@ -169,15 +388,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_msort,
     _entry_msort_out,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -188,13 +417,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_zeros,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_put,
     _entry_put_,
@@ -204,8 +440,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn,
     _entry_randn_like,
     _entry_ravel,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -218,8 +466,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_roll_out,
     _entry_rot90,
     _entry_rot90_out,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
     _entry_row_stack,
     _entry_row_stack_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -248,10 +509,34 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
     _entry_slice_scatter,
     _entry_slice_scatter_out,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
     _entry_sort,
     _entry_sort_stable,
     _entry_sort_values,
@@ -259,11 +544,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -278,13 +567,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_take_along_dim,
     _entry_take_along_dim_out,
     _entry_take_out,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
     _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
@@ -301,6 +599,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_,
     _entry_triu_indices,
     _entry_triu_out,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unfold,
@@ -316,6 +617,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_vsplit_int,
     _entry_vstack,
     _entry_vstack_out,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
@@ -324,9 +628,22 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 __all__ = [
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_log_softmax',
+    '_log_softmax_backward_data',
+    '_softmax',
+    '_softmax_backward_data',
     '_to_copy',
     '_unique2',
+    'abs',
+    'abs_',
+    'acos',
+    'acos_',
+    'adaptive_avg_pool2d',
     'add',
+    'addcdiv',
+    'addcmul',
     'addmm',
     'adjoint',
     'alias',
@@ -337,21 +654,48 @@ __all__ = [
     'argwhere',
     'as_strided',
     'as_strided_scatter',
+    'asin',
+    'asin_',
+    'atan',
+    'atan2',
+    'atan_',
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
+    'avg_pool2d',
+    'avg_pool2d_backward',
+    'baddbmm',
+    'bitwise_and',
+    'bitwise_not',
+    'bitwise_or',
+    'bitwise_xor',
     'bmm',
     'broadcast_tensors',
     'broadcast_to',
     'bucketize',
     'cartesian_prod',
     'cat',
+    'ceil',
+    'ceil_',
     'chunk',
     'clamp',
     'clamp_',
+    'clamp_max',
+    'clamp_max_',
+    'clamp_min',
+    'clamp_min_',
     'clone',
     'column_stack',
+    'constant_pad_nd',
+    'conv1d',
+    'conv2d',
+    'convolution',
+    'convolution_backward',
     'copy_',
+    'cos',
+    'cos_',
+    'cosh',
+    'cosh_',
     'detach',
     'diag',
     'diag_embed',
@@ -359,24 +703,49 @@ __all__ = [
     'diagonal',
     'diagonal_scatter',
     'div',
+    'dot',
     'dsplit',
     'dstack',
+    'einsum',
+    'elu',
+    'elu_',
+    'elu_backward',
+    'embedding',
+    'embedding_dense_backward',
     'empty',
     'empty_like',
     'empty_strided',
     'eq',
+    'erf',
+    'erf_',
     'exp',
+    'exp2',
+    'exp2_',
     'exp_',
+    'expm1',
+    'expm1_',
     'fill_',
     'flatten',
     'flip',
     'fliplr',
     'flipud',
+    'floor',
+    'floor_',
+    'floor_divide',
+    'fmod',
+    'frac',
+    'frac_',
     'full',
     'full_like',
     'gather',
     'ge',
+    'gelu',
+    'gelu_',
+    'gelu_backward',
     'gt',
+    'hardtanh',
+    'hardtanh_',
+    'hardtanh_backward',
     'hsplit',
     'hstack',
     'index',
@@ -386,30 +755,59 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'isfinite',
+    'isinf',
+    'isnan',
     'le',
+    'leaky_relu',
+    'leaky_relu_',
+    'leaky_relu_backward',
+    'lerp',
     'linear',
     'log',
+    'log10',
+    'log10_',
+    'log1p',
+    'log1p_',
+    'log2',
+    'log2_',
     'log_',
+    'log_softmax',
+    'logical_and',
+    'logical_not',
+    'logical_or',
+    'logical_xor',
     'lt',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'max_pool2d',
+    'max_pool2d_with_indices',
+    'max_pool2d_with_indices_backward',
+    'maximum',
     'mean',
     'meshgrid',
+    'minimum',
     'mm',
     'moveaxis',
     'movedim',
     'msort',
     'mul',
+    'mv',
+    'nan_to_num',
+    'nan_to_num_',
     'narrow',
     'narrow_copy',
     'ne',
     'neg',
     'neg_',
     'nonzero',
+    'one_hot',
     'ones',
     'ones_like',
+    'outer',
+    'pad',
     'permute',
     'pow',
     'put',
@@ -418,13 +816,21 @@ __all__ = [
     'randn',
     'randn_like',
     'ravel',
+    'reciprocal',
+    'reciprocal_',
     'relu',
     'relu_',
+    'remainder',
     'repeat_interleave',
     'reshape',
     'roll',
     'rot90',
+    'round',
+    'round_',
     'row_stack',
+    'rsqrt',
+    'rsqrt_',
+    'rsub',
     'scalar_tensor',
     'scatter',
     'scatter_add',
@@ -434,11 +840,26 @@ __all__ = [
     'select_scatter',
     'sigmoid',
     'sigmoid_',
+    'sigmoid_backward',
+    'sign',
+    'signbit',
+    'silu',
+    'silu_',
+    'silu_backward',
+    'sin',
+    'sin_',
+    'sinh',
+    'sinh_',
     'slice',
     'slice_scatter',
+    'softmax',
+    'softplus',
+    'softplus_backward',
     'sort',
     'split',
     'split_with_sizes',
+    'sqrt',
+    'sqrt_',
     'squeeze',
     'stack',
     'sub',
@@ -448,9 +869,14 @@ __all__ = [
     't',
     'take',
     'take_along_dim',
+    'tan',
+    'tan_',
     'tanh',
     'tanh_',
+    'tanh_backward',
     'tensor_split',
+    'threshold',
+    'threshold_',
     'threshold_backward',
     'tile',
     'topk',
@@ -459,6 +885,8 @@ __all__ = [
     'tril_indices',
     'triu',
     'triu_indices',
+    'trunc',
+    'trunc_',
     'unbind',
     'unflatten',
     'unique_consecutive',
@@ -473,6 +901,78 @@ __all__ = [
 ]
 
 
+# schema/native_functions.yaml:1976
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d(input, output_size)
+    return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+
+
+# schema/native_functions.yaml:1983
+def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d_backward(grad_output, input)
+    return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+
+
+# schema/native_functions.yaml:2068
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax(input, dim, half_to_float)
+    return _entry__log_softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:2096
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+
+# schema/native_functions.yaml:2061
+def _softmax(input, dim, half_to_float, *, out=None):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax(input, dim, half_to_float)
+    return _entry__softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:2087
+def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+
 # schema/native_functions.yaml:149
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
@@ -484,7 +984,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1077
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -494,6 +994,60 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, *_out_tuple(out, 3, '_unique2'))
+
+
+# schema/native_functions.yaml:1724
+def abs(input, *, out=None):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_abs(input)
+    return _entry_abs_out(input, out)
+
+
+# schema/native_functions.yaml:1732
+def abs_(input):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(input)
+
+
+# schema/native_functions.yaml:1649
+def acos(input, *, out=None):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_acos(input)
+    return _entry_acos_out(input, out)
+
+
+# schema/native_functions.yaml:1657
+def acos_(input):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(input)
+
+
+# schema/native_functions.yaml:1989
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if r is not _NO:
+            return r
+    return _entry_adaptive_avg_pool2d(input, output_size)
 
 
 # schema/native_functions.yaml:203
@@ -508,7 +1062,31 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:2451
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcdiv(input, tensor1, tensor2, value)
+    return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:2436
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcmul(input, tensor1, tensor2, value)
+    return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:656
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -520,7 +1098,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:725
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -530,7 +1108,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:842
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -540,7 +1118,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -614,7 +1192,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -626,7 +1204,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1066
 def _m0_argsort(input, dim=-1, descending=False):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending)
@@ -637,7 +1215,7 @@ def _c0_argsort(input, dim, descending):
     return _entry_argsort(input, dim, descending)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1071
 def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -673,7 +1251,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1204
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -683,7 +1261,7 @@ def argwhere(input):
     return _entry_argwhere(input)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:701
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -693,7 +1271,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1111
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -705,7 +1283,63 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1634
+def asin(input, *, out=None):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_asin(input)
+    return _entry_asin_out(input, out)
+
+
+# schema/native_functions.yaml:1642
+def asin_(input):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(input)
+
+
+# schema/native_functions.yaml:1664
+def atan(input, *, out=None):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan(input)
+    return _entry_atan_out(input, out)
+
+
+# schema/native_functions.yaml:2232
+def atan2(input, other, *, out=None):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan2(input, other)
+    return _entry_atan2_out(input, other, out)
+
+
+# schema/native_functions.yaml:1672
+def atan_(input):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(input)
+
+
+# schema/native_functions.yaml:1321
 def _m0_atleast_1d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -716,7 +1350,7 @@ def _c0_atleast_1d(input):
     return _entry_atleast_1d(input)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1326
 def _m1_atleast_1d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -750,7 +1384,7 @@ def atleast_1d(*args, **kwargs):
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1331
 def _m0_atleast_2d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -761,7 +1395,7 @@ def _c0_atleast_2d(input):
     return _entry_atleast_2d(input)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1336
 def _m1_atleast_2d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -795,7 +1429,7 @@ def atleast_2d(*args, **kwargs):
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:1341
 def _m0_atleast_3d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -806,7 +1440,7 @@ def _c0_atleast_3d(input):
     return _entry_atleast_3d(input)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1346
 def _m1_atleast_3d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -840,7 +1474,200 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1964
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+# schema/native_functions.yaml:1971
+def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if r is not _NO:
+            return r
+    return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+# schema/native_functions.yaml:2044
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_baddbmm(input, batch1, batch2, beta, alpha)
+    return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+
+# schema/native_functions.yaml:2292
+def _m0_bitwise_and(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Tensor(input, other)
+    return _entry_bitwise_and_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2308
+def _m1_bitwise_and(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Scalar_Tensor(input, other)
+    return _entry_bitwise_and_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and = (
+    (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_and = (
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_and(*args, **kwargs):
+    """Overloads:
+    bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_and, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+
+
+# schema/native_functions.yaml:1859
+def bitwise_not(input, *, out=None):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_bitwise_not(input)
+    return _entry_bitwise_not_out(input, out)
+
+
+# schema/native_functions.yaml:2330
+def _m0_bitwise_or(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Tensor(input, other)
+    return _entry_bitwise_or_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2346
+def _m1_bitwise_or(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Scalar_Tensor(input, other)
+    return _entry_bitwise_or_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or = (
+    (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_or = (
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_or(*args, **kwargs):
+    """Overloads:
+    bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_or, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+
+
+# schema/native_functions.yaml:2368
+def _m0_bitwise_xor(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Tensor(input, other)
+    return _entry_bitwise_xor_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2384
+def _m1_bitwise_xor(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Scalar_Tensor(input, other)
+    return _entry_bitwise_xor_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor = (
+    (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_xor = (
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_xor(*args, **kwargs):
+    """Overloads:
+    bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_xor, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:648
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -852,7 +1679,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1461
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
@@ -862,7 +1689,7 @@ def broadcast_tensors(tensors):
     return _entry_broadcast_tensors(tensors)
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1456
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
@@ -872,7 +1699,7 @@ def broadcast_to(input, size):
     return _entry_broadcast_to(input, size)
 
 
-# schema/native_functions.yaml:1409
+# schema/native_functions.yaml:1422
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -885,7 +1712,7 @@ def _c0_bucketize(input, boundaries, out_int32, right, out):
     return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
 
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml:1428
 def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -921,7 +1748,7 @@ def bucketize(*args, **kwargs):
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1465
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -931,7 +1758,7 @@ def cartesian_prod(tensors):
     return _entry_cartesian_prod(tensors)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:849
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -943,7 +1770,29 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:1754
+def ceil(input, *, out=None):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ceil(input)
+    return _entry_ceil_out(input, out)
+
+
+# schema/native_functions.yaml:1762
+def ceil_(input):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(input)
+
+
+# schema/native_functions.yaml:805
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -953,18 +1802,20 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:440
-def _m0_clamp(input, min=None, max=None):
+# schema/native_functions.yaml:449
+def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
-        return (input, min, max)
+        return (input, min, max, out)
     return None
 
 
-def _c0_clamp(input, min, max):
-    return _entry_clamp_Tensor(input, min, max)
+def _c0_clamp(input, min, max, out):
+    if out is None:
+        return _entry_clamp_Tensor(input, min, max)
+    return _entry_clamp_Tensor_out(input, min, max, out)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -979,7 +1830,7 @@ def _c1_clamp(input, min, max, out):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_clamp = (
-    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min'))),
+    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
     (_m1_clamp, _c1_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
 )
 _sigs_clamp = (
@@ -1000,14 +1851,237 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
-def clamp_(input, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:2826
+def _m0_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c0_clamp_(input, min, max):
+    return _entry_clamp__Tensor(input, min, max)
+
+
+# schema/native_functions.yaml:457
+def _m1_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c1_clamp_(input, min, max):
+    return _entry_clamp_(input, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('input', 'max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (input,), (input, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(input, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:2804
+def _m0_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max, out)
+    return None
+
+
+def _c0_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max_Tensor(input, max)
+    return _entry_clamp_max_Tensor_out(input, max, out)
+
+
+# schema/native_functions.yaml:2796
+def _m1_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max, out)
+    return None
+
+
+def _c1_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max(input, max)
+    return _entry_clamp_max_out(input, max, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:2819
+def _m0_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max)
+    return None
+
+
+def _c0_clamp_max_(input, max):
+    return _entry_clamp_max__Tensor(input, max)
+
+
+# schema/native_functions.yaml:2812
+def _m1_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max)
+    return None
+
+
+def _c1_clamp_max_(input, max):
+    return _entry_clamp_max_(input, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('input', 'max'))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('input', 'max'))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:2774
+def _m0_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min, out)
+    return None
+
+
+def _c0_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min_Tensor(input, min)
+    return _entry_clamp_min_Tensor_out(input, min, out)
+
+
+# schema/native_functions.yaml:2766
+def _m1_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min, out)
+    return None
+
+
+def _c1_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min(input, min)
+    return _entry_clamp_min_out(input, min, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:2789
+def _m0_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min)
+    return None
+
+
+def _c0_clamp_min_(input, min):
+    return _entry_clamp_min__Tensor(input, min)
+
+
+# schema/native_functions.yaml:2782
+def _m1_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min)
+    return None
+
+
+def _c1_clamp_min_(input, min):
+    return _entry_clamp_min_(input, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('input', 'min'))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('input', 'min'))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -1022,7 +2096,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1371
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -1032,6 +2106,130 @@ def column_stack(tensors, *, out=None):
     if out is None:
         return _entry_column_stack(tensors)
     return _entry_column_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:1993
+def constant_pad_nd(input, pad, value=0, *, out=None):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_constant_pad_nd(input, pad, value)
+    return _entry_constant_pad_nd_out(input, pad, value, out)
+
+
+# schema/native_functions.yaml:1933
+def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:1941
+def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv1d = (
+    (_m0_conv1d, _c0_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv1d, _c1_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv1d = (
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv1d(*args, **kwargs):
+    """Overloads:
+    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+
+
+# schema/native_functions.yaml:1937
+def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:1945
+def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv2d = (
+    (_m0_conv2d, _c0_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv2d, _c1_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv2d = (
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv2d(*args, **kwargs):
+    """Overloads:
+    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+
+
+# schema/native_functions.yaml:1920
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    if _tf[0]:
+        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+# schema/native_functions.yaml:1927
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if r is not _NO:
+            return r
+    return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
 # schema/native_functions.yaml:143
@@ -1044,7 +2242,51 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:1604
+def cos(input, *, out=None):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cos(input)
+    return _entry_cos_out(input, out)
+
+
+# schema/native_functions.yaml:1612
+def cos_(input):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(input)
+
+
+# schema/native_functions.yaml:1694
+def cosh(input, *, out=None):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cosh(input)
+    return _entry_cosh_out(input, out)
+
+
+# schema/native_functions.yaml:1702
+def cosh_(input):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(input)
+
+
+# schema/native_functions.yaml:836
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1054,7 +2296,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1382
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -1066,7 +2308,7 @@ def diag(input, diagonal=0, *, out=None):
     return _entry_diag_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1376
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -1078,7 +2320,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1388
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -1088,7 +2330,7 @@ def diagflat(input, offset=0):
     return _entry_diagflat(input, offset)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:782
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1098,7 +2340,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1105
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -1110,7 +2352,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1123,7 +2365,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -1136,14 +2378,29 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
+# schema/native_functions.yaml:2574
+def _m2_div(input, other, *, rounding_mode, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode, out)
+    return None
+
+
+def _c2_div(input, other, rounding_mode, out):
+    if out is None:
+        return _entry_div_Scalar_mode(input, other, rounding_mode)
+    return _entry_div_Scalar_mode_out(input, other, rounding_mode, out)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('input', 'other', 'out'))),
     (_m1_div, _c1_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -1151,6 +2408,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -1159,7 +2417,19 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:2021
+def dot(input, tensor, *, out=None):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dot(input, tensor)
+    return _entry_dot_out(input, tensor, out)
+
+
+# schema/native_functions.yaml:1311
 def _m0_dsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -1170,7 +2440,7 @@ def _c0_dsplit(input, sections):
     return _entry_dsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1316
 def _m1_dsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -1204,7 +2474,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1366
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -1214,6 +2484,74 @@ def dstack(tensors, *, out=None):
     if out is None:
         return _entry_dstack(tensors)
     return _entry_dstack_out(tensors, out)
+
+
+# schema/native_functions.yaml:2057
+def einsum(equation, tensors, *, path=None):
+    """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if r is not _NO:
+            return r
+    return _entry_einsum(equation, tensors, path)
+
+
+# schema/native_functions.yaml:2696
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu(input, alpha, scale, input_scale)
+    return _entry_elu_out(input, alpha, scale, input_scale, out)
+
+
+# schema/native_functions.yaml:2704
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if r is not _NO:
+            return r
+    return _entry_elu_(input, alpha, scale, input_scale)
+
+
+# schema/native_functions.yaml:2711
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+
+
+# schema/native_functions.yaml:2003
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+# schema/native_functions.yaml:2010
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
 # schema/native_functions.yaml:18
@@ -1250,7 +2588,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1262,7 +2600,29 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:1709
+def erf(input, *, out=None):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_erf(input)
+    return _entry_erf_out(input, out)
+
+
+# schema/native_functions.yaml:1717
+def erf_(input):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(input)
+
+
+# schema/native_functions.yaml:510
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1274,7 +2634,29 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:1469
+def exp2(input, *, out=None):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_exp2(input)
+    return _entry_exp2_out(input, out)
+
+
+# schema/native_functions.yaml:1477
+def exp2_(input):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(input)
+
+
+# schema/native_functions.yaml:518
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1282,6 +2664,28 @@ def exp_(input):
         if r is not _NO:
             return r
     return _entry_exp_(input)
+
+
+# schema/native_functions.yaml:1484
+def expm1(input, *, out=None):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_expm1(input)
+    return _entry_expm1_out(input, out)
+
+
+# schema/native_functions.yaml:1492
+def expm1_(input):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(input)
 
 
 # schema/native_functions.yaml:190
@@ -1329,7 +2733,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:816
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1339,7 +2743,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:892
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
@@ -1351,7 +2755,7 @@ def flip(input, dims, *, out=None):
     return _entry_flip_out(input, dims, out)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1209
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1361,7 +2765,7 @@ def fliplr(input):
     return _entry_fliplr(input)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1214
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1369,6 +2773,111 @@ def flipud(input):
         if r is not _NO:
             return r
     return _entry_flipud(input)
+
+
+# schema/native_functions.yaml:1739
+def floor(input, *, out=None):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_floor(input)
+    return _entry_floor_out(input, out)
+
+
+# schema/native_functions.yaml:1747
+def floor_(input):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(input)
+
+
+# schema/native_functions.yaml:2118
+def _m0_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide(input, other)
+    return _entry_floor_divide_out(input, other, out)
+
+
+# schema/native_functions.yaml:2126
+def _m1_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide_Scalar(input, other)
+    return _entry_floor_divide_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:2186
+def fmod(input, other, *, out=None):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_fmod_Tensor(input, other)
+    return _entry_fmod_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1814
+def frac(input, *, out=None):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_frac(input)
+    return _entry_frac_out(input, out)
+
+
+# schema/native_functions.yaml:1822
+def frac_(input):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(input)
 
 
 # schema/native_functions.yaml:42
@@ -1393,7 +2902,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:939
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -1405,7 +2914,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return _entry_gather_out(input, dim, index, sparse_grad, out)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:425
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1417,7 +2926,41 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:2618
+def gelu(input, *, approximate='none', out=None):
+    """gelu(Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu(input, approximate)
+    return _entry_gelu_out(input, approximate, out)
+
+
+# schema/native_functions.yaml:2626
+def gelu_(input, *, approximate='none'):
+    """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if r is not _NO:
+            return r
+    return _entry_gelu_(input, approximate)
+
+
+# schema/native_functions.yaml:2632
+def gelu_backward(grad_output, input, *, approximate='none', out=None):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu_backward(grad_output, input, approximate)
+    return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+
+# schema/native_functions.yaml:409
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1429,7 +2972,41 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:2717
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh(input, min_val, max_val)
+    return _entry_hardtanh_out(input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:2725
+def hardtanh_(input, min_val=-1, max_val=1):
+    """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if r is not _NO:
+            return r
+    return _entry_hardtanh_(input, min_val, max_val)
+
+
+# schema/native_functions.yaml:2732
+def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+    return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:1291
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -1440,7 +3017,7 @@ def _c0_hsplit(input, sections):
     return _entry_hsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1296
 def _m1_hsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -1474,7 +3051,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1351
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -1486,7 +3063,7 @@ def hstack(tensors, *, out=None):
     return _entry_hstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:860
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1498,7 +3075,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml:1117
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1510,7 +3087,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _entry_index_add_out(input, dim, index, source, alpha, out)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1130
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -1522,7 +3099,7 @@ def index_copy(input, dim, index, source, *, out=None):
     return _entry_index_copy_out(input, dim, index, source, out)
 
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1149
 def _m0_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (input, dim, index, value, out)
@@ -1535,7 +3112,7 @@ def _c0_index_fill(input, dim, index, value, out):
     return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1143
 def _m1_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -1571,7 +3148,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:874
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1581,7 +3158,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:868
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1591,7 +3168,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:932
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -1603,7 +3180,41 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:1890
+def isfinite(input):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(input)
+
+
+# schema/native_functions.yaml:1882
+def isinf(input, *, out=None):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isinf(input)
+    return _entry_isinf_out(input, out)
+
+
+# schema/native_functions.yaml:1874
+def isnan(input, *, out=None):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isnan(input)
+    return _entry_isnan_out(input, out)
+
+
+# schema/native_functions.yaml:401
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1615,7 +3226,53 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:2675
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu(input, negative_slope)
+    return _entry_leaky_relu_out(input, negative_slope, out)
+
+
+# schema/native_functions.yaml:2683
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if r is not _NO:
+            return r
+    return _entry_leaky_relu_(input, negative_slope)
+
+
+# schema/native_functions.yaml:2690
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+    return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
+
+
+# schema/native_functions.yaml:2414
+def lerp(input, end, weight, *, out=None):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_lerp_Tensor(input, end, weight)
+    return _entry_lerp_Tensor_out(input, end, weight, out)
+
+
+# schema/native_functions.yaml:669
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -1625,7 +3282,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:525
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1637,7 +3294,73 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:1514
+def log10(input, *, out=None):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log10(input)
+    return _entry_log10_out(input, out)
+
+
+# schema/native_functions.yaml:1522
+def log10_(input):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(input)
+
+
+# schema/native_functions.yaml:1529
+def log1p(input, *, out=None):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log1p(input)
+    return _entry_log1p_out(input, out)
+
+
+# schema/native_functions.yaml:1537
+def log1p_(input):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(input)
+
+
+# schema/native_functions.yaml:1499
+def log2(input, *, out=None):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log2(input)
+    return _entry_log2_out(input, out)
+
+
+# schema/native_functions.yaml:1507
+def log2_(input):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(input)
+
+
+# schema/native_functions.yaml:533
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1647,7 +3370,67 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:2081
+def log_softmax(input, dim, dtype=None, *, out=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_softmax_int(input, dim, dtype)
+    return _entry_log_softmax_int_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:2247
+def logical_and(input, other, *, out=None):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_and(input, other)
+    return _entry_logical_and_out(input, other, out)
+
+
+# schema/native_functions.yaml:1844
+def logical_not(input, *, out=None):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_not(input)
+    return _entry_logical_not_out(input, out)
+
+
+# schema/native_functions.yaml:2262
+def logical_or(input, other, *, out=None):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_or(input, other)
+    return _entry_logical_or_out(input, other, out)
+
+
+# schema/native_functions.yaml:2277
+def logical_xor(input, other, *, out=None):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_xor(input, other)
+    return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:385
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1659,17 +3442,19 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:461
-def masked_fill(input, mask, value):
+# schema/native_functions.yaml:472
+def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {})
+        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
         if r is not _NO:
             return r
-    return _entry_masked_fill_Tensor(input, mask, value)
+    if out is None:
+        return _entry_masked_fill_Tensor(input, mask, value)
+    return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1167
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -1681,7 +3466,7 @@ def masked_scatter(input, mask, source, *, out=None):
     return _entry_masked_scatter_out(input, mask, source, out)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1024
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -1693,7 +3478,7 @@ def masked_select(input, mask, *, out=None):
     return _entry_masked_select_out(input, mask, out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1703,7 +3488,49 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:1960
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:1949
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:1955
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+# schema/native_functions.yaml:2216
+def maximum(input, other, *, out=None):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_maximum(input, other)
+    return _entry_maximum_out(input, other, out)
+
+
+# schema/native_functions.yaml:608
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1714,7 +3541,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:615
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1750,7 +3577,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1435
+# schema/native_functions.yaml:1448
 def _m0_meshgrid(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1761,7 +3588,7 @@ def _c0_meshgrid(tensors):
     return _entry_meshgrid(tensors)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1452
 def _m1_meshgrid(tensors, *, indexing):
     if _F['Tensor[]'](tensors) and _F['str'](indexing):
         return (tensors, indexing)
@@ -1795,7 +3622,19 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:2224
+def minimum(input, other, *, out=None):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_minimum(input, other)
+    return _entry_minimum_out(input, other, out)
+
+
+# schema/native_functions.yaml:640
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1807,7 +3646,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1255
 def _m0_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1818,7 +3657,7 @@ def _c0_moveaxis(input, source, destination):
     return _entry_moveaxis_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1260
 def _m1_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1852,7 +3691,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:826
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1863,7 +3702,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:831
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1897,7 +3736,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1225
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1909,7 +3748,7 @@ def msort(input, *, out=None):
     return _entry_msort_out(input, out)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1921,7 +3760,41 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:2028
+def mv(input, vec, *, out=None):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mv(input, vec)
+    return _entry_mv_out(input, vec, out)
+
+
+# schema/native_functions.yaml:1905
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nan_to_num(input, nan, posinf, neginf)
+    return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
+
+
+# schema/native_functions.yaml:1913
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(input, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:777
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1931,7 +3804,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1270
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -1943,7 +3816,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1955,7 +3828,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:495
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1967,7 +3840,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1977,7 +3850,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1032
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1987,6 +3860,16 @@ def nonzero(input, *, out=None):
     if out is None:
         return _entry_nonzero(input)
     return _entry_nonzero_out(input, out)
+
+
+# schema/native_functions.yaml:2016
+def one_hot(input, num_classes=-1):
+    """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(one_hot, (input,), (input, num_classes), {})
+        if r is not _NO:
+            return r
+    return _entry_one_hot(input, num_classes)
 
 
 # schema/native_functions.yaml:36
@@ -2012,7 +3895,29 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:2035
+def outer(input, vec2, *, out=None):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_outer(input, vec2)
+    return _entry_outer_out(input, vec2, out)
+
+
+# schema/native_functions.yaml:1999
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if r is not _NO:
+            return r
+    return _entry_pad(input, pad, mode, value)
+
+
+# schema/native_functions.yaml:707
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -2022,7 +3927,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -2035,21 +3940,23 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:342
-def _m1_pow(input, exponent):
+# schema/native_functions.yaml:347
+def _m1_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
-        return (input, exponent)
+        return (input, exponent, out)
     return None
 
 
-def _c1_pow(input, exponent):
-    return _entry_pow_Scalar(input, exponent)
+def _c1_pow(input, exponent, out):
+    if out is None:
+        return _entry_pow_Scalar(input, exponent)
+    return _entry_pow_Scalar_out(input, exponent, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_pow = (
     (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
-    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input'))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input', 'out'))),
 )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
@@ -2069,7 +3976,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1186
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -2127,7 +4034,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1265
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2137,17 +4044,41 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:528
-def relu(input):
-    """relu(Tensor self) -> Tensor"""
+# schema/native_functions.yaml:1574
+def reciprocal(input, *, out=None):
+    """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {})
+        r = _htf(reciprocal, (input,), (input,), {'out': out})
         if r is not _NO:
             return r
-    return _entry_relu(input)
+    if out is None:
+        return _entry_reciprocal(input)
+    return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:1582
+def reciprocal_(input):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(input)
+
+
+# schema/native_functions.yaml:540
+def relu(input, *, out=None):
+    """relu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(relu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_relu(input)
+    return _entry_relu_out(input, out)
+
+
+# schema/native_functions.yaml:548
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2157,7 +4088,56 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:2148
+def _m0_remainder(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Tensor(input, other)
+    return _entry_remainder_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2164
+def _m1_remainder(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Scalar_Tensor(input, other)
+    return _entry_remainder_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder = (
+    (_m0_remainder, _c0_remainder, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_remainder, _c1_remainder, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_remainder = (
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def remainder(*args, **kwargs):
+    """Overloads:
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(remainder, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+
+
+# schema/native_functions.yaml:1393
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
     if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
         return (repeats, output_size, out)
@@ -2170,7 +4150,7 @@ def _c0_repeat_interleave(repeats, output_size, out):
     return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1400
 def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -2181,7 +4161,7 @@ def _c1_repeat_interleave(input, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1405
 def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -2218,7 +4198,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:686
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -2228,7 +4208,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:899
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -2240,7 +4220,7 @@ def roll(input, shifts, dims=(), *, out=None):
     return _entry_roll_out(input, shifts, dims, out)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1219
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -2252,7 +4232,101 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1769
+def _m0_round(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_round(input, out):
+    if out is None:
+        return _entry_round(input)
+    return _entry_round_out(input, out)
+
+
+# schema/native_functions.yaml:1777
+def _m1_round(input, *, decimals, out=None):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals, out)
+    return None
+
+
+def _c1_round(input, decimals, out):
+    if out is None:
+        return _entry_round_decimals(input, decimals)
+    return _entry_round_decimals_out(input, decimals, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(('input', 'out'))),
+    (_m1_round, _c1_round, 1, frozenset(('decimals', 'input', 'out'))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:1785
+def _m0_round_(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_round_(input):
+    return _entry_round_(input)
+
+
+# schema/native_functions.yaml:1792
+def _m1_round_(input, *, decimals):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals)
+    return None
+
+
+def _c1_round_(input, decimals):
+    return _entry_round__decimals(input, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(('input',))),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals', 'input'))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:1361
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2262,6 +4336,40 @@ def row_stack(tensors, *, out=None):
     if out is None:
         return _entry_row_stack(tensors)
     return _entry_row_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:1559
+def rsqrt(input, *, out=None):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsqrt(input)
+    return _entry_rsqrt_out(input, out)
+
+
+# schema/native_functions.yaml:1567
+def rsqrt_(input):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(input)
+
+
+# schema/native_functions.yaml:2102
+def rsub(input, other, *, alpha=1, out=None):
+    """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsub_Tensor(input, other, alpha)
+    return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
 # schema/native_functions.yaml:48
@@ -2275,7 +4383,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:946
 def _m0_scatter(input, dim, index, src, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (input, dim, index, src, out)
@@ -2288,7 +4396,7 @@ def _c0_scatter(input, dim, index, src, out):
     return _entry_scatter_src_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:960
 def _m1_scatter(input, dim, index, src, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (input, dim, index, src, reduce, out)
@@ -2301,7 +4409,7 @@ def _c1_scatter(input, dim, index, src, reduce, out):
     return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:953
 def _m2_scatter(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -2314,7 +4422,7 @@ def _c2_scatter(input, dim, index, value, out):
     return _entry_scatter_value_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:954
+# schema/native_functions.yaml:967
 def _m3_scatter(input, dim, index, value, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (input, dim, index, value, reduce, out)
@@ -2356,7 +4464,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:998
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -2368,7 +4476,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _entry_scatter_add_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1011
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -2380,7 +4488,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
 
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1410
 def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -2393,7 +4501,7 @@ def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out
     return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
 
 
-# schema/native_functions.yaml:1403
+# schema/native_functions.yaml:1416
 def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -2429,7 +4537,7 @@ def searchsorted(*args, **kwargs):
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:771
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2439,7 +4547,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:1086
+# schema/native_functions.yaml:1099
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -2451,7 +4559,7 @@ def select_scatter(input, src, dim, index, *, out=None):
     return _entry_select_scatter_out(input, src, dim, index, out)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:562
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2463,7 +4571,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2473,7 +4581,121 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:2752
+def sigmoid_backward(grad_output, output, *, out=None):
+    """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sigmoid_backward(grad_output, output)
+    return _entry_sigmoid_backward_grad_input(grad_output, output, out)
+
+
+# schema/native_functions.yaml:1829
+def sign(input, *, out=None):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sign(input)
+    return _entry_sign_out(input, out)
+
+
+# schema/native_functions.yaml:1897
+def signbit(input, *, out=None):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_signbit(input)
+    return _entry_signbit_out(input, out)
+
+
+# schema/native_functions.yaml:2639
+def silu(input, *, out=None):
+    """silu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu(input)
+    return _entry_silu_out(input, out)
+
+
+# schema/native_functions.yaml:2647
+def silu_(input):
+    """silu_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(silu_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_silu_(input)
+
+
+# schema/native_functions.yaml:2654
+def silu_backward(grad_output, input, *, out=None):
+    """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu_backward(grad_output, input)
+    return _entry_silu_backward_grad_input(grad_output, input, out)
+
+
+# schema/native_functions.yaml:1589
+def sin(input, *, out=None):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sin(input)
+    return _entry_sin_out(input, out)
+
+
+# schema/native_functions.yaml:1597
+def sin_(input):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(input)
+
+
+# schema/native_functions.yaml:1679
+def sinh(input, *, out=None):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sinh(input)
+    return _entry_sinh_out(input, out)
+
+
+# schema/native_functions.yaml:1687
+def sinh_(input):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(input)
+
+
+# schema/native_functions.yaml:765
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2483,7 +4705,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1093
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -2495,7 +4717,43 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:2075
+def softmax(input, dim, dtype=None, *, out=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softmax_int(input, dim, dtype)
+    return _entry_softmax_int_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:2661
+def softplus(input, beta=1, threshold=20, *, out=None):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus(input, beta, threshold)
+    return _entry_softplus_out(input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:2669
+def softplus_backward(grad_output, input, beta, threshold, *, out=None):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus_backward(grad_output, input, beta, threshold)
+    return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:1052
 def _m0_sort(input, dim=-1, descending=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending, out)
@@ -2508,7 +4766,7 @@ def _c0_sort(input, dim, descending, out):
     return _rt('sort_out', ('values', 'indices'))._make(_entry_sort_values(input, dim, descending, *_out_tuple(out, 2, 'sort')))
 
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1059
 def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -2544,7 +4802,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:788
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2555,7 +4813,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:794
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2589,7 +4847,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:799
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2599,7 +4857,29 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:1544
+def sqrt(input, *, out=None):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sqrt(input)
+    return _entry_sqrt_out(input, out)
+
+
+# schema/native_functions.yaml:1552
+def sqrt_(input):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(input)
+
+
+# schema/native_functions.yaml:736
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2610,7 +4890,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:742
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -2621,7 +4901,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:748
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -2658,7 +4938,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:856
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2668,7 +4948,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2680,7 +4960,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:593
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -2691,7 +4971,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:600
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -2727,7 +5007,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1245
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -2737,7 +5017,7 @@ def swapaxes(input, axis0, axis1):
     return _entry_swapaxes(input, axis0, axis1)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1250
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2747,7 +5027,7 @@ def swapdims(input, dim0, dim1):
     return _entry_swapdims(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:719
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2757,7 +5037,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1179
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -2769,7 +5049,7 @@ def take(input, index, *, out=None):
     return _entry_take_out(input, index, out)
 
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1198
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -2781,7 +5061,29 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:1619
+def tan(input, *, out=None):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tan(input)
+    return _entry_tan_out(input, out)
+
+
+# schema/native_functions.yaml:1627
+def tan_(input):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(input)
+
+
+# schema/native_functions.yaml:577
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2793,7 +5095,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2803,7 +5105,19 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:2759
+def tanh_backward(grad_output, output, *, out=None):
+    """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tanh_backward(grad_output, output)
+    return _entry_tanh_backward_grad_input(grad_output, output, out)
+
+
+# schema/native_functions.yaml:1276
 def _m0_tensor_split(input, sections, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
         return (input, sections, dim)
@@ -2814,7 +5128,7 @@ def _c0_tensor_split(input, sections, dim):
     return _entry_tensor_split_sections(input, sections, dim)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1281
 def _m1_tensor_split(input, indices, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (input, indices, dim)
@@ -2825,7 +5139,7 @@ def _c1_tensor_split(input, indices, dim):
     return _entry_tensor_split_indices(input, indices, dim)
 
 
-# schema/native_functions.yaml:1273
+# schema/native_functions.yaml:1286
 def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
@@ -2862,17 +5176,41 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:542
-def threshold_backward(grad_output, input, threshold):
-    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+# schema/native_functions.yaml:2738
+def threshold(input, threshold, value, *, out=None):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {})
+        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
         if r is not _NO:
             return r
-    return _entry_threshold_backward(grad_output, input, threshold)
+    if out is None:
+        return _entry_threshold(input, threshold, value)
+    return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:2746
+def threshold_(input, threshold, value):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if r is not _NO:
+            return r
+    return _entry_threshold_(input, threshold, value)
+
+
+# schema/native_functions.yaml:555
+def threshold_backward(grad_output, input, threshold, *, out=None):
+    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold_backward(grad_output, input, threshold)
+    return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
+
+
+# schema/native_functions.yaml:887
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
@@ -2882,7 +5220,7 @@ def tile(input, dims):
     return _entry_tile(input, dims)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1045
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -2894,7 +5232,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     return _rt('topk_out', ('values', 'indices'))._make(_entry_topk_values(input, k, dim, largest, sorted, *_out_tuple(out, 2, 'topk')))
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:713
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2904,7 +5242,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:906
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2916,7 +5254,7 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:1436
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -2927,7 +5265,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:919
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2939,7 +5277,7 @@ def triu(input, diagonal=0, *, out=None):
     return _entry_triu_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1442
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -2950,7 +5288,29 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:1799
+def trunc(input, *, out=None):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_trunc(input)
+    return _entry_trunc_out(input, out)
+
+
+# schema/native_functions.yaml:1807
+def trunc_(input):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(input)
+
+
+# schema/native_functions.yaml:810
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2960,7 +5320,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:821
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2970,7 +5330,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1231
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2982,7 +5342,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *_out_tuple(out, 3, 'unique_consecutive'))
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1085
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2994,7 +5354,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *_out_tuple(out, 3, 'unique_dim'))
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:730
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -3004,7 +5364,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1301
 def _m0_vsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -3015,7 +5375,7 @@ def _c0_vsplit(input, sections):
     return _entry_vsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1306
 def _m1_vsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -3049,7 +5409,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1356
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -3061,16 +5421,79 @@ def vstack(tensors, *, out=None):
     return _entry_vstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:424
-def where(condition, input, other, *, out=None):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        r = _htf(where, (condition, input, other), (condition, input, other), {'out': out})
-        if r is not _NO:
-            return r
+# schema/native_functions.yaml:433
+def _m0_where(condition, input, other, *, out=None):
+    if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
+        return (condition, input, other, out)
+    return None
+
+
+def _c0_where(condition, input, other, out):
     if out is None:
         return _entry_where_self(condition, input, other)
     return _entry_where_self_out(condition, input, other, out)
+
+
+# schema/native_functions.yaml:2603
+def _m1_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c1_where(condition, input, other):
+    return _entry_where_ScalarSelf(condition, input, other)
+
+
+# schema/native_functions.yaml:2608
+def _m2_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c2_where(condition, input, other):
+    return _entry_where_ScalarOther(condition, input, other)
+
+
+# schema/native_functions.yaml:2613
+def _m3_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c3_where(condition, input, other):
+    return _entry_where_Scalar(condition, input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'input', 'other', 'out'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m2_where, _c2_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m3_where, _c3_where, 3, frozenset(('condition', 'input', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(where, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196

@@ -1066,7 +1066,37 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
+    'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_add_Scalar_out = add_Scalar_out._cache
+
+
+def _bind_add_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_add_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_add_Scalar_out.get(ks)
+    if _k is None:
+        _k = add_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+add_Scalar_out._bind = _bind_add_Scalar_out
+add_Scalar_out._entry = _entry_add_Scalar_out
+_aten._packet('add')._add(add_Scalar_out)
+
+
+# schema/native_functions.yaml:219
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1096,7 +1126,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1126,7 +1156,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1154,7 +1184,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1184,7 +1214,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1212,7 +1242,37 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
+    'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_sub_Scalar_out = sub_Scalar_out._cache
+
+
+def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_sub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sub_Scalar_out.get(ks)
+    if _k is None:
+        _k = sub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+sub_Scalar_out._bind = _bind_sub_Scalar_out
+sub_Scalar_out._entry = _entry_sub_Scalar_out
+_aten._packet('sub')._add(sub_Scalar_out)
+
+
+# schema/native_functions.yaml:249
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1242,7 +1302,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1272,7 +1332,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1300,7 +1360,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1330,7 +1390,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1359,6 +1419,36 @@ _aten._packet('mul')._add(mul_Scalar)
 
 
 # schema/native_functions.yaml:276
+mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
+    'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_mul_Scalar_out = mul_Scalar_out._cache
+
+
+def _bind_mul_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_mul_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mul_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mul_Scalar_out.get(ks)
+    if _k is None:
+        _k = mul_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+mul_Scalar_out._bind = _bind_mul_Scalar_out
+mul_Scalar_out._entry = _entry_mul_Scalar_out
+_aten._packet('mul')._add(mul_Scalar_out)
+
+
+# schema/native_functions.yaml:279
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1388,7 +1478,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1418,7 +1508,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1446,7 +1536,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1476,7 +1566,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1504,7 +1594,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1534,7 +1624,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1562,7 +1652,37 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
+    'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_out = div_Scalar_out._cache
+
+
+def _bind_div_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_div_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_div_Scalar_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+div_Scalar_out._bind = _bind_div_Scalar_out
+div_Scalar_out._entry = _entry_div_Scalar_out
+_aten._packet('div')._add(div_Scalar_out)
+
+
+# schema/native_functions.yaml:317
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1592,7 +1712,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1622,7 +1742,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1650,7 +1770,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1680,7 +1800,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1708,7 +1828,37 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
+    'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Tensor_Scalar_out = pow_Tensor_Scalar_out._cache
+
+
+def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Tensor_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_pow_Tensor_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
+
+
+pow_Tensor_Scalar_out._bind = _bind_pow_Tensor_Scalar_out
+pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
+_aten._packet('pow')._add(pow_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml:347
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1736,7 +1886,37 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
+    'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Scalar_out = pow_Scalar_out._cache
+
+
+def _bind_pow_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_pow_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
+
+
+pow_Scalar_out._bind = _bind_pow_Scalar_out
+pow_Scalar_out._entry = _entry_pow_Scalar_out
+_aten._packet('pow')._add(pow_Scalar_out)
+
+
+# schema/native_functions.yaml:354
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1766,7 +1946,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1794,7 +1974,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1824,7 +2004,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1852,7 +2032,37 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
+    'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_eq_Scalar_out = eq_Scalar_out._cache
+
+
+def _bind_eq_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_eq_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_eq_Scalar_out.get(ks)
+    if _k is None:
+        _k = eq_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+eq_Scalar_out._bind = _bind_eq_Scalar_out
+eq_Scalar_out._entry = _entry_eq_Scalar_out
+_aten._packet('eq')._add(eq_Scalar_out)
+
+
+# schema/native_functions.yaml:377
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1880,7 +2090,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1910,7 +2120,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1938,7 +2148,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1968,7 +2178,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1996,7 +2206,37 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
+    'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_lt_Scalar_out = lt_Scalar_out._cache
+
+
+def _bind_lt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lt_Scalar_out.get(ks)
+    if _k is None:
+        _k = lt_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+lt_Scalar_out._bind = _bind_lt_Scalar_out
+lt_Scalar_out._entry = _entry_lt_Scalar_out
+_aten._packet('lt')._add(lt_Scalar_out)
+
+
+# schema/native_functions.yaml:401
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2024,7 +2264,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2054,7 +2294,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2082,7 +2322,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2112,7 +2352,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2140,7 +2380,37 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
+    'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_gt_Scalar_out = gt_Scalar_out._cache
+
+
+def _bind_gt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gt_Scalar_out.get(ks)
+    if _k is None:
+        _k = gt_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+gt_Scalar_out._bind = _bind_gt_Scalar_out
+gt_Scalar_out._entry = _entry_gt_Scalar_out
+_aten._packet('gt')._add(gt_Scalar_out)
+
+
+# schema/native_functions.yaml:425
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2168,7 +2438,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2198,7 +2468,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2226,7 +2496,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2256,7 +2526,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2284,7 +2554,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2314,7 +2584,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2342,7 +2612,37 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:454
+clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
+    'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+_c_clamp_Tensor_out = clamp_Tensor_out._cache
+
+
+def _bind_clamp_Tensor_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clamp_Tensor_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_Tensor_out._fill(ks)
+    return _k(self, min, max, out)
+
+
+clamp_Tensor_out._bind = _bind_clamp_Tensor_out
+clamp_Tensor_out._entry = _entry_clamp_Tensor_out
+_aten._packet('clamp')._add(clamp_Tensor_out)
+
+
+# schema/native_functions.yaml:457
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2372,7 +2672,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:464
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2400,7 +2700,37 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:469
+masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
+    'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Scalar_out = masked_fill_Scalar_out._cache
+
+
+def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Scalar_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar_out._fill(ks)
+    return _k(self, mask, value, out)
+
+
+masked_fill_Scalar_out._bind = _bind_masked_fill_Scalar_out
+masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
+_aten._packet('masked_fill')._add(masked_fill_Scalar_out)
+
+
+# schema/native_functions.yaml:472
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2428,7 +2758,37 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:477
+masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
+    'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Tensor_out = masked_fill_Tensor_out._cache
+
+
+def _bind_masked_fill_Tensor_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Tensor_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor_out._fill(ks)
+    return _k(self, mask, value, out)
+
+
+masked_fill_Tensor_out._bind = _bind_masked_fill_Tensor_out
+masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
+_aten._packet('masked_fill')._add(masked_fill_Tensor_out)
+
+
+# schema/native_functions.yaml:480
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2458,7 +2818,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:487
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2488,7 +2848,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:495
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2516,7 +2876,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:500
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2546,7 +2906,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2576,7 +2936,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:510
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2604,7 +2964,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:515
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2634,7 +2994,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:518
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2664,7 +3024,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:525
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2692,7 +3052,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:530
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2722,7 +3082,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:533
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2752,7 +3112,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:540
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2780,7 +3140,37 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:545
+relu_out = _Op("aten", 'relu', 'out',
+    'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_relu_out = relu_out._cache
+
+
+def _bind_relu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_relu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_relu_out.get(ks)
+    if _k is None:
+        _k = relu_out._fill(ks)
+    return _k(self, out)
+
+
+relu_out._bind = _bind_relu_out
+relu_out._entry = _entry_relu_out
+_aten._packet('relu')._add(relu_out)
+
+
+# schema/native_functions.yaml:548
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2810,7 +3200,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:555
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2838,7 +3228,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:562
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2866,7 +3256,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:567
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2896,7 +3286,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2926,7 +3316,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:577
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2954,7 +3344,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:582
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2984,7 +3374,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3014,7 +3404,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:593
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3042,7 +3432,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:600
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3070,7 +3460,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:605
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3100,7 +3490,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:608
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3128,7 +3518,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:615
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3156,7 +3546,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:620
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3186,7 +3576,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3214,7 +3604,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:628
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3244,7 +3634,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3272,7 +3662,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:636
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3302,7 +3692,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:640
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3330,7 +3720,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:645
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3360,7 +3750,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:648
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3388,7 +3778,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:653
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3418,7 +3808,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:656
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3446,7 +3836,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:661
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3476,7 +3866,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3504,7 +3894,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:669
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3922,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:674
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3950,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:680
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3978,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:686
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +4006,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:691
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +4034,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:696
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +4062,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:701
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +4090,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:707
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +4118,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:713
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +4146,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:719
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +4174,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:725
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +4202,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:730
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +4230,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:736
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +4258,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:742
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +4286,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:748
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +4314,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:754
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +4342,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:760
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +4370,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:765
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4398,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:771
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4426,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:777
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4454,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:782
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4482,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:788
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4510,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:794
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4538,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:799
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4566,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:805
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4594,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:810
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4622,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:816
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4650,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:821
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4678,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:826
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4706,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:831
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4734,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:836
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4762,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:842
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4790,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:849
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4818,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:853
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4848,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:856
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4876,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:860
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4904,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:865
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4934,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:868
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4964,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:874
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4602,7 +4992,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:880
 repeat = _Op("aten", 'repeat', 'default',
     'repeat(Tensor self, SymInt[] repeats) -> Tensor',
     ('self', 'repeats'), 2, tags=())
@@ -4630,7 +5020,7 @@ repeat._entry = _entry_repeat
 _aten._packet('repeat')._add(repeat)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:885
 repeat_out = _Op("aten", 'repeat', 'out',
     'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'repeats', 'out'), 2, tags=())
@@ -4660,7 +5050,7 @@ repeat_out._entry = _entry_repeat_out
 _aten._packet('repeat')._add(repeat_out)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:887
 tile = _Op("aten", 'tile', 'default',
     'tile(Tensor self, SymInt[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -4688,7 +5078,7 @@ tile._entry = _entry_tile
 _aten._packet('tile')._add(tile)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:892
 flip = _Op("aten", 'flip', 'default',
     'flip(Tensor self, int[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -4716,7 +5106,7 @@ flip._entry = _entry_flip
 _aten._packet('flip')._add(flip)
 
 
-# schema/native_functions.yaml:884
+# schema/native_functions.yaml:897
 flip_out = _Op("aten", 'flip', 'out',
     'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dims', 'out'), 2, tags=())
@@ -4746,7 +5136,7 @@ flip_out._entry = _entry_flip_out
 _aten._packet('flip')._add(flip_out)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:899
 roll = _Op("aten", 'roll', 'default',
     'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
     ('self', 'shifts', 'dims'), 3, tags=())
@@ -4774,7 +5164,7 @@ roll._entry = _entry_roll
 _aten._packet('roll')._add(roll)
 
 
-# schema/native_functions.yaml:891
+# schema/native_functions.yaml:904
 roll_out = _Op("aten", 'roll', 'out',
     'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'shifts', 'dims', 'out'), 3, tags=())
@@ -4804,7 +5194,7 @@ roll_out._entry = _entry_roll_out
 _aten._packet('roll')._add(roll_out)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:906
 tril = _Op("aten", 'tril', 'default',
     'tril(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -4832,7 +5222,7 @@ tril._entry = _entry_tril
 _aten._packet('tril')._add(tril)
 
 
-# schema/native_functions.yaml:898
+# schema/native_functions.yaml:911
 tril_out = _Op("aten", 'tril', 'out',
     'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -4862,7 +5252,7 @@ tril_out._entry = _entry_tril_out
 _aten._packet('tril')._add(tril_out)
 
 
-# schema/native_functions.yaml:900
+# schema/native_functions.yaml:913
 tril_ = _Op("aten", 'tril_', 'default',
     'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -4892,7 +5282,7 @@ tril_._entry = _entry_tril_
 _aten._packet('tril_')._add(tril_)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:919
 triu = _Op("aten", 'triu', 'default',
     'triu(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -4920,7 +5310,7 @@ triu._entry = _entry_triu
 _aten._packet('triu')._add(triu)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:924
 triu_out = _Op("aten", 'triu', 'out',
     'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -4950,7 +5340,7 @@ triu_out._entry = _entry_triu_out
 _aten._packet('triu')._add(triu_out)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:926
 triu_ = _Op("aten", 'triu_', 'default',
     'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -4980,7 +5370,7 @@ triu_._entry = _entry_triu_
 _aten._packet('triu_')._add(triu_)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:932
 index_select = _Op("aten", 'index_select', 'default',
     'index_select(Tensor self, int dim, Tensor index) -> Tensor',
     ('self', 'dim', 'index'), 3, tags=())
@@ -5008,7 +5398,7 @@ index_select._entry = _entry_index_select
 _aten._packet('index_select')._add(index_select)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:937
 index_select_out = _Op("aten", 'index_select', 'out',
     'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'out'), 3, tags=())
@@ -5038,7 +5428,7 @@ index_select_out._entry = _entry_index_select_out
 _aten._packet('index_select')._add(index_select_out)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:939
 gather = _Op("aten", 'gather', 'default',
     'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
     ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
@@ -5066,7 +5456,7 @@ gather._entry = _entry_gather
 _aten._packet('gather')._add(gather)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:944
 gather_out = _Op("aten", 'gather', 'out',
     'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
@@ -5096,7 +5486,7 @@ gather_out._entry = _entry_gather_out
 _aten._packet('gather')._add(gather_out)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:946
 scatter_src = _Op("aten", 'scatter', 'src',
     'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5124,7 +5514,7 @@ scatter_src._entry = _entry_scatter_src
 _aten._packet('scatter')._add(scatter_src)
 
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:951
 scatter_src_out = _Op("aten", 'scatter', 'src_out',
     'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5154,7 +5544,7 @@ scatter_src_out._entry = _entry_scatter_src_out
 _aten._packet('scatter')._add(scatter_src_out)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:953
 scatter_value = _Op("aten", 'scatter', 'value',
     'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5182,7 +5572,7 @@ scatter_value._entry = _entry_scatter_value
 _aten._packet('scatter')._add(scatter_value)
 
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:958
 scatter_value_out = _Op("aten", 'scatter', 'value_out',
     'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -5212,7 +5602,7 @@ scatter_value_out._entry = _entry_scatter_value_out
 _aten._packet('scatter')._add(scatter_value_out)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:960
 scatter_reduce = _Op("aten", 'scatter', 'reduce',
     'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5240,7 +5630,7 @@ scatter_reduce._entry = _entry_scatter_reduce
 _aten._packet('scatter')._add(scatter_reduce)
 
 
-# schema/native_functions.yaml:952
+# schema/native_functions.yaml:965
 scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
     'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
@@ -5270,7 +5660,7 @@ scatter_reduce_out._entry = _entry_scatter_reduce_out
 _aten._packet('scatter')._add(scatter_reduce_out)
 
 
-# schema/native_functions.yaml:954
+# schema/native_functions.yaml:967
 scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
     'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5298,7 +5688,7 @@ scatter_value_reduce._entry = _entry_scatter_value_reduce
 _aten._packet('scatter')._add(scatter_value_reduce)
 
 
-# schema/native_functions.yaml:959
+# schema/native_functions.yaml:972
 scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
     'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
@@ -5328,7 +5718,7 @@ scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
 _aten._packet('scatter')._add(scatter_value_reduce_out)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:974
 scatter__src = _Op("aten", 'scatter_', 'src',
     'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5358,7 +5748,7 @@ scatter__src._entry = _entry_scatter__src
 _aten._packet('scatter_')._add(scatter__src)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:980
 scatter__value = _Op("aten", 'scatter_', 'value',
     'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5388,7 +5778,7 @@ scatter__value._entry = _entry_scatter__value
 _aten._packet('scatter_')._add(scatter__value)
 
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:986
 scatter__reduce = _Op("aten", 'scatter_', 'reduce',
     'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5418,7 +5808,7 @@ scatter__reduce._entry = _entry_scatter__reduce
 _aten._packet('scatter_')._add(scatter__reduce)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:992
 scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
     'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5448,7 +5838,7 @@ scatter__value_reduce._entry = _entry_scatter__value_reduce
 _aten._packet('scatter_')._add(scatter__value_reduce)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:998
 scatter_add = _Op("aten", 'scatter_add', 'default',
     'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5476,7 +5866,7 @@ scatter_add._entry = _entry_scatter_add
 _aten._packet('scatter_add')._add(scatter_add)
 
 
-# schema/native_functions.yaml:990
+# schema/native_functions.yaml:1003
 scatter_add_out = _Op("aten", 'scatter_add', 'out',
     'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5506,7 +5896,7 @@ scatter_add_out._entry = _entry_scatter_add_out
 _aten._packet('scatter_add')._add(scatter_add_out)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1005
 scatter_add_ = _Op("aten", 'scatter_add_', 'default',
     'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5536,7 +5926,7 @@ scatter_add_._entry = _entry_scatter_add_
 _aten._packet('scatter_add_')._add(scatter_add_)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1011
 scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
     'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -5564,7 +5954,7 @@ scatter_reduce_two._entry = _entry_scatter_reduce_two
 _aten._packet('scatter_reduce')._add(scatter_reduce_two)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1016
 scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
     'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
@@ -5594,7 +5984,7 @@ scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
 _aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1018
 scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
     'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -5624,7 +6014,7 @@ scatter_reduce__two._entry = _entry_scatter_reduce__two
 _aten._packet('scatter_reduce_')._add(scatter_reduce__two)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1024
 masked_select = _Op("aten", 'masked_select', 'default',
     'masked_select(Tensor self, Tensor mask) -> Tensor',
     ('self', 'mask'), 2, tags=('dynamic_output_shape',))
@@ -5652,7 +6042,7 @@ masked_select._entry = _entry_masked_select
 _aten._packet('masked_select')._add(masked_select)
 
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml:1029
 masked_select_out = _Op("aten", 'masked_select', 'out',
     'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
@@ -5682,7 +6072,7 @@ masked_select_out._entry = _entry_masked_select_out
 _aten._packet('masked_select')._add(masked_select_out)
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1032
 nonzero = _Op("aten", 'nonzero', 'default',
     'nonzero(Tensor self) -> Tensor',
     ('self',), 1, tags=('dynamic_output_shape',))
@@ -5710,7 +6100,7 @@ nonzero._entry = _entry_nonzero
 _aten._packet('nonzero')._add(nonzero)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1039
 nonzero_out = _Op("aten", 'nonzero', 'out',
     'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('dynamic_output_shape',))
@@ -5740,7 +6130,7 @@ nonzero_out._entry = _entry_nonzero_out
 _aten._packet('nonzero')._add(nonzero_out)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1045
 topk = _Op("aten", 'topk', 'default',
     'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
     ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
@@ -5768,7 +6158,7 @@ topk._entry = _entry_topk
 _aten._packet('topk')._add(topk)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1050
 topk_values = _Op("aten", 'topk', 'values',
     'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
@@ -5800,7 +6190,7 @@ topk_values._entry = _entry_topk_values
 _aten._packet('topk')._add(topk_values)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1052
 sort = _Op("aten", 'sort', 'default',
     'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -5828,7 +6218,7 @@ sort._entry = _entry_sort
 _aten._packet('sort')._add(sort)
 
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml:1057
 sort_values = _Op("aten", 'sort', 'values',
     'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
@@ -5860,7 +6250,7 @@ sort_values._entry = _entry_sort_values
 _aten._packet('sort')._add(sort_values)
 
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1059
 sort_stable = _Op("aten", 'sort', 'stable',
     'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -5888,7 +6278,7 @@ sort_stable._entry = _entry_sort_stable
 _aten._packet('sort')._add(sort_stable)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1064
 sort_values_stable = _Op("aten", 'sort', 'values_stable',
     'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
@@ -5920,7 +6310,7 @@ sort_values_stable._entry = _entry_sort_values_stable
 _aten._packet('sort')._add(sort_values_stable)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1066
 argsort = _Op("aten", 'argsort', 'default',
     'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -5948,7 +6338,7 @@ argsort._entry = _entry_argsort
 _aten._packet('argsort')._add(argsort)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1071
 argsort_stable = _Op("aten", 'argsort', 'stable',
     'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -5976,7 +6366,7 @@ argsort_stable._entry = _entry_argsort_stable
 _aten._packet('argsort')._add(argsort_stable)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1075
 argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
     'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
@@ -6006,7 +6396,7 @@ argsort_stable_out._entry = _entry_argsort_stable_out
 _aten._packet('argsort')._add(argsort_stable_out)
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1077
 _unique2 = _Op("aten", '_unique2', 'default',
     '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
@@ -6034,7 +6424,7 @@ _unique2._entry = _entry__unique2
 _aten._packet('_unique2')._add(_unique2)
 
 
-# schema/native_functions.yaml:1069
+# schema/native_functions.yaml:1082
 _unique2_out = _Op("aten", '_unique2', 'out',
     '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -6068,7 +6458,7 @@ _unique2_out._entry = _entry__unique2_out
 _aten._packet('_unique2')._add(_unique2_out)
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1085
 unique_dim = _Op("aten", 'unique_dim', 'default',
     'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
@@ -6096,7 +6486,7 @@ unique_dim._entry = _entry_unique_dim
 _aten._packet('unique_dim')._add(unique_dim)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1090
 unique_dim_out = _Op("aten", 'unique_dim', 'out',
     'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
@@ -6130,7 +6520,7 @@ unique_dim_out._entry = _entry_unique_dim_out
 _aten._packet('unique_dim')._add(unique_dim_out)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1093
 slice_scatter = _Op("aten", 'slice_scatter', 'default',
     'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
     ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
@@ -6158,7 +6548,7 @@ slice_scatter._entry = _entry_slice_scatter
 _aten._packet('slice_scatter')._add(slice_scatter)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
     'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
@@ -6188,7 +6578,7 @@ slice_scatter_out._entry = _entry_slice_scatter_out
 _aten._packet('slice_scatter')._add(slice_scatter_out)
 
 
-# schema/native_functions.yaml:1086
+# schema/native_functions.yaml:1099
 select_scatter = _Op("aten", 'select_scatter', 'default',
     'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
     ('self', 'src', 'dim', 'index'), 4, tags=())
@@ -6216,7 +6606,7 @@ select_scatter._entry = _entry_select_scatter
 _aten._packet('select_scatter')._add(select_scatter)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1103
 select_scatter_out = _Op("aten", 'select_scatter', 'out',
     'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
@@ -6246,7 +6636,7 @@ select_scatter_out._entry = _entry_select_scatter_out
 _aten._packet('select_scatter')._add(select_scatter_out)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1105
 diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
     'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
     ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
@@ -6274,7 +6664,7 @@ diagonal_scatter._entry = _entry_diagonal_scatter
 _aten._packet('diagonal_scatter')._add(diagonal_scatter)
 
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1109
 diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
     'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
@@ -6304,7 +6694,7 @@ diagonal_scatter_out._entry = _entry_diagonal_scatter_out
 _aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1111
 as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
     'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
     ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
@@ -6332,7 +6722,7 @@ as_strided_scatter._entry = _entry_as_strided_scatter
 _aten._packet('as_strided_scatter')._add(as_strided_scatter)
 
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml:1115
 as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
     'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
@@ -6362,7 +6752,7 @@ as_strided_scatter_out._entry = _entry_as_strided_scatter_out
 _aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml:1117
 index_add = _Op("aten", 'index_add', 'default',
     'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6390,7 +6780,7 @@ index_add._entry = _entry_index_add
 _aten._packet('index_add')._add(index_add)
 
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1122
 index_add_out = _Op("aten", 'index_add', 'out',
     'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
@@ -6420,7 +6810,7 @@ index_add_out._entry = _entry_index_add_out
 _aten._packet('index_add')._add(index_add_out)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1124
 index_add_ = _Op("aten", 'index_add_', 'default',
     'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6450,7 +6840,7 @@ index_add_._entry = _entry_index_add_
 _aten._packet('index_add_')._add(index_add_)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1130
 index_copy = _Op("aten", 'index_copy', 'default',
     'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6478,7 +6868,7 @@ index_copy._entry = _entry_index_copy
 _aten._packet('index_copy')._add(index_copy)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1135
 index_copy_out = _Op("aten", 'index_copy', 'out',
     'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
@@ -6508,7 +6898,7 @@ index_copy_out._entry = _entry_index_copy_out
 _aten._packet('index_copy')._add(index_copy_out)
 
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1137
 index_copy_ = _Op("aten", 'index_copy_', 'default',
     'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6538,7 +6928,7 @@ index_copy_._entry = _entry_index_copy_
 _aten._packet('index_copy_')._add(index_copy_)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1143
 index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
     'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -6566,7 +6956,7 @@ index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
 _aten._packet('index_fill')._add(index_fill_int_Scalar)
 
 
-# schema/native_functions.yaml:1134
+# schema/native_functions.yaml:1147
 index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
     'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -6596,7 +6986,7 @@ index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
 _aten._packet('index_fill')._add(index_fill_int_Scalar_out)
 
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1149
 index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
     'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -6624,7 +7014,7 @@ index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
 _aten._packet('index_fill')._add(index_fill_int_Tensor)
 
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1153
 index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
     'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -6654,7 +7044,7 @@ index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
 _aten._packet('index_fill')._add(index_fill_int_Tensor_out)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1155
 index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
     'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -6684,7 +7074,7 @@ index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
 _aten._packet('index_fill_')._add(index_fill__int_Scalar)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1161
 index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
     'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -6714,7 +7104,7 @@ index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
 _aten._packet('index_fill_')._add(index_fill__int_Tensor)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1167
 masked_scatter = _Op("aten", 'masked_scatter', 'default',
     'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
     ('self', 'mask', 'source'), 3, tags=())
@@ -6742,7 +7132,7 @@ masked_scatter._entry = _entry_masked_scatter
 _aten._packet('masked_scatter')._add(masked_scatter)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1171
 masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
     'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'source', 'out'), 3, tags=())
@@ -6772,7 +7162,7 @@ masked_scatter_out._entry = _entry_masked_scatter_out
 _aten._packet('masked_scatter')._add(masked_scatter_out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1173
 masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
     'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
     ('self', 'mask', 'source'), 3, tags=())
@@ -6802,7 +7192,7 @@ masked_scatter_._entry = _entry_masked_scatter_
 _aten._packet('masked_scatter_')._add(masked_scatter_)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1179
 take = _Op("aten", 'take', 'default',
     'take(Tensor self, Tensor index) -> Tensor',
     ('self', 'index'), 2, tags=())
@@ -6830,7 +7220,7 @@ take._entry = _entry_take
 _aten._packet('take')._add(take)
 
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1184
 take_out = _Op("aten", 'take', 'out',
     'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'out'), 2, tags=())
@@ -6860,7 +7250,7 @@ take_out._entry = _entry_take_out
 _aten._packet('take')._add(take_out)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1186
 put = _Op("aten", 'put', 'default',
     'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -6888,7 +7278,7 @@ put._entry = _entry_put
 _aten._packet('put')._add(put)
 
 
-# schema/native_functions.yaml:1177
+# schema/native_functions.yaml:1190
 put_out = _Op("aten", 'put', 'out',
     'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
@@ -6918,7 +7308,7 @@ put_out._entry = _entry_put_out
 _aten._packet('put')._add(put_out)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1192
 put_ = _Op("aten", 'put_', 'default',
     'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -6948,7 +7338,7 @@ put_._entry = _entry_put_
 _aten._packet('put_')._add(put_)
 
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1198
 take_along_dim = _Op("aten", 'take_along_dim', 'default',
     'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -6976,7 +7366,7 @@ take_along_dim._entry = _entry_take_along_dim
 _aten._packet('take_along_dim')._add(take_along_dim)
 
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml:1202
 take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
     'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'dim', 'out'), 3, tags=())
@@ -7006,7 +7396,7 @@ take_along_dim_out._entry = _entry_take_along_dim_out
 _aten._packet('take_along_dim')._add(take_along_dim_out)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1204
 argwhere = _Op("aten", 'argwhere', 'default',
     'argwhere(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7034,7 +7424,7 @@ argwhere._entry = _entry_argwhere
 _aten._packet('argwhere')._add(argwhere)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1209
 fliplr = _Op("aten", 'fliplr', 'default',
     'fliplr(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7062,7 +7452,7 @@ fliplr._entry = _entry_fliplr
 _aten._packet('fliplr')._add(fliplr)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1214
 flipud = _Op("aten", 'flipud', 'default',
     'flipud(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7090,7 +7480,7 @@ flipud._entry = _entry_flipud
 _aten._packet('flipud')._add(flipud)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1219
 rot90 = _Op("aten", 'rot90', 'default',
     'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
     ('self', 'k', 'dims'), 3, tags=())
@@ -7118,7 +7508,7 @@ rot90._entry = _entry_rot90
 _aten._packet('rot90')._add(rot90)
 
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1223
 rot90_out = _Op("aten", 'rot90', 'out',
     'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'k', 'dims', 'out'), 3, tags=())
@@ -7148,7 +7538,7 @@ rot90_out._entry = _entry_rot90_out
 _aten._packet('rot90')._add(rot90_out)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1225
 msort = _Op("aten", 'msort', 'default',
     'msort(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7176,7 +7566,7 @@ msort._entry = _entry_msort
 _aten._packet('msort')._add(msort)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1229
 msort_out = _Op("aten", 'msort', 'out',
     'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7206,7 +7596,7 @@ msort_out._entry = _entry_msort_out
 _aten._packet('msort')._add(msort_out)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1231
 unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
     'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
     ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
@@ -7234,7 +7624,7 @@ unique_consecutive._entry = _entry_unique_consecutive
 _aten._packet('unique_consecutive')._add(unique_consecutive)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1236
 unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
     'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -7268,7 +7658,7 @@ unique_consecutive_out._entry = _entry_unique_consecutive_out
 _aten._packet('unique_consecutive')._add(unique_consecutive_out)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1239
 unfold = _Op("aten", 'unfold', 'default',
     'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
     ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
@@ -7296,7 +7686,7 @@ unfold._entry = _entry_unfold
 _aten._packet('unfold')._add(unfold)
 
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1245
 swapaxes = _Op("aten", 'swapaxes', 'default',
     'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
     ('self', 'axis0', 'axis1'), 3, tags=())
@@ -7324,7 +7714,7 @@ swapaxes._entry = _entry_swapaxes
 _aten._packet('swapaxes')._add(swapaxes)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1250
 swapdims = _Op("aten", 'swapdims', 'default',
     'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=())
@@ -7352,7 +7742,7 @@ swapdims._entry = _entry_swapdims
 _aten._packet('swapdims')._add(swapdims)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1255
 moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
     'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7380,7 +7770,7 @@ moveaxis_intlist._entry = _entry_moveaxis_intlist
 _aten._packet('moveaxis')._add(moveaxis_intlist)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1260
 moveaxis_int = _Op("aten", 'moveaxis', 'int',
     'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7408,7 +7798,7 @@ moveaxis_int._entry = _entry_moveaxis_int
 _aten._packet('moveaxis')._add(moveaxis_int)
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1265
 ravel = _Op("aten", 'ravel', 'default',
     'ravel(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -7436,7 +7826,7 @@ ravel._entry = _entry_ravel
 _aten._packet('ravel')._add(ravel)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1270
 narrow_copy = _Op("aten", 'narrow_copy', 'default',
     'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -7464,7 +7854,7 @@ narrow_copy._entry = _entry_narrow_copy
 _aten._packet('narrow_copy')._add(narrow_copy)
 
 
-# schema/native_functions.yaml:1261
+# schema/native_functions.yaml:1274
 narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
     'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
@@ -7494,7 +7884,7 @@ narrow_copy_out._entry = _entry_narrow_copy_out
 _aten._packet('narrow_copy')._add(narrow_copy_out)
 
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1276
 tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     ('self', 'sections', 'dim'), 3, tags=())
@@ -7522,7 +7912,7 @@ tensor_split_sections._entry = _entry_tensor_split_sections
 _aten._packet('tensor_split')._add(tensor_split_sections)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1281
 tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -7550,7 +7940,7 @@ tensor_split_indices._entry = _entry_tensor_split_indices
 _aten._packet('tensor_split')._add(tensor_split_indices)
 
 
-# schema/native_functions.yaml:1273
+# schema/native_functions.yaml:1286
 tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
     'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
@@ -7578,7 +7968,7 @@ tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indi
 _aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1291
 hsplit_int = _Op("aten", 'hsplit', 'int',
     'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -7606,7 +7996,7 @@ hsplit_int._entry = _entry_hsplit_int
 _aten._packet('hsplit')._add(hsplit_int)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1296
 hsplit_array = _Op("aten", 'hsplit', 'array',
     'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -7634,7 +8024,7 @@ hsplit_array._entry = _entry_hsplit_array
 _aten._packet('hsplit')._add(hsplit_array)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1301
 vsplit_int = _Op("aten", 'vsplit', 'int',
     'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -7662,7 +8052,7 @@ vsplit_int._entry = _entry_vsplit_int
 _aten._packet('vsplit')._add(vsplit_int)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1306
 vsplit_array = _Op("aten", 'vsplit', 'array',
     'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -7690,7 +8080,7 @@ vsplit_array._entry = _entry_vsplit_array
 _aten._packet('vsplit')._add(vsplit_array)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1311
 dsplit_int = _Op("aten", 'dsplit', 'int',
     'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -7718,7 +8108,7 @@ dsplit_int._entry = _entry_dsplit_int
 _aten._packet('dsplit')._add(dsplit_int)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1316
 dsplit_array = _Op("aten", 'dsplit', 'array',
     'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -7746,7 +8136,7 @@ dsplit_array._entry = _entry_dsplit_array
 _aten._packet('dsplit')._add(dsplit_array)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1321
 atleast_1d = _Op("aten", 'atleast_1d', 'default',
     'atleast_1d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7774,7 +8164,7 @@ atleast_1d._entry = _entry_atleast_1d
 _aten._packet('atleast_1d')._add(atleast_1d)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1326
 atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
     'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -7802,7 +8192,7 @@ atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
 _aten._packet('atleast_1d')._add(atleast_1d_Sequence)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1331
 atleast_2d = _Op("aten", 'atleast_2d', 'default',
     'atleast_2d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7830,7 +8220,7 @@ atleast_2d._entry = _entry_atleast_2d
 _aten._packet('atleast_2d')._add(atleast_2d)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1336
 atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
     'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -7858,7 +8248,7 @@ atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
 _aten._packet('atleast_2d')._add(atleast_2d_Sequence)
 
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:1341
 atleast_3d = _Op("aten", 'atleast_3d', 'default',
     'atleast_3d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7886,7 +8276,7 @@ atleast_3d._entry = _entry_atleast_3d
 _aten._packet('atleast_3d')._add(atleast_3d)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1346
 atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
     'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -7914,7 +8304,7 @@ atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
 _aten._packet('atleast_3d')._add(atleast_3d_Sequence)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1351
 hstack = _Op("aten", 'hstack', 'default',
     'hstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -7942,7 +8332,7 @@ hstack._entry = _entry_hstack
 _aten._packet('hstack')._add(hstack)
 
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml:1354
 hstack_out = _Op("aten", 'hstack', 'out',
     'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -7972,7 +8362,7 @@ hstack_out._entry = _entry_hstack_out
 _aten._packet('hstack')._add(hstack_out)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1356
 vstack = _Op("aten", 'vstack', 'default',
     'vstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8000,7 +8390,7 @@ vstack._entry = _entry_vstack
 _aten._packet('vstack')._add(vstack)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1359
 vstack_out = _Op("aten", 'vstack', 'out',
     'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8030,7 +8420,7 @@ vstack_out._entry = _entry_vstack_out
 _aten._packet('vstack')._add(vstack_out)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1361
 row_stack = _Op("aten", 'row_stack', 'default',
     'row_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8058,7 +8448,7 @@ row_stack._entry = _entry_row_stack
 _aten._packet('row_stack')._add(row_stack)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1364
 row_stack_out = _Op("aten", 'row_stack', 'out',
     'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8088,7 +8478,7 @@ row_stack_out._entry = _entry_row_stack_out
 _aten._packet('row_stack')._add(row_stack_out)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1366
 dstack = _Op("aten", 'dstack', 'default',
     'dstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8116,7 +8506,7 @@ dstack._entry = _entry_dstack
 _aten._packet('dstack')._add(dstack)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1369
 dstack_out = _Op("aten", 'dstack', 'out',
     'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8146,7 +8536,7 @@ dstack_out._entry = _entry_dstack_out
 _aten._packet('dstack')._add(dstack_out)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1371
 column_stack = _Op("aten", 'column_stack', 'default',
     'column_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8174,7 +8564,7 @@ column_stack._entry = _entry_column_stack
 _aten._packet('column_stack')._add(column_stack)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1374
 column_stack_out = _Op("aten", 'column_stack', 'out',
     'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8204,7 +8594,7 @@ column_stack_out._entry = _entry_column_stack_out
 _aten._packet('column_stack')._add(column_stack_out)
 
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1376
 diag_embed = _Op("aten", 'diag_embed', 'default',
     'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
@@ -8232,7 +8622,7 @@ diag_embed._entry = _entry_diag_embed
 _aten._packet('diag_embed')._add(diag_embed)
 
 
-# schema/native_functions.yaml:1367
+# schema/native_functions.yaml:1380
 diag_embed_out = _Op("aten", 'diag_embed', 'out',
     'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
@@ -8262,7 +8652,7 @@ diag_embed_out._entry = _entry_diag_embed_out
 _aten._packet('diag_embed')._add(diag_embed_out)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1382
 diag = _Op("aten", 'diag', 'default',
     'diag(Tensor self, int diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -8290,7 +8680,7 @@ diag._entry = _entry_diag
 _aten._packet('diag')._add(diag)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1386
 diag_out = _Op("aten", 'diag', 'out',
     'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -8320,7 +8710,7 @@ diag_out._entry = _entry_diag_out
 _aten._packet('diag')._add(diag_out)
 
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1388
 diagflat = _Op("aten", 'diagflat', 'default',
     'diagflat(Tensor self, int offset=0) -> Tensor',
     ('self', 'offset'), 2, tags=())
@@ -8348,7 +8738,7 @@ diagflat._entry = _entry_diagflat
 _aten._packet('diagflat')._add(diagflat)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1393
 repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
     'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
     ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
@@ -8376,7 +8766,7 @@ repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1397
 repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
     'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
     ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
@@ -8406,7 +8796,7 @@ repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1400
 repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
     'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8434,7 +8824,7 @@ repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1405
 repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
     'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8462,7 +8852,7 @@ repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
 
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1410
 searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
     'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8490,7 +8880,7 @@ searchsorted_Tensor._entry = _entry_searchsorted_Tensor
 _aten._packet('searchsorted')._add(searchsorted_Tensor)
 
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1414
 searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
     'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8520,7 +8910,7 @@ searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
 _aten._packet('searchsorted')._add(searchsorted_Tensor_out)
 
 
-# schema/native_functions.yaml:1403
+# schema/native_functions.yaml:1416
 searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
     'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8548,7 +8938,7 @@ searchsorted_Scalar._entry = _entry_searchsorted_Scalar
 _aten._packet('searchsorted')._add(searchsorted_Scalar)
 
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1420
 searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
     'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8578,7 +8968,7 @@ searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
 _aten._packet('searchsorted')._add(searchsorted_Scalar_out)
 
 
-# schema/native_functions.yaml:1409
+# schema/native_functions.yaml:1422
 bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
     'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -8606,7 +8996,7 @@ bucketize_Tensor._entry = _entry_bucketize_Tensor
 _aten._packet('bucketize')._add(bucketize_Tensor)
 
 
-# schema/native_functions.yaml:1413
+# schema/native_functions.yaml:1426
 bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
     'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -8636,7 +9026,7 @@ bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
 _aten._packet('bucketize')._add(bucketize_Tensor_out)
 
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml:1428
 bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
     'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -8664,7 +9054,7 @@ bucketize_Scalar._entry = _entry_bucketize_Scalar
 _aten._packet('bucketize')._add(bucketize_Scalar)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1432
 bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
     'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -8694,7 +9084,7 @@ bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
 _aten._packet('bucketize')._add(bucketize_Scalar_out)
 
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:1436
 tril_indices = _Op("aten", 'tril_indices', 'default',
     'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -8719,7 +9109,7 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1442
 triu_indices = _Op("aten", 'triu_indices', 'default',
     'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -8744,7 +9134,7 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1435
+# schema/native_functions.yaml:1448
 meshgrid = _Op("aten", 'meshgrid', 'default',
     'meshgrid(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8772,7 +9162,7 @@ meshgrid._entry = _entry_meshgrid
 _aten._packet('meshgrid')._add(meshgrid)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1452
 meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
     'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
     ('tensors', 'indexing'), 1, tags=())
@@ -8800,7 +9190,7 @@ meshgrid_indexing._entry = _entry_meshgrid_indexing
 _aten._packet('meshgrid')._add(meshgrid_indexing)
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1456
 broadcast_to = _Op("aten", 'broadcast_to', 'default',
     'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=())
@@ -8828,7 +9218,7 @@ broadcast_to._entry = _entry_broadcast_to
 _aten._packet('broadcast_to')._add(broadcast_to)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1461
 broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
     'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8856,7 +9246,7 @@ broadcast_tensors._entry = _entry_broadcast_tensors
 _aten._packet('broadcast_tensors')._add(broadcast_tensors)
 
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1465
 cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
     'cartesian_prod(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8882,3 +9272,8503 @@ def _entry_cartesian_prod(tensors):
 cartesian_prod._bind = _bind_cartesian_prod
 cartesian_prod._entry = _entry_cartesian_prod
 _aten._packet('cartesian_prod')._add(cartesian_prod)
+
+
+# schema/native_functions.yaml:1469
+exp2 = _Op("aten", 'exp2', 'default',
+    'exp2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2 = exp2._cache
+
+
+def _bind_exp2(self):
+    return (self,)
+
+
+def _entry_exp2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2, (self,)) from None
+    _k = _c_exp2.get(ks)
+    if _k is None:
+        _k = exp2._fill(ks)
+    return _k(self)
+
+
+exp2._bind = _bind_exp2
+exp2._entry = _entry_exp2
+_aten._packet('exp2')._add(exp2)
+
+
+# schema/native_functions.yaml:1474
+exp2_out = _Op("aten", 'exp2', 'out',
+    'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_exp2_out = exp2_out._cache
+
+
+def _bind_exp2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_exp2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_exp2_out.get(ks)
+    if _k is None:
+        _k = exp2_out._fill(ks)
+    return _k(self, out)
+
+
+exp2_out._bind = _bind_exp2_out
+exp2_out._entry = _entry_exp2_out
+_aten._packet('exp2')._add(exp2_out)
+
+
+# schema/native_functions.yaml:1477
+exp2_ = _Op("aten", 'exp2_', 'default',
+    'exp2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2_ = exp2_._cache
+
+
+def _bind_exp2_(self):
+    return (self,)
+
+
+def _entry_exp2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_exp2_.get(ks)
+    if _k is None:
+        _k = exp2_._fill(ks)
+    return _k(self)
+
+
+exp2_._bind = _bind_exp2_
+exp2_._entry = _entry_exp2_
+_aten._packet('exp2_')._add(exp2_)
+
+
+# schema/native_functions.yaml:1484
+expm1 = _Op("aten", 'expm1', 'default',
+    'expm1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_expm1 = expm1._cache
+
+
+def _bind_expm1(self):
+    return (self,)
+
+
+def _entry_expm1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1, (self,)) from None
+    _k = _c_expm1.get(ks)
+    if _k is None:
+        _k = expm1._fill(ks)
+    return _k(self)
+
+
+expm1._bind = _bind_expm1
+expm1._entry = _entry_expm1
+_aten._packet('expm1')._add(expm1)
+
+
+# schema/native_functions.yaml:1489
+expm1_out = _Op("aten", 'expm1', 'out',
+    'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_expm1_out = expm1_out._cache
+
+
+def _bind_expm1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_expm1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_expm1_out.get(ks)
+    if _k is None:
+        _k = expm1_out._fill(ks)
+    return _k(self, out)
+
+
+expm1_out._bind = _bind_expm1_out
+expm1_out._entry = _entry_expm1_out
+_aten._packet('expm1')._add(expm1_out)
+
+
+# schema/native_functions.yaml:1492
+expm1_ = _Op("aten", 'expm1_', 'default',
+    'expm1_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_expm1_ = expm1_._cache
+
+
+def _bind_expm1_(self):
+    return (self,)
+
+
+def _entry_expm1_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_expm1_.get(ks)
+    if _k is None:
+        _k = expm1_._fill(ks)
+    return _k(self)
+
+
+expm1_._bind = _bind_expm1_
+expm1_._entry = _entry_expm1_
+_aten._packet('expm1_')._add(expm1_)
+
+
+# schema/native_functions.yaml:1499
+log2 = _Op("aten", 'log2', 'default',
+    'log2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log2 = log2._cache
+
+
+def _bind_log2(self):
+    return (self,)
+
+
+def _entry_log2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2, (self,)) from None
+    _k = _c_log2.get(ks)
+    if _k is None:
+        _k = log2._fill(ks)
+    return _k(self)
+
+
+log2._bind = _bind_log2
+log2._entry = _entry_log2
+_aten._packet('log2')._add(log2)
+
+
+# schema/native_functions.yaml:1504
+log2_out = _Op("aten", 'log2', 'out',
+    'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log2_out = log2_out._cache
+
+
+def _bind_log2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log2_out.get(ks)
+    if _k is None:
+        _k = log2_out._fill(ks)
+    return _k(self, out)
+
+
+log2_out._bind = _bind_log2_out
+log2_out._entry = _entry_log2_out
+_aten._packet('log2')._add(log2_out)
+
+
+# schema/native_functions.yaml:1507
+log2_ = _Op("aten", 'log2_', 'default',
+    'log2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log2_ = log2_._cache
+
+
+def _bind_log2_(self):
+    return (self,)
+
+
+def _entry_log2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log2_.get(ks)
+    if _k is None:
+        _k = log2_._fill(ks)
+    return _k(self)
+
+
+log2_._bind = _bind_log2_
+log2_._entry = _entry_log2_
+_aten._packet('log2_')._add(log2_)
+
+
+# schema/native_functions.yaml:1514
+log10 = _Op("aten", 'log10', 'default',
+    'log10(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log10 = log10._cache
+
+
+def _bind_log10(self):
+    return (self,)
+
+
+def _entry_log10(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10, (self,)) from None
+    _k = _c_log10.get(ks)
+    if _k is None:
+        _k = log10._fill(ks)
+    return _k(self)
+
+
+log10._bind = _bind_log10
+log10._entry = _entry_log10
+_aten._packet('log10')._add(log10)
+
+
+# schema/native_functions.yaml:1519
+log10_out = _Op("aten", 'log10', 'out',
+    'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log10_out = log10_out._cache
+
+
+def _bind_log10_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log10_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log10_out.get(ks)
+    if _k is None:
+        _k = log10_out._fill(ks)
+    return _k(self, out)
+
+
+log10_out._bind = _bind_log10_out
+log10_out._entry = _entry_log10_out
+_aten._packet('log10')._add(log10_out)
+
+
+# schema/native_functions.yaml:1522
+log10_ = _Op("aten", 'log10_', 'default',
+    'log10_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log10_ = log10_._cache
+
+
+def _bind_log10_(self):
+    return (self,)
+
+
+def _entry_log10_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log10_.get(ks)
+    if _k is None:
+        _k = log10_._fill(ks)
+    return _k(self)
+
+
+log10_._bind = _bind_log10_
+log10_._entry = _entry_log10_
+_aten._packet('log10_')._add(log10_)
+
+
+# schema/native_functions.yaml:1529
+log1p = _Op("aten", 'log1p', 'default',
+    'log1p(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log1p = log1p._cache
+
+
+def _bind_log1p(self):
+    return (self,)
+
+
+def _entry_log1p(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p, (self,)) from None
+    _k = _c_log1p.get(ks)
+    if _k is None:
+        _k = log1p._fill(ks)
+    return _k(self)
+
+
+log1p._bind = _bind_log1p
+log1p._entry = _entry_log1p
+_aten._packet('log1p')._add(log1p)
+
+
+# schema/native_functions.yaml:1534
+log1p_out = _Op("aten", 'log1p', 'out',
+    'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log1p_out = log1p_out._cache
+
+
+def _bind_log1p_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log1p_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log1p_out.get(ks)
+    if _k is None:
+        _k = log1p_out._fill(ks)
+    return _k(self, out)
+
+
+log1p_out._bind = _bind_log1p_out
+log1p_out._entry = _entry_log1p_out
+_aten._packet('log1p')._add(log1p_out)
+
+
+# schema/native_functions.yaml:1537
+log1p_ = _Op("aten", 'log1p_', 'default',
+    'log1p_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log1p_ = log1p_._cache
+
+
+def _bind_log1p_(self):
+    return (self,)
+
+
+def _entry_log1p_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log1p_.get(ks)
+    if _k is None:
+        _k = log1p_._fill(ks)
+    return _k(self)
+
+
+log1p_._bind = _bind_log1p_
+log1p_._entry = _entry_log1p_
+_aten._packet('log1p_')._add(log1p_)
+
+
+# schema/native_functions.yaml:1544
+sqrt = _Op("aten", 'sqrt', 'default',
+    'sqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sqrt = sqrt._cache
+
+
+def _bind_sqrt(self):
+    return (self,)
+
+
+def _entry_sqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt, (self,)) from None
+    _k = _c_sqrt.get(ks)
+    if _k is None:
+        _k = sqrt._fill(ks)
+    return _k(self)
+
+
+sqrt._bind = _bind_sqrt
+sqrt._entry = _entry_sqrt
+_aten._packet('sqrt')._add(sqrt)
+
+
+# schema/native_functions.yaml:1549
+sqrt_out = _Op("aten", 'sqrt', 'out',
+    'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sqrt_out = sqrt_out._cache
+
+
+def _bind_sqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sqrt_out.get(ks)
+    if _k is None:
+        _k = sqrt_out._fill(ks)
+    return _k(self, out)
+
+
+sqrt_out._bind = _bind_sqrt_out
+sqrt_out._entry = _entry_sqrt_out
+_aten._packet('sqrt')._add(sqrt_out)
+
+
+# schema/native_functions.yaml:1552
+sqrt_ = _Op("aten", 'sqrt_', 'default',
+    'sqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sqrt_ = sqrt_._cache
+
+
+def _bind_sqrt_(self):
+    return (self,)
+
+
+def _entry_sqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sqrt_.get(ks)
+    if _k is None:
+        _k = sqrt_._fill(ks)
+    return _k(self)
+
+
+sqrt_._bind = _bind_sqrt_
+sqrt_._entry = _entry_sqrt_
+_aten._packet('sqrt_')._add(sqrt_)
+
+
+# schema/native_functions.yaml:1559
+rsqrt = _Op("aten", 'rsqrt', 'default',
+    'rsqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_rsqrt = rsqrt._cache
+
+
+def _bind_rsqrt(self):
+    return (self,)
+
+
+def _entry_rsqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt, (self,)) from None
+    _k = _c_rsqrt.get(ks)
+    if _k is None:
+        _k = rsqrt._fill(ks)
+    return _k(self)
+
+
+rsqrt._bind = _bind_rsqrt
+rsqrt._entry = _entry_rsqrt
+_aten._packet('rsqrt')._add(rsqrt)
+
+
+# schema/native_functions.yaml:1564
+rsqrt_out = _Op("aten", 'rsqrt', 'out',
+    'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_rsqrt_out = rsqrt_out._cache
+
+
+def _bind_rsqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rsqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsqrt_out.get(ks)
+    if _k is None:
+        _k = rsqrt_out._fill(ks)
+    return _k(self, out)
+
+
+rsqrt_out._bind = _bind_rsqrt_out
+rsqrt_out._entry = _entry_rsqrt_out
+_aten._packet('rsqrt')._add(rsqrt_out)
+
+
+# schema/native_functions.yaml:1567
+rsqrt_ = _Op("aten", 'rsqrt_', 'default',
+    'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rsqrt_ = rsqrt_._cache
+
+
+def _bind_rsqrt_(self):
+    return (self,)
+
+
+def _entry_rsqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_rsqrt_.get(ks)
+    if _k is None:
+        _k = rsqrt_._fill(ks)
+    return _k(self)
+
+
+rsqrt_._bind = _bind_rsqrt_
+rsqrt_._entry = _entry_rsqrt_
+_aten._packet('rsqrt_')._add(rsqrt_)
+
+
+# schema/native_functions.yaml:1574
+reciprocal = _Op("aten", 'reciprocal', 'default',
+    'reciprocal(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_reciprocal = reciprocal._cache
+
+
+def _bind_reciprocal(self):
+    return (self,)
+
+
+def _entry_reciprocal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal, (self,)) from None
+    _k = _c_reciprocal.get(ks)
+    if _k is None:
+        _k = reciprocal._fill(ks)
+    return _k(self)
+
+
+reciprocal._bind = _bind_reciprocal
+reciprocal._entry = _entry_reciprocal
+_aten._packet('reciprocal')._add(reciprocal)
+
+
+# schema/native_functions.yaml:1579
+reciprocal_out = _Op("aten", 'reciprocal', 'out',
+    'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_reciprocal_out = reciprocal_out._cache
+
+
+def _bind_reciprocal_out(self, *, out):
+    return (self, out)
+
+
+def _entry_reciprocal_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_reciprocal_out.get(ks)
+    if _k is None:
+        _k = reciprocal_out._fill(ks)
+    return _k(self, out)
+
+
+reciprocal_out._bind = _bind_reciprocal_out
+reciprocal_out._entry = _entry_reciprocal_out
+_aten._packet('reciprocal')._add(reciprocal_out)
+
+
+# schema/native_functions.yaml:1582
+reciprocal_ = _Op("aten", 'reciprocal_', 'default',
+    'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_reciprocal_ = reciprocal_._cache
+
+
+def _bind_reciprocal_(self):
+    return (self,)
+
+
+def _entry_reciprocal_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_reciprocal_.get(ks)
+    if _k is None:
+        _k = reciprocal_._fill(ks)
+    return _k(self)
+
+
+reciprocal_._bind = _bind_reciprocal_
+reciprocal_._entry = _entry_reciprocal_
+_aten._packet('reciprocal_')._add(reciprocal_)
+
+
+# schema/native_functions.yaml:1589
+sin = _Op("aten", 'sin', 'default',
+    'sin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sin = sin._cache
+
+
+def _bind_sin(self):
+    return (self,)
+
+
+def _entry_sin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin, (self,)) from None
+    _k = _c_sin.get(ks)
+    if _k is None:
+        _k = sin._fill(ks)
+    return _k(self)
+
+
+sin._bind = _bind_sin
+sin._entry = _entry_sin
+_aten._packet('sin')._add(sin)
+
+
+# schema/native_functions.yaml:1594
+sin_out = _Op("aten", 'sin', 'out',
+    'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sin_out = sin_out._cache
+
+
+def _bind_sin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sin_out.get(ks)
+    if _k is None:
+        _k = sin_out._fill(ks)
+    return _k(self, out)
+
+
+sin_out._bind = _bind_sin_out
+sin_out._entry = _entry_sin_out
+_aten._packet('sin')._add(sin_out)
+
+
+# schema/native_functions.yaml:1597
+sin_ = _Op("aten", 'sin_', 'default',
+    'sin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sin_ = sin_._cache
+
+
+def _bind_sin_(self):
+    return (self,)
+
+
+def _entry_sin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sin_.get(ks)
+    if _k is None:
+        _k = sin_._fill(ks)
+    return _k(self)
+
+
+sin_._bind = _bind_sin_
+sin_._entry = _entry_sin_
+_aten._packet('sin_')._add(sin_)
+
+
+# schema/native_functions.yaml:1604
+cos = _Op("aten", 'cos', 'default',
+    'cos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cos = cos._cache
+
+
+def _bind_cos(self):
+    return (self,)
+
+
+def _entry_cos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos, (self,)) from None
+    _k = _c_cos.get(ks)
+    if _k is None:
+        _k = cos._fill(ks)
+    return _k(self)
+
+
+cos._bind = _bind_cos
+cos._entry = _entry_cos
+_aten._packet('cos')._add(cos)
+
+
+# schema/native_functions.yaml:1609
+cos_out = _Op("aten", 'cos', 'out',
+    'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cos_out = cos_out._cache
+
+
+def _bind_cos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cos_out.get(ks)
+    if _k is None:
+        _k = cos_out._fill(ks)
+    return _k(self, out)
+
+
+cos_out._bind = _bind_cos_out
+cos_out._entry = _entry_cos_out
+_aten._packet('cos')._add(cos_out)
+
+
+# schema/native_functions.yaml:1612
+cos_ = _Op("aten", 'cos_', 'default',
+    'cos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cos_ = cos_._cache
+
+
+def _bind_cos_(self):
+    return (self,)
+
+
+def _entry_cos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cos_.get(ks)
+    if _k is None:
+        _k = cos_._fill(ks)
+    return _k(self)
+
+
+cos_._bind = _bind_cos_
+cos_._entry = _entry_cos_
+_aten._packet('cos_')._add(cos_)
+
+
+# schema/native_functions.yaml:1619
+tan = _Op("aten", 'tan', 'default',
+    'tan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_tan = tan._cache
+
+
+def _bind_tan(self):
+    return (self,)
+
+
+def _entry_tan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan, (self,)) from None
+    _k = _c_tan.get(ks)
+    if _k is None:
+        _k = tan._fill(ks)
+    return _k(self)
+
+
+tan._bind = _bind_tan
+tan._entry = _entry_tan
+_aten._packet('tan')._add(tan)
+
+
+# schema/native_functions.yaml:1624
+tan_out = _Op("aten", 'tan', 'out',
+    'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_tan_out = tan_out._cache
+
+
+def _bind_tan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_tan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tan_out.get(ks)
+    if _k is None:
+        _k = tan_out._fill(ks)
+    return _k(self, out)
+
+
+tan_out._bind = _bind_tan_out
+tan_out._entry = _entry_tan_out
+_aten._packet('tan')._add(tan_out)
+
+
+# schema/native_functions.yaml:1627
+tan_ = _Op("aten", 'tan_', 'default',
+    'tan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_tan_ = tan_._cache
+
+
+def _bind_tan_(self):
+    return (self,)
+
+
+def _entry_tan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tan_.get(ks)
+    if _k is None:
+        _k = tan_._fill(ks)
+    return _k(self)
+
+
+tan_._bind = _bind_tan_
+tan_._entry = _entry_tan_
+_aten._packet('tan_')._add(tan_)
+
+
+# schema/native_functions.yaml:1634
+asin = _Op("aten", 'asin', 'default',
+    'asin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_asin = asin._cache
+
+
+def _bind_asin(self):
+    return (self,)
+
+
+def _entry_asin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin, (self,)) from None
+    _k = _c_asin.get(ks)
+    if _k is None:
+        _k = asin._fill(ks)
+    return _k(self)
+
+
+asin._bind = _bind_asin
+asin._entry = _entry_asin
+_aten._packet('asin')._add(asin)
+
+
+# schema/native_functions.yaml:1639
+asin_out = _Op("aten", 'asin', 'out',
+    'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_asin_out = asin_out._cache
+
+
+def _bind_asin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_asin_out.get(ks)
+    if _k is None:
+        _k = asin_out._fill(ks)
+    return _k(self, out)
+
+
+asin_out._bind = _bind_asin_out
+asin_out._entry = _entry_asin_out
+_aten._packet('asin')._add(asin_out)
+
+
+# schema/native_functions.yaml:1642
+asin_ = _Op("aten", 'asin_', 'default',
+    'asin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asin_ = asin_._cache
+
+
+def _bind_asin_(self):
+    return (self,)
+
+
+def _entry_asin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_asin_.get(ks)
+    if _k is None:
+        _k = asin_._fill(ks)
+    return _k(self)
+
+
+asin_._bind = _bind_asin_
+asin_._entry = _entry_asin_
+_aten._packet('asin_')._add(asin_)
+
+
+# schema/native_functions.yaml:1649
+acos = _Op("aten", 'acos', 'default',
+    'acos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_acos = acos._cache
+
+
+def _bind_acos(self):
+    return (self,)
+
+
+def _entry_acos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos, (self,)) from None
+    _k = _c_acos.get(ks)
+    if _k is None:
+        _k = acos._fill(ks)
+    return _k(self)
+
+
+acos._bind = _bind_acos
+acos._entry = _entry_acos
+_aten._packet('acos')._add(acos)
+
+
+# schema/native_functions.yaml:1654
+acos_out = _Op("aten", 'acos', 'out',
+    'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_acos_out = acos_out._cache
+
+
+def _bind_acos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_acos_out.get(ks)
+    if _k is None:
+        _k = acos_out._fill(ks)
+    return _k(self, out)
+
+
+acos_out._bind = _bind_acos_out
+acos_out._entry = _entry_acos_out
+_aten._packet('acos')._add(acos_out)
+
+
+# schema/native_functions.yaml:1657
+acos_ = _Op("aten", 'acos_', 'default',
+    'acos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acos_ = acos_._cache
+
+
+def _bind_acos_(self):
+    return (self,)
+
+
+def _entry_acos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_acos_.get(ks)
+    if _k is None:
+        _k = acos_._fill(ks)
+    return _k(self)
+
+
+acos_._bind = _bind_acos_
+acos_._entry = _entry_acos_
+_aten._packet('acos_')._add(acos_)
+
+
+# schema/native_functions.yaml:1664
+atan = _Op("aten", 'atan', 'default',
+    'atan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_atan = atan._cache
+
+
+def _bind_atan(self):
+    return (self,)
+
+
+def _entry_atan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan, (self,)) from None
+    _k = _c_atan.get(ks)
+    if _k is None:
+        _k = atan._fill(ks)
+    return _k(self)
+
+
+atan._bind = _bind_atan
+atan._entry = _entry_atan
+_aten._packet('atan')._add(atan)
+
+
+# schema/native_functions.yaml:1669
+atan_out = _Op("aten", 'atan', 'out',
+    'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_atan_out = atan_out._cache
+
+
+def _bind_atan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan_out.get(ks)
+    if _k is None:
+        _k = atan_out._fill(ks)
+    return _k(self, out)
+
+
+atan_out._bind = _bind_atan_out
+atan_out._entry = _entry_atan_out
+_aten._packet('atan')._add(atan_out)
+
+
+# schema/native_functions.yaml:1672
+atan_ = _Op("aten", 'atan_', 'default',
+    'atan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atan_ = atan_._cache
+
+
+def _bind_atan_(self):
+    return (self,)
+
+
+def _entry_atan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan_.get(ks)
+    if _k is None:
+        _k = atan_._fill(ks)
+    return _k(self)
+
+
+atan_._bind = _bind_atan_
+atan_._entry = _entry_atan_
+_aten._packet('atan_')._add(atan_)
+
+
+# schema/native_functions.yaml:1679
+sinh = _Op("aten", 'sinh', 'default',
+    'sinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sinh = sinh._cache
+
+
+def _bind_sinh(self):
+    return (self,)
+
+
+def _entry_sinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh, (self,)) from None
+    _k = _c_sinh.get(ks)
+    if _k is None:
+        _k = sinh._fill(ks)
+    return _k(self)
+
+
+sinh._bind = _bind_sinh
+sinh._entry = _entry_sinh
+_aten._packet('sinh')._add(sinh)
+
+
+# schema/native_functions.yaml:1684
+sinh_out = _Op("aten", 'sinh', 'out',
+    'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sinh_out = sinh_out._cache
+
+
+def _bind_sinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sinh_out.get(ks)
+    if _k is None:
+        _k = sinh_out._fill(ks)
+    return _k(self, out)
+
+
+sinh_out._bind = _bind_sinh_out
+sinh_out._entry = _entry_sinh_out
+_aten._packet('sinh')._add(sinh_out)
+
+
+# schema/native_functions.yaml:1687
+sinh_ = _Op("aten", 'sinh_', 'default',
+    'sinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinh_ = sinh_._cache
+
+
+def _bind_sinh_(self):
+    return (self,)
+
+
+def _entry_sinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sinh_.get(ks)
+    if _k is None:
+        _k = sinh_._fill(ks)
+    return _k(self)
+
+
+sinh_._bind = _bind_sinh_
+sinh_._entry = _entry_sinh_
+_aten._packet('sinh_')._add(sinh_)
+
+
+# schema/native_functions.yaml:1694
+cosh = _Op("aten", 'cosh', 'default',
+    'cosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cosh = cosh._cache
+
+
+def _bind_cosh(self):
+    return (self,)
+
+
+def _entry_cosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh, (self,)) from None
+    _k = _c_cosh.get(ks)
+    if _k is None:
+        _k = cosh._fill(ks)
+    return _k(self)
+
+
+cosh._bind = _bind_cosh
+cosh._entry = _entry_cosh
+_aten._packet('cosh')._add(cosh)
+
+
+# schema/native_functions.yaml:1699
+cosh_out = _Op("aten", 'cosh', 'out',
+    'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cosh_out = cosh_out._cache
+
+
+def _bind_cosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cosh_out.get(ks)
+    if _k is None:
+        _k = cosh_out._fill(ks)
+    return _k(self, out)
+
+
+cosh_out._bind = _bind_cosh_out
+cosh_out._entry = _entry_cosh_out
+_aten._packet('cosh')._add(cosh_out)
+
+
+# schema/native_functions.yaml:1702
+cosh_ = _Op("aten", 'cosh_', 'default',
+    'cosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cosh_ = cosh_._cache
+
+
+def _bind_cosh_(self):
+    return (self,)
+
+
+def _entry_cosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cosh_.get(ks)
+    if _k is None:
+        _k = cosh_._fill(ks)
+    return _k(self)
+
+
+cosh_._bind = _bind_cosh_
+cosh_._entry = _entry_cosh_
+_aten._packet('cosh_')._add(cosh_)
+
+
+# schema/native_functions.yaml:1709
+erf = _Op("aten", 'erf', 'default',
+    'erf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_erf = erf._cache
+
+
+def _bind_erf(self):
+    return (self,)
+
+
+def _entry_erf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf, (self,)) from None
+    _k = _c_erf.get(ks)
+    if _k is None:
+        _k = erf._fill(ks)
+    return _k(self)
+
+
+erf._bind = _bind_erf
+erf._entry = _entry_erf
+_aten._packet('erf')._add(erf)
+
+
+# schema/native_functions.yaml:1714
+erf_out = _Op("aten", 'erf', 'out',
+    'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_erf_out = erf_out._cache
+
+
+def _bind_erf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erf_out.get(ks)
+    if _k is None:
+        _k = erf_out._fill(ks)
+    return _k(self, out)
+
+
+erf_out._bind = _bind_erf_out
+erf_out._entry = _entry_erf_out
+_aten._packet('erf')._add(erf_out)
+
+
+# schema/native_functions.yaml:1717
+erf_ = _Op("aten", 'erf_', 'default',
+    'erf_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erf_ = erf_._cache
+
+
+def _bind_erf_(self):
+    return (self,)
+
+
+def _entry_erf_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erf_.get(ks)
+    if _k is None:
+        _k = erf_._fill(ks)
+    return _k(self)
+
+
+erf_._bind = _bind_erf_
+erf_._entry = _entry_erf_
+_aten._packet('erf_')._add(erf_)
+
+
+# schema/native_functions.yaml:1724
+abs = _Op("aten", 'abs', 'default',
+    'abs(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_abs = abs._cache
+
+
+def _bind_abs(self):
+    return (self,)
+
+
+def _entry_abs(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs, (self,)) from None
+    _k = _c_abs.get(ks)
+    if _k is None:
+        _k = abs._fill(ks)
+    return _k(self)
+
+
+abs._bind = _bind_abs
+abs._entry = _entry_abs
+_aten._packet('abs')._add(abs)
+
+
+# schema/native_functions.yaml:1729
+abs_out = _Op("aten", 'abs', 'out',
+    'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_abs_out = abs_out._cache
+
+
+def _bind_abs_out(self, *, out):
+    return (self, out)
+
+
+def _entry_abs_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_abs_out.get(ks)
+    if _k is None:
+        _k = abs_out._fill(ks)
+    return _k(self, out)
+
+
+abs_out._bind = _bind_abs_out
+abs_out._entry = _entry_abs_out
+_aten._packet('abs')._add(abs_out)
+
+
+# schema/native_functions.yaml:1732
+abs_ = _Op("aten", 'abs_', 'default',
+    'abs_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_abs_ = abs_._cache
+
+
+def _bind_abs_(self):
+    return (self,)
+
+
+def _entry_abs_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_abs_.get(ks)
+    if _k is None:
+        _k = abs_._fill(ks)
+    return _k(self)
+
+
+abs_._bind = _bind_abs_
+abs_._entry = _entry_abs_
+_aten._packet('abs_')._add(abs_)
+
+
+# schema/native_functions.yaml:1739
+floor = _Op("aten", 'floor', 'default',
+    'floor(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_floor = floor._cache
+
+
+def _bind_floor(self):
+    return (self,)
+
+
+def _entry_floor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor, (self,)) from None
+    _k = _c_floor.get(ks)
+    if _k is None:
+        _k = floor._fill(ks)
+    return _k(self)
+
+
+floor._bind = _bind_floor
+floor._entry = _entry_floor
+_aten._packet('floor')._add(floor)
+
+
+# schema/native_functions.yaml:1744
+floor_out = _Op("aten", 'floor', 'out',
+    'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_floor_out = floor_out._cache
+
+
+def _bind_floor_out(self, *, out):
+    return (self, out)
+
+
+def _entry_floor_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_out.get(ks)
+    if _k is None:
+        _k = floor_out._fill(ks)
+    return _k(self, out)
+
+
+floor_out._bind = _bind_floor_out
+floor_out._entry = _entry_floor_out
+_aten._packet('floor')._add(floor_out)
+
+
+# schema/native_functions.yaml:1747
+floor_ = _Op("aten", 'floor_', 'default',
+    'floor_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_floor_ = floor_._cache
+
+
+def _bind_floor_(self):
+    return (self,)
+
+
+def _entry_floor_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_.get(ks)
+    if _k is None:
+        _k = floor_._fill(ks)
+    return _k(self)
+
+
+floor_._bind = _bind_floor_
+floor_._entry = _entry_floor_
+_aten._packet('floor_')._add(floor_)
+
+
+# schema/native_functions.yaml:1754
+ceil = _Op("aten", 'ceil', 'default',
+    'ceil(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_ceil = ceil._cache
+
+
+def _bind_ceil(self):
+    return (self,)
+
+
+def _entry_ceil(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil, (self,)) from None
+    _k = _c_ceil.get(ks)
+    if _k is None:
+        _k = ceil._fill(ks)
+    return _k(self)
+
+
+ceil._bind = _bind_ceil
+ceil._entry = _entry_ceil
+_aten._packet('ceil')._add(ceil)
+
+
+# schema/native_functions.yaml:1759
+ceil_out = _Op("aten", 'ceil', 'out',
+    'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_ceil_out = ceil_out._cache
+
+
+def _bind_ceil_out(self, *, out):
+    return (self, out)
+
+
+def _entry_ceil_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ceil_out.get(ks)
+    if _k is None:
+        _k = ceil_out._fill(ks)
+    return _k(self, out)
+
+
+ceil_out._bind = _bind_ceil_out
+ceil_out._entry = _entry_ceil_out
+_aten._packet('ceil')._add(ceil_out)
+
+
+# schema/native_functions.yaml:1762
+ceil_ = _Op("aten", 'ceil_', 'default',
+    'ceil_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_ceil_ = ceil_._cache
+
+
+def _bind_ceil_(self):
+    return (self,)
+
+
+def _entry_ceil_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ceil_.get(ks)
+    if _k is None:
+        _k = ceil_._fill(ks)
+    return _k(self)
+
+
+ceil_._bind = _bind_ceil_
+ceil_._entry = _entry_ceil_
+_aten._packet('ceil_')._add(ceil_)
+
+
+# schema/native_functions.yaml:1769
+round = _Op("aten", 'round', 'default',
+    'round(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_round = round._cache
+
+
+def _bind_round(self):
+    return (self,)
+
+
+def _entry_round(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round, (self,)) from None
+    _k = _c_round.get(ks)
+    if _k is None:
+        _k = round._fill(ks)
+    return _k(self)
+
+
+round._bind = _bind_round
+round._entry = _entry_round
+_aten._packet('round')._add(round)
+
+
+# schema/native_functions.yaml:1774
+round_out = _Op("aten", 'round', 'out',
+    'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_round_out = round_out._cache
+
+
+def _bind_round_out(self, *, out):
+    return (self, out)
+
+
+def _entry_round_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_out.get(ks)
+    if _k is None:
+        _k = round_out._fill(ks)
+    return _k(self, out)
+
+
+round_out._bind = _bind_round_out
+round_out._entry = _entry_round_out
+_aten._packet('round')._add(round_out)
+
+
+# schema/native_functions.yaml:1777
+round_decimals = _Op("aten", 'round', 'decimals',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round_decimals = round_decimals._cache
+
+
+def _bind_round_decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round_decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals, (self, decimals)) from None
+    _k = _c_round_decimals.get(ks)
+    if _k is None:
+        _k = round_decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round_decimals._bind = _bind_round_decimals
+round_decimals._entry = _entry_round_decimals
+_aten._packet('round')._add(round_decimals)
+
+
+# schema/native_functions.yaml:1782
+round_decimals_out = _Op("aten", 'round', 'decimals_out',
+    'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'decimals', 'out'), 1, tags=('pointwise',))
+_c_round_decimals_out = round_decimals_out._cache
+
+
+def _bind_round_decimals_out(self, *, decimals, out):
+    return (self, decimals, out)
+
+
+def _entry_round_decimals_out(self, decimals, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals_out, (self, decimals, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_decimals_out.get(ks)
+    if _k is None:
+        _k = round_decimals_out._fill(ks)
+    return _k(self, decimals, out)
+
+
+round_decimals_out._bind = _bind_round_decimals_out
+round_decimals_out._entry = _entry_round_decimals_out
+_aten._packet('round')._add(round_decimals_out)
+
+
+# schema/native_functions.yaml:1785
+round_ = _Op("aten", 'round_', 'default',
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_round_ = round_._cache
+
+
+def _bind_round_(self):
+    return (self,)
+
+
+def _entry_round_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round_.get(ks)
+    if _k is None:
+        _k = round_._fill(ks)
+    return _k(self)
+
+
+round_._bind = _bind_round_
+round_._entry = _entry_round_
+_aten._packet('round_')._add(round_)
+
+
+# schema/native_functions.yaml:1792
+round__decimals = _Op("aten", 'round_', 'decimals',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round__decimals = round__decimals._cache
+
+
+def _bind_round__decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round__decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round__decimals, (self, decimals)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round__decimals.get(ks)
+    if _k is None:
+        _k = round__decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round__decimals._bind = _bind_round__decimals
+round__decimals._entry = _entry_round__decimals
+_aten._packet('round_')._add(round__decimals)
+
+
+# schema/native_functions.yaml:1799
+trunc = _Op("aten", 'trunc', 'default',
+    'trunc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_trunc = trunc._cache
+
+
+def _bind_trunc(self):
+    return (self,)
+
+
+def _entry_trunc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc, (self,)) from None
+    _k = _c_trunc.get(ks)
+    if _k is None:
+        _k = trunc._fill(ks)
+    return _k(self)
+
+
+trunc._bind = _bind_trunc
+trunc._entry = _entry_trunc
+_aten._packet('trunc')._add(trunc)
+
+
+# schema/native_functions.yaml:1804
+trunc_out = _Op("aten", 'trunc', 'out',
+    'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_trunc_out = trunc_out._cache
+
+
+def _bind_trunc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_trunc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_trunc_out.get(ks)
+    if _k is None:
+        _k = trunc_out._fill(ks)
+    return _k(self, out)
+
+
+trunc_out._bind = _bind_trunc_out
+trunc_out._entry = _entry_trunc_out
+_aten._packet('trunc')._add(trunc_out)
+
+
+# schema/native_functions.yaml:1807
+trunc_ = _Op("aten", 'trunc_', 'default',
+    'trunc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_trunc_ = trunc_._cache
+
+
+def _bind_trunc_(self):
+    return (self,)
+
+
+def _entry_trunc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_trunc_.get(ks)
+    if _k is None:
+        _k = trunc_._fill(ks)
+    return _k(self)
+
+
+trunc_._bind = _bind_trunc_
+trunc_._entry = _entry_trunc_
+_aten._packet('trunc_')._add(trunc_)
+
+
+# schema/native_functions.yaml:1814
+frac = _Op("aten", 'frac', 'default',
+    'frac(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_frac = frac._cache
+
+
+def _bind_frac(self):
+    return (self,)
+
+
+def _entry_frac(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac, (self,)) from None
+    _k = _c_frac.get(ks)
+    if _k is None:
+        _k = frac._fill(ks)
+    return _k(self)
+
+
+frac._bind = _bind_frac
+frac._entry = _entry_frac
+_aten._packet('frac')._add(frac)
+
+
+# schema/native_functions.yaml:1819
+frac_out = _Op("aten", 'frac', 'out',
+    'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_frac_out = frac_out._cache
+
+
+def _bind_frac_out(self, *, out):
+    return (self, out)
+
+
+def _entry_frac_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_frac_out.get(ks)
+    if _k is None:
+        _k = frac_out._fill(ks)
+    return _k(self, out)
+
+
+frac_out._bind = _bind_frac_out
+frac_out._entry = _entry_frac_out
+_aten._packet('frac')._add(frac_out)
+
+
+# schema/native_functions.yaml:1822
+frac_ = _Op("aten", 'frac_', 'default',
+    'frac_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_frac_ = frac_._cache
+
+
+def _bind_frac_(self):
+    return (self,)
+
+
+def _entry_frac_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_frac_.get(ks)
+    if _k is None:
+        _k = frac_._fill(ks)
+    return _k(self)
+
+
+frac_._bind = _bind_frac_
+frac_._entry = _entry_frac_
+_aten._packet('frac_')._add(frac_)
+
+
+# schema/native_functions.yaml:1829
+sign = _Op("aten", 'sign', 'default',
+    'sign(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sign = sign._cache
+
+
+def _bind_sign(self):
+    return (self,)
+
+
+def _entry_sign(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign, (self,)) from None
+    _k = _c_sign.get(ks)
+    if _k is None:
+        _k = sign._fill(ks)
+    return _k(self)
+
+
+sign._bind = _bind_sign
+sign._entry = _entry_sign
+_aten._packet('sign')._add(sign)
+
+
+# schema/native_functions.yaml:1834
+sign_out = _Op("aten", 'sign', 'out',
+    'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sign_out = sign_out._cache
+
+
+def _bind_sign_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sign_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sign_out.get(ks)
+    if _k is None:
+        _k = sign_out._fill(ks)
+    return _k(self, out)
+
+
+sign_out._bind = _bind_sign_out
+sign_out._entry = _entry_sign_out
+_aten._packet('sign')._add(sign_out)
+
+
+# schema/native_functions.yaml:1837
+sign_ = _Op("aten", 'sign_', 'default',
+    'sign_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sign_ = sign_._cache
+
+
+def _bind_sign_(self):
+    return (self,)
+
+
+def _entry_sign_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sign_.get(ks)
+    if _k is None:
+        _k = sign_._fill(ks)
+    return _k(self)
+
+
+sign_._bind = _bind_sign_
+sign_._entry = _entry_sign_
+_aten._packet('sign_')._add(sign_)
+
+
+# schema/native_functions.yaml:1844
+logical_not = _Op("aten", 'logical_not', 'default',
+    'logical_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_logical_not = logical_not._cache
+
+
+def _bind_logical_not(self):
+    return (self,)
+
+
+def _entry_logical_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not, (self,)) from None
+    _k = _c_logical_not.get(ks)
+    if _k is None:
+        _k = logical_not._fill(ks)
+    return _k(self)
+
+
+logical_not._bind = _bind_logical_not
+logical_not._entry = _entry_logical_not
+_aten._packet('logical_not')._add(logical_not)
+
+
+# schema/native_functions.yaml:1849
+logical_not_out = _Op("aten", 'logical_not', 'out',
+    'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_logical_not_out = logical_not_out._cache
+
+
+def _bind_logical_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_logical_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_not_out.get(ks)
+    if _k is None:
+        _k = logical_not_out._fill(ks)
+    return _k(self, out)
+
+
+logical_not_out._bind = _bind_logical_not_out
+logical_not_out._entry = _entry_logical_not_out
+_aten._packet('logical_not')._add(logical_not_out)
+
+
+# schema/native_functions.yaml:1852
+logical_not_ = _Op("aten", 'logical_not_', 'default',
+    'logical_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_logical_not_ = logical_not_._cache
+
+
+def _bind_logical_not_(self):
+    return (self,)
+
+
+def _entry_logical_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_not_.get(ks)
+    if _k is None:
+        _k = logical_not_._fill(ks)
+    return _k(self)
+
+
+logical_not_._bind = _bind_logical_not_
+logical_not_._entry = _entry_logical_not_
+_aten._packet('logical_not_')._add(logical_not_)
+
+
+# schema/native_functions.yaml:1859
+bitwise_not = _Op("aten", 'bitwise_not', 'default',
+    'bitwise_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_bitwise_not = bitwise_not._cache
+
+
+def _bind_bitwise_not(self):
+    return (self,)
+
+
+def _entry_bitwise_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not, (self,)) from None
+    _k = _c_bitwise_not.get(ks)
+    if _k is None:
+        _k = bitwise_not._fill(ks)
+    return _k(self)
+
+
+bitwise_not._bind = _bind_bitwise_not
+bitwise_not._entry = _entry_bitwise_not
+_aten._packet('bitwise_not')._add(bitwise_not)
+
+
+# schema/native_functions.yaml:1864
+bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
+    'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_bitwise_not_out = bitwise_not_out._cache
+
+
+def _bind_bitwise_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_bitwise_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_not_out.get(ks)
+    if _k is None:
+        _k = bitwise_not_out._fill(ks)
+    return _k(self, out)
+
+
+bitwise_not_out._bind = _bind_bitwise_not_out
+bitwise_not_out._entry = _entry_bitwise_not_out
+_aten._packet('bitwise_not')._add(bitwise_not_out)
+
+
+# schema/native_functions.yaml:1867
+bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
+    'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_bitwise_not_ = bitwise_not_._cache
+
+
+def _bind_bitwise_not_(self):
+    return (self,)
+
+
+def _entry_bitwise_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_not_.get(ks)
+    if _k is None:
+        _k = bitwise_not_._fill(ks)
+    return _k(self)
+
+
+bitwise_not_._bind = _bind_bitwise_not_
+bitwise_not_._entry = _entry_bitwise_not_
+_aten._packet('bitwise_not_')._add(bitwise_not_)
+
+
+# schema/native_functions.yaml:1874
+isnan = _Op("aten", 'isnan', 'default',
+    'isnan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isnan = isnan._cache
+
+
+def _bind_isnan(self):
+    return (self,)
+
+
+def _entry_isnan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan, (self,)) from None
+    _k = _c_isnan.get(ks)
+    if _k is None:
+        _k = isnan._fill(ks)
+    return _k(self)
+
+
+isnan._bind = _bind_isnan
+isnan._entry = _entry_isnan
+_aten._packet('isnan')._add(isnan)
+
+
+# schema/native_functions.yaml:1879
+isnan_out = _Op("aten", 'isnan', 'out',
+    'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isnan_out = isnan_out._cache
+
+
+def _bind_isnan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isnan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isnan_out.get(ks)
+    if _k is None:
+        _k = isnan_out._fill(ks)
+    return _k(self, out)
+
+
+isnan_out._bind = _bind_isnan_out
+isnan_out._entry = _entry_isnan_out
+_aten._packet('isnan')._add(isnan_out)
+
+
+# schema/native_functions.yaml:1882
+isinf = _Op("aten", 'isinf', 'default',
+    'isinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isinf = isinf._cache
+
+
+def _bind_isinf(self):
+    return (self,)
+
+
+def _entry_isinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf, (self,)) from None
+    _k = _c_isinf.get(ks)
+    if _k is None:
+        _k = isinf._fill(ks)
+    return _k(self)
+
+
+isinf._bind = _bind_isinf
+isinf._entry = _entry_isinf
+_aten._packet('isinf')._add(isinf)
+
+
+# schema/native_functions.yaml:1887
+isinf_out = _Op("aten", 'isinf', 'out',
+    'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isinf_out = isinf_out._cache
+
+
+def _bind_isinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isinf_out.get(ks)
+    if _k is None:
+        _k = isinf_out._fill(ks)
+    return _k(self, out)
+
+
+isinf_out._bind = _bind_isinf_out
+isinf_out._entry = _entry_isinf_out
+_aten._packet('isinf')._add(isinf_out)
+
+
+# schema/native_functions.yaml:1890
+isfinite = _Op("aten", 'isfinite', 'default',
+    'isfinite(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isfinite = isfinite._cache
+
+
+def _bind_isfinite(self):
+    return (self,)
+
+
+def _entry_isfinite(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isfinite, (self,)) from None
+    _k = _c_isfinite.get(ks)
+    if _k is None:
+        _k = isfinite._fill(ks)
+    return _k(self)
+
+
+isfinite._bind = _bind_isfinite
+isfinite._entry = _entry_isfinite
+_aten._packet('isfinite')._add(isfinite)
+
+
+# schema/native_functions.yaml:1897
+signbit = _Op("aten", 'signbit', 'default',
+    'signbit(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_signbit = signbit._cache
+
+
+def _bind_signbit(self):
+    return (self,)
+
+
+def _entry_signbit(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit, (self,)) from None
+    _k = _c_signbit.get(ks)
+    if _k is None:
+        _k = signbit._fill(ks)
+    return _k(self)
+
+
+signbit._bind = _bind_signbit
+signbit._entry = _entry_signbit
+_aten._packet('signbit')._add(signbit)
+
+
+# schema/native_functions.yaml:1902
+signbit_out = _Op("aten", 'signbit', 'out',
+    'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_signbit_out = signbit_out._cache
+
+
+def _bind_signbit_out(self, *, out):
+    return (self, out)
+
+
+def _entry_signbit_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_signbit_out.get(ks)
+    if _k is None:
+        _k = signbit_out._fill(ks)
+    return _k(self, out)
+
+
+signbit_out._bind = _bind_signbit_out
+signbit_out._entry = _entry_signbit_out
+_aten._packet('signbit')._add(signbit_out)
+
+
+# schema/native_functions.yaml:1905
+nan_to_num = _Op("aten", 'nan_to_num', 'default',
+    'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num = nan_to_num._cache
+
+
+def _bind_nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
+    _k = _c_nan_to_num.get(ks)
+    if _k is None:
+        _k = nan_to_num._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num._bind = _bind_nan_to_num
+nan_to_num._entry = _entry_nan_to_num
+_aten._packet('nan_to_num')._add(nan_to_num)
+
+
+# schema/native_functions.yaml:1910
+nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
+    'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
+_c_nan_to_num_out = nan_to_num_out._cache
+
+
+def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    return (self, nan, posinf, neginf, out)
+
+
+def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nan_to_num_out.get(ks)
+    if _k is None:
+        _k = nan_to_num_out._fill(ks)
+    return _k(self, nan, posinf, neginf, out)
+
+
+nan_to_num_out._bind = _bind_nan_to_num_out
+nan_to_num_out._entry = _entry_nan_to_num_out
+_aten._packet('nan_to_num')._add(nan_to_num_out)
+
+
+# schema/native_functions.yaml:1913
+nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
+    'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num_ = nan_to_num_._cache
+
+
+def _bind_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num_(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_nan_to_num_.get(ks)
+    if _k is None:
+        _k = nan_to_num_._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num_._bind = _bind_nan_to_num_
+nan_to_num_._entry = _entry_nan_to_num_
+_aten._packet('nan_to_num_')._add(nan_to_num_)
+
+
+# schema/native_functions.yaml:1920
+convolution = _Op("aten", 'convolution', 'default',
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
+_c_convolution = convolution._cache
+
+
+def _bind_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) from None
+    _k = _c_convolution.get(ks)
+    if _k is None:
+        _k = convolution._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+convolution._bind = _bind_convolution
+convolution._entry = _entry_convolution
+_aten._packet('convolution')._add(convolution)
+
+
+# schema/native_functions.yaml:1924
+convolution_out = _Op("aten", 'convolution', 'out',
+    'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
+_c_convolution_out = convolution_out._cache
+
+
+def _bind_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+def _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_out, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_convolution_out.get(ks)
+    if _k is None:
+        _k = convolution_out._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+convolution_out._bind = _bind_convolution_out
+convolution_out._entry = _entry_convolution_out
+_aten._packet('convolution')._add(convolution_out)
+
+
+# schema/native_functions.yaml:1927
+convolution_backward = _Op("aten", 'convolution_backward', 'default',
+    'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
+_c_convolution_backward = convolution_backward._cache
+
+
+def _bind_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    return (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | input._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_backward, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)) from None
+    _k = _c_convolution_backward.get(ks)
+    if _k is None:
+        _k = convolution_backward._fill(ks)
+    return _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+convolution_backward._bind = _bind_convolution_backward
+convolution_backward._entry = _entry_convolution_backward
+_aten._packet('convolution_backward')._add(convolution_backward)
+
+
+# schema/native_functions.yaml:1933
+conv1d = _Op("aten", 'conv1d', 'default',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d = conv1d._cache
+
+
+def _bind_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv1d.get(ks)
+    if _k is None:
+        _k = conv1d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d._bind = _bind_conv1d
+conv1d._entry = _entry_conv1d
+_aten._packet('conv1d')._add(conv1d)
+
+
+# schema/native_functions.yaml:1937
+conv2d = _Op("aten", 'conv2d', 'default',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d = conv2d._cache
+
+
+def _bind_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv2d.get(ks)
+    if _k is None:
+        _k = conv2d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d._bind = _bind_conv2d
+conv2d._entry = _entry_conv2d
+_aten._packet('conv2d')._add(conv2d)
+
+
+# schema/native_functions.yaml:1941
+conv1d_padding = _Op("aten", 'conv1d', 'padding',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d_padding = conv1d_padding._cache
+
+
+def _bind_conv1d_padding(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv1d_padding.get(ks)
+    if _k is None:
+        _k = conv1d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d_padding._bind = _bind_conv1d_padding
+conv1d_padding._entry = _entry_conv1d_padding
+_aten._packet('conv1d')._add(conv1d_padding)
+
+
+# schema/native_functions.yaml:1945
+conv2d_padding = _Op("aten", 'conv2d', 'padding',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d_padding = conv2d_padding._cache
+
+
+def _bind_conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv2d_padding.get(ks)
+    if _k is None:
+        _k = conv2d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d_padding._bind = _bind_conv2d_padding
+conv2d_padding._entry = _entry_conv2d_padding
+_aten._packet('conv2d')._add(conv2d_padding)
+
+
+# schema/native_functions.yaml:1949
+max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
+    'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
+_c_max_pool2d_with_indices = max_pool2d_with_indices._cache
+
+
+def _bind_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    _k = _c_max_pool2d_with_indices.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d_with_indices._bind = _bind_max_pool2d_with_indices
+max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
+_aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
+
+
+# schema/native_functions.yaml:1955
+max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
+    'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
+_c_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward._cache
+
+
+def _bind_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    return (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices_backward, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)) from None
+    _k = _c_max_pool2d_with_indices_backward.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+max_pool2d_with_indices_backward._bind = _bind_max_pool2d_with_indices_backward
+max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backward
+_aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
+
+
+# schema/native_functions.yaml:1960
+max_pool2d = _Op("aten", 'max_pool2d', 'default',
+    'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
+_c_max_pool2d = max_pool2d._cache
+
+
+def _bind_max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    _k = _c_max_pool2d.get(ks)
+    if _k is None:
+        _k = max_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d._bind = _bind_max_pool2d
+max_pool2d._entry = _entry_max_pool2d
+_aten._packet('max_pool2d')._add(max_pool2d)
+
+
+# schema/native_functions.yaml:1964
+avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
+    'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
+_c_avg_pool2d = avg_pool2d._cache
+
+
+def _bind_avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    _k = _c_avg_pool2d.get(ks)
+    if _k is None:
+        _k = avg_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d._bind = _bind_avg_pool2d
+avg_pool2d._entry = _entry_avg_pool2d
+_aten._packet('avg_pool2d')._add(avg_pool2d)
+
+
+# schema/native_functions.yaml:1968
+avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
+    'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
+_c_avg_pool2d_out = avg_pool2d_out._cache
+
+
+def _bind_avg_pool2d_out(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_out, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = avg_pool2d_out._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+avg_pool2d_out._bind = _bind_avg_pool2d_out
+avg_pool2d_out._entry = _entry_avg_pool2d_out
+_aten._packet('avg_pool2d')._add(avg_pool2d_out)
+
+
+# schema/native_functions.yaml:1971
+avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
+    'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
+_c_avg_pool2d_backward = avg_pool2d_backward._cache
+
+
+def _bind_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_backward, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    _k = _c_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d_backward._bind = _bind_avg_pool2d_backward
+avg_pool2d_backward._entry = _entry_avg_pool2d_backward
+_aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:1976
+_adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
+    '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=('core',))
+_c__adaptive_avg_pool2d = _adaptive_avg_pool2d._cache
+
+
+def _bind__adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry__adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d, (self, output_size)) from None
+    _k = _c__adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
+
+
+_adaptive_avg_pool2d._bind = _bind__adaptive_avg_pool2d
+_adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:1980
+_adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
+    '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'output_size', 'out'), 2, tags=('core',))
+_c__adaptive_avg_pool2d_out = _adaptive_avg_pool2d_out._cache
+
+
+def _bind__adaptive_avg_pool2d_out(self, output_size, *, out):
+    return (self, output_size, out)
+
+
+def _entry__adaptive_avg_pool2d_out(self, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_out, (self, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__adaptive_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_out._fill(ks)
+    return _k(self, output_size, out)
+
+
+_adaptive_avg_pool2d_out._bind = _bind__adaptive_avg_pool2d_out
+_adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
+
+
+# schema/native_functions.yaml:1983
+_adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
+    '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_c__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward._cache
+
+
+def _bind__adaptive_avg_pool2d_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry__adaptive_avg_pool2d_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward, (grad_output, self)) from None
+    _k = _c__adaptive_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self)
+
+
+_adaptive_avg_pool2d_backward._bind = _bind__adaptive_avg_pool2d_backward
+_adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:1987
+_adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
+    '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'out'), 2, tags=())
+_c__adaptive_avg_pool2d_backward_out = _adaptive_avg_pool2d_backward_out._cache
+
+
+def _bind__adaptive_avg_pool2d_backward_out(grad_output, self, *, out):
+    return (grad_output, self, out)
+
+
+def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward_out, (grad_output, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__adaptive_avg_pool2d_backward_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    return _k(grad_output, self, out)
+
+
+_adaptive_avg_pool2d_backward_out._bind = _bind__adaptive_avg_pool2d_backward_out
+_adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_out
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
+
+
+# schema/native_functions.yaml:1989
+adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
+    'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=())
+_c_adaptive_avg_pool2d = adaptive_avg_pool2d._cache
+
+
+def _bind_adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry_adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(adaptive_avg_pool2d, (self, output_size)) from None
+    _k = _c_adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
+
+
+adaptive_avg_pool2d._bind = _bind_adaptive_avg_pool2d
+adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
+_aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:1993
+constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
+    'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
+    ('self', 'pad', 'value'), 3, tags=())
+_c_constant_pad_nd = constant_pad_nd._cache
+
+
+def _bind_constant_pad_nd(self, pad, value=0):
+    return (self, pad, value)
+
+
+def _entry_constant_pad_nd(self, pad, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd, (self, pad, value)) from None
+    _k = _c_constant_pad_nd.get(ks)
+    if _k is None:
+        _k = constant_pad_nd._fill(ks)
+    return _k(self, pad, value)
+
+
+constant_pad_nd._bind = _bind_constant_pad_nd
+constant_pad_nd._entry = _entry_constant_pad_nd
+_aten._packet('constant_pad_nd')._add(constant_pad_nd)
+
+
+# schema/native_functions.yaml:1997
+constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
+    'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'pad', 'value', 'out'), 3, tags=())
+_c_constant_pad_nd_out = constant_pad_nd_out._cache
+
+
+def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
+    return (self, pad, value, out)
+
+
+def _entry_constant_pad_nd_out(self, pad, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_constant_pad_nd_out.get(ks)
+    if _k is None:
+        _k = constant_pad_nd_out._fill(ks)
+    return _k(self, pad, value, out)
+
+
+constant_pad_nd_out._bind = _bind_constant_pad_nd_out
+constant_pad_nd_out._entry = _entry_constant_pad_nd_out
+_aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
+
+
+# schema/native_functions.yaml:1999
+pad = _Op("aten", 'pad', 'default',
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    ('self', 'pad', 'mode', 'value'), 4, tags=())
+_c_pad = pad._cache
+_op_pad = pad
+
+
+def _bind_pad(self, pad, mode='constant', value=None):
+    return (self, pad, mode, value)
+
+
+def _entry_pad(self, pad, mode, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_pad, (self, pad, mode, value)) from None
+    _k = _c_pad.get(ks)
+    if _k is None:
+        _k = _op_pad._fill(ks)
+    return _k(self, pad, mode, value)
+
+
+pad._bind = _bind_pad
+pad._entry = _entry_pad
+_aten._packet('pad')._add(pad)
+
+
+# schema/native_functions.yaml:2003
+embedding = _Op("aten", 'embedding', 'default',
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
+_c_embedding = embedding._cache
+
+
+def _bind_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) from None
+    _k = _c_embedding.get(ks)
+    if _k is None:
+        _k = embedding._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+embedding._bind = _bind_embedding
+embedding._entry = _entry_embedding
+_aten._packet('embedding')._add(embedding)
+
+
+# schema/native_functions.yaml:2007
+embedding_out = _Op("aten", 'embedding', 'out',
+    'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
+_c_embedding_out = embedding_out._cache
+
+
+def _bind_embedding_out(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_out, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_embedding_out.get(ks)
+    if _k is None:
+        _k = embedding_out._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+embedding_out._bind = _bind_embedding_out
+embedding_out._entry = _entry_embedding_out
+_aten._packet('embedding')._add(embedding_out)
+
+
+# schema/native_functions.yaml:2010
+embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
+    'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
+_c_embedding_dense_backward = embedding_dense_backward._cache
+
+
+def _bind_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)) from None
+    _k = _c_embedding_dense_backward.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+embedding_dense_backward._bind = _bind_embedding_dense_backward
+embedding_dense_backward._entry = _entry_embedding_dense_backward
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
+
+
+# schema/native_functions.yaml:2014
+embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
+    'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
+_c_embedding_dense_backward_out = embedding_dense_backward_out._cache
+
+
+def _bind_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward_out, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_embedding_dense_backward_out.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward_out._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+embedding_dense_backward_out._bind = _bind_embedding_dense_backward_out
+embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
+
+
+# schema/native_functions.yaml:2016
+one_hot = _Op("aten", 'one_hot', 'default',
+    'one_hot(Tensor self, int num_classes=-1) -> Tensor',
+    ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
+_c_one_hot = one_hot._cache
+
+
+def _bind_one_hot(self, num_classes=-1):
+    return (self, num_classes)
+
+
+def _entry_one_hot(self, num_classes):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(one_hot, (self, num_classes)) from None
+    _k = _c_one_hot.get(ks)
+    if _k is None:
+        _k = one_hot._fill(ks)
+    return _k(self, num_classes)
+
+
+one_hot._bind = _bind_one_hot
+one_hot._entry = _entry_one_hot
+_aten._packet('one_hot')._add(one_hot)
+
+
+# schema/native_functions.yaml:2021
+dot = _Op("aten", 'dot', 'default',
+    'dot(Tensor self, Tensor tensor) -> Tensor',
+    ('self', 'tensor'), 2, tags=())
+_c_dot = dot._cache
+
+
+def _bind_dot(self, tensor):
+    return (self, tensor)
+
+
+def _entry_dot(self, tensor):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot, (self, tensor)) from None
+    _k = _c_dot.get(ks)
+    if _k is None:
+        _k = dot._fill(ks)
+    return _k(self, tensor)
+
+
+dot._bind = _bind_dot
+dot._entry = _entry_dot
+_aten._packet('dot')._add(dot)
+
+
+# schema/native_functions.yaml:2026
+dot_out = _Op("aten", 'dot', 'out',
+    'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor', 'out'), 2, tags=())
+_c_dot_out = dot_out._cache
+
+
+def _bind_dot_out(self, tensor, *, out):
+    return (self, tensor, out)
+
+
+def _entry_dot_out(self, tensor, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot_out, (self, tensor, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_dot_out.get(ks)
+    if _k is None:
+        _k = dot_out._fill(ks)
+    return _k(self, tensor, out)
+
+
+dot_out._bind = _bind_dot_out
+dot_out._entry = _entry_dot_out
+_aten._packet('dot')._add(dot_out)
+
+
+# schema/native_functions.yaml:2028
+mv = _Op("aten", 'mv', 'default',
+    'mv(Tensor self, Tensor vec) -> Tensor',
+    ('self', 'vec'), 2, tags=())
+_c_mv = mv._cache
+
+
+def _bind_mv(self, vec):
+    return (self, vec)
+
+
+def _entry_mv(self, vec):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv, (self, vec)) from None
+    _k = _c_mv.get(ks)
+    if _k is None:
+        _k = mv._fill(ks)
+    return _k(self, vec)
+
+
+mv._bind = _bind_mv
+mv._entry = _entry_mv
+_aten._packet('mv')._add(mv)
+
+
+# schema/native_functions.yaml:2033
+mv_out = _Op("aten", 'mv', 'out',
+    'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec', 'out'), 2, tags=())
+_c_mv_out = mv_out._cache
+
+
+def _bind_mv_out(self, vec, *, out):
+    return (self, vec, out)
+
+
+def _entry_mv_out(self, vec, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv_out, (self, vec, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mv_out.get(ks)
+    if _k is None:
+        _k = mv_out._fill(ks)
+    return _k(self, vec, out)
+
+
+mv_out._bind = _bind_mv_out
+mv_out._entry = _entry_mv_out
+_aten._packet('mv')._add(mv_out)
+
+
+# schema/native_functions.yaml:2035
+outer = _Op("aten", 'outer', 'default',
+    'outer(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_outer = outer._cache
+
+
+def _bind_outer(self, vec2):
+    return (self, vec2)
+
+
+def _entry_outer(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer, (self, vec2)) from None
+    _k = _c_outer.get(ks)
+    if _k is None:
+        _k = outer._fill(ks)
+    return _k(self, vec2)
+
+
+outer._bind = _bind_outer
+outer._entry = _entry_outer
+_aten._packet('outer')._add(outer)
+
+
+# schema/native_functions.yaml:2040
+outer_out = _Op("aten", 'outer', 'out',
+    'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_outer_out = outer_out._cache
+
+
+def _bind_outer_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_outer_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_outer_out.get(ks)
+    if _k is None:
+        _k = outer_out._fill(ks)
+    return _k(self, vec2, out)
+
+
+outer_out._bind = _bind_outer_out
+outer_out._entry = _entry_outer_out
+_aten._packet('outer')._add(outer_out)
+
+
+# schema/native_functions.yaml:2044
+baddbmm = _Op("aten", 'baddbmm', 'default',
+    'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm = baddbmm._cache
+
+
+def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
+    _k = _c_baddbmm.get(ks)
+    if _k is None:
+        _k = baddbmm._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm._bind = _bind_baddbmm
+baddbmm._entry = _entry_baddbmm
+_aten._packet('baddbmm')._add(baddbmm)
+
+
+# schema/native_functions.yaml:2049
+baddbmm_out = _Op("aten", 'baddbmm', 'out',
+    'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_baddbmm_out = baddbmm_out._cache
+
+
+def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_baddbmm_out.get(ks)
+    if _k is None:
+        _k = baddbmm_out._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha, out)
+
+
+baddbmm_out._bind = _bind_baddbmm_out
+baddbmm_out._entry = _entry_baddbmm_out
+_aten._packet('baddbmm')._add(baddbmm_out)
+
+
+# schema/native_functions.yaml:2051
+baddbmm_ = _Op("aten", 'baddbmm_', 'default',
+    'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm_ = baddbmm_._cache
+
+
+def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_baddbmm_.get(ks)
+    if _k is None:
+        _k = baddbmm_._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm_._bind = _bind_baddbmm_
+baddbmm_._entry = _entry_baddbmm_
+_aten._packet('baddbmm_')._add(baddbmm_)
+
+
+# schema/native_functions.yaml:2057
+einsum = _Op("aten", 'einsum', 'default',
+    'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
+    ('equation', 'tensors', 'path'), 2, tags=())
+_c_einsum = einsum._cache
+
+
+def _bind_einsum(equation, tensors, *, path=None):
+    return (equation, tensors, path)
+
+
+def _entry_einsum(equation, tensors, path):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(einsum, (equation, tensors, path)) from None
+    _k = _c_einsum.get(ks)
+    if _k is None:
+        _k = einsum._fill(ks)
+    return _k(equation, tensors, path)
+
+
+einsum._bind = _bind_einsum
+einsum._entry = _entry_einsum
+_aten._packet('einsum')._add(einsum)
+
+
+# schema/native_functions.yaml:2061
+_softmax = _Op("aten", '_softmax', 'default',
+    '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__softmax = _softmax._cache
+
+
+def _bind__softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax, (self, dim, half_to_float)) from None
+    _k = _c__softmax.get(ks)
+    if _k is None:
+        _k = _softmax._fill(ks)
+    return _k(self, dim, half_to_float)
+
+
+_softmax._bind = _bind__softmax
+_softmax._entry = _entry__softmax
+_aten._packet('_softmax')._add(_softmax)
+
+
+# schema/native_functions.yaml:2065
+_softmax_out = _Op("aten", '_softmax', 'out',
+    '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__softmax_out = _softmax_out._cache
+
+
+def _bind__softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__softmax_out.get(ks)
+    if _k is None:
+        _k = _softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
+
+
+_softmax_out._bind = _bind__softmax_out
+_softmax_out._entry = _entry__softmax_out
+_aten._packet('_softmax')._add(_softmax_out)
+
+
+# schema/native_functions.yaml:2068
+_log_softmax = _Op("aten", '_log_softmax', 'default',
+    '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__log_softmax = _log_softmax._cache
+
+
+def _bind__log_softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__log_softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax, (self, dim, half_to_float)) from None
+    _k = _c__log_softmax.get(ks)
+    if _k is None:
+        _k = _log_softmax._fill(ks)
+    return _k(self, dim, half_to_float)
+
+
+_log_softmax._bind = _bind__log_softmax
+_log_softmax._entry = _entry__log_softmax
+_aten._packet('_log_softmax')._add(_log_softmax)
+
+
+# schema/native_functions.yaml:2072
+_log_softmax_out = _Op("aten", '_log_softmax', 'out',
+    '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__log_softmax_out = _log_softmax_out._cache
+
+
+def _bind__log_softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__log_softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__log_softmax_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
+
+
+_log_softmax_out._bind = _bind__log_softmax_out
+_log_softmax_out._entry = _entry__log_softmax_out
+_aten._packet('_log_softmax')._add(_log_softmax_out)
+
+
+# schema/native_functions.yaml:2075
+softmax_int = _Op("aten", 'softmax', 'int',
+    'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_softmax_int = softmax_int._cache
+
+
+def _bind_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int, (self, dim, dtype)) from None
+    _k = _c_softmax_int.get(ks)
+    if _k is None:
+        _k = softmax_int._fill(ks)
+    return _k(self, dim, dtype)
+
+
+softmax_int._bind = _bind_softmax_int
+softmax_int._entry = _entry_softmax_int
+_aten._packet('softmax')._add(softmax_int)
+
+
+# schema/native_functions.yaml:2079
+softmax_int_out = _Op("aten", 'softmax', 'int_out',
+    'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_softmax_int_out = softmax_int_out._cache
+
+
+def _bind_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_softmax_int_out.get(ks)
+    if _k is None:
+        _k = softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+softmax_int_out._bind = _bind_softmax_int_out
+softmax_int_out._entry = _entry_softmax_int_out
+_aten._packet('softmax')._add(softmax_int_out)
+
+
+# schema/native_functions.yaml:2081
+log_softmax_int = _Op("aten", 'log_softmax', 'int',
+    'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_log_softmax_int = log_softmax_int._cache
+
+
+def _bind_log_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_log_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int, (self, dim, dtype)) from None
+    _k = _c_log_softmax_int.get(ks)
+    if _k is None:
+        _k = log_softmax_int._fill(ks)
+    return _k(self, dim, dtype)
+
+
+log_softmax_int._bind = _bind_log_softmax_int
+log_softmax_int._entry = _entry_log_softmax_int
+_aten._packet('log_softmax')._add(log_softmax_int)
+
+
+# schema/native_functions.yaml:2085
+log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
+    'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_log_softmax_int_out = log_softmax_int_out._cache
+
+
+def _bind_log_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_log_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log_softmax_int_out.get(ks)
+    if _k is None:
+        _k = log_softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+log_softmax_int_out._bind = _bind_log_softmax_int_out
+log_softmax_int_out._entry = _entry_log_softmax_int_out
+_aten._packet('log_softmax')._add(log_softmax_int_out)
+
+
+# schema/native_functions.yaml:2087
+_softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__softmax_backward_data = _softmax_backward_data._cache
+
+
+def _bind__softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    _k = _c__softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
+
+
+_softmax_backward_data._bind = _bind__softmax_backward_data
+_softmax_backward_data._entry = _entry__softmax_backward_data
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
+
+
+# schema/native_functions.yaml:2092
+_softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
+    '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
+_c__softmax_backward_data_out = _softmax_backward_data_out._cache
+
+
+def _bind__softmax_backward_data_out(grad_output, output, dim, input_dtype, *, grad_input):
+    return (grad_output, output, dim, input_dtype, grad_input)
+
+
+def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data_out, (grad_output, output, dim, input_dtype, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c__softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, grad_input)
+
+
+_softmax_backward_data_out._bind = _bind__softmax_backward_data_out
+_softmax_backward_data_out._entry = _entry__softmax_backward_data_out
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:2096
+_log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__log_softmax_backward_data = _log_softmax_backward_data._cache
+
+
+def _bind__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    _k = _c__log_softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
+
+
+_log_softmax_backward_data._bind = _bind__log_softmax_backward_data
+_log_softmax_backward_data._entry = _entry__log_softmax_backward_data
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
+
+
+# schema/native_functions.yaml:2100
+_log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
+    '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
+_c__log_softmax_backward_data_out = _log_softmax_backward_data_out._cache
+
+
+def _bind__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    return (grad_output, output, dim, input_dtype, out)
+
+
+def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data_out, (grad_output, output, dim, input_dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__log_softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, out)
+
+
+_log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
+_log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:2102
+rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_rsub_Tensor = rsub_Tensor._cache
+
+
+def _bind_rsub_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
+    _k = _c_rsub_Tensor.get(ks)
+    if _k is None:
+        _k = rsub_Tensor._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Tensor._bind = _bind_rsub_Tensor
+rsub_Tensor._entry = _entry_rsub_Tensor
+_aten._packet('rsub')._add(rsub_Tensor)
+
+
+# schema/native_functions.yaml:2107
+rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
+    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_rsub_Tensor_out = rsub_Tensor_out._cache
+
+
+def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Tensor_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Tensor_out.get(ks)
+    if _k is None:
+        _k = rsub_Tensor_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Tensor_out._bind = _bind_rsub_Tensor_out
+rsub_Tensor_out._entry = _entry_rsub_Tensor_out
+_aten._packet('rsub')._add(rsub_Tensor_out)
+
+
+# schema/native_functions.yaml:2110
+rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_rsub_Scalar = rsub_Scalar._cache
+
+
+def _bind_rsub_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
+    _k = _c_rsub_Scalar.get(ks)
+    if _k is None:
+        _k = rsub_Scalar._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Scalar._bind = _bind_rsub_Scalar
+rsub_Scalar._entry = _entry_rsub_Scalar
+_aten._packet('rsub')._add(rsub_Scalar)
+
+
+# schema/native_functions.yaml:2115
+rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
+    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
+_c_rsub_Scalar_out = rsub_Scalar_out._cache
+
+
+def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Scalar_out.get(ks)
+    if _k is None:
+        _k = rsub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Scalar_out._bind = _bind_rsub_Scalar_out
+rsub_Scalar_out._entry = _entry_rsub_Scalar_out
+_aten._packet('rsub')._add(rsub_Scalar_out)
+
+
+# schema/native_functions.yaml:2118
+floor_divide = _Op("aten", 'floor_divide', 'default',
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide = floor_divide._cache
+
+
+def _bind_floor_divide(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide, (self, other)) from None
+    _k = _c_floor_divide.get(ks)
+    if _k is None:
+        _k = floor_divide._fill(ks)
+    return _k(self, other)
+
+
+floor_divide._bind = _bind_floor_divide
+floor_divide._entry = _entry_floor_divide
+_aten._packet('floor_divide')._add(floor_divide)
+
+
+# schema/native_functions.yaml:2123
+floor_divide_out = _Op("aten", 'floor_divide', 'out',
+    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_out = floor_divide_out._cache
+
+
+def _bind_floor_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_out.get(ks)
+    if _k is None:
+        _k = floor_divide_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_out._bind = _bind_floor_divide_out
+floor_divide_out._entry = _entry_floor_divide_out
+_aten._packet('floor_divide')._add(floor_divide_out)
+
+
+# schema/native_functions.yaml:2126
+floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar = floor_divide_Scalar._cache
+
+
+def _bind_floor_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar, (self, other)) from None
+    _k = _c_floor_divide_Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide_Scalar._bind = _bind_floor_divide_Scalar
+floor_divide_Scalar._entry = _entry_floor_divide_Scalar
+_aten._packet('floor_divide')._add(floor_divide_Scalar)
+
+
+# schema/native_functions.yaml:2131
+floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
+    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
+
+
+def _bind_floor_divide_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_Scalar_out.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
+floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
+_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
+
+
+# schema/native_functions.yaml:2134
+floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
+    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Tensor = floor_divide__Tensor._cache
+
+
+def _bind_floor_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Tensor.get(ks)
+    if _k is None:
+        _k = floor_divide__Tensor._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Tensor._bind = _bind_floor_divide__Tensor
+floor_divide__Tensor._entry = _entry_floor_divide__Tensor
+_aten._packet('floor_divide_')._add(floor_divide__Tensor)
+
+
+# schema/native_functions.yaml:2141
+floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
+    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Scalar = floor_divide__Scalar._cache
+
+
+def _bind_floor_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide__Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Scalar._bind = _bind_floor_divide__Scalar
+floor_divide__Scalar._entry = _entry_floor_divide__Scalar
+_aten._packet('floor_divide_')._add(floor_divide__Scalar)
+
+
+# schema/native_functions.yaml:2148
+remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Tensor = remainder_Tensor._cache
+
+
+def _bind_remainder_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor, (self, other)) from None
+    _k = _c_remainder_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Tensor._bind = _bind_remainder_Tensor
+remainder_Tensor._entry = _entry_remainder_Tensor
+_aten._packet('remainder')._add(remainder_Tensor)
+
+
+# schema/native_functions.yaml:2153
+remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
+    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Tensor_out = remainder_Tensor_out._cache
+
+
+def _bind_remainder_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Tensor_out._bind = _bind_remainder_Tensor_out
+remainder_Tensor_out._entry = _entry_remainder_Tensor_out
+_aten._packet('remainder')._add(remainder_Tensor_out)
+
+
+# schema/native_functions.yaml:2156
+remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar = remainder_Scalar._cache
+
+
+def _bind_remainder_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar, (self, other)) from None
+    _k = _c_remainder_Scalar.get(ks)
+    if _k is None:
+        _k = remainder_Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar._bind = _bind_remainder_Scalar
+remainder_Scalar._entry = _entry_remainder_Scalar
+_aten._packet('remainder')._add(remainder_Scalar)
+
+
+# schema/native_functions.yaml:2161
+remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
+    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_out = remainder_Scalar_out._cache
+
+
+def _bind_remainder_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_out._bind = _bind_remainder_Scalar_out
+remainder_Scalar_out._entry = _entry_remainder_Scalar_out
+_aten._packet('remainder')._add(remainder_Scalar_out)
+
+
+# schema/native_functions.yaml:2164
+remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
+
+
+def _bind_remainder_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
+    _k = _c_remainder_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
+remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
+_aten._packet('remainder')._add(remainder_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2169
+remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
+    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
+
+
+def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
+remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
+_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2172
+remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Tensor = remainder__Tensor._cache
+
+
+def _bind_remainder__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Tensor.get(ks)
+    if _k is None:
+        _k = remainder__Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder__Tensor._bind = _bind_remainder__Tensor
+remainder__Tensor._entry = _entry_remainder__Tensor
+_aten._packet('remainder_')._add(remainder__Tensor)
+
+
+# schema/native_functions.yaml:2179
+remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Scalar = remainder__Scalar._cache
+
+
+def _bind_remainder__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Scalar.get(ks)
+    if _k is None:
+        _k = remainder__Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder__Scalar._bind = _bind_remainder__Scalar
+remainder__Scalar._entry = _entry_remainder__Scalar
+_aten._packet('remainder_')._add(remainder__Scalar)
+
+
+# schema/native_functions.yaml:2186
+fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Tensor = fmod_Tensor._cache
+
+
+def _bind_fmod_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor, (self, other)) from None
+    _k = _c_fmod_Tensor.get(ks)
+    if _k is None:
+        _k = fmod_Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod_Tensor._bind = _bind_fmod_Tensor
+fmod_Tensor._entry = _entry_fmod_Tensor
+_aten._packet('fmod')._add(fmod_Tensor)
+
+
+# schema/native_functions.yaml:2191
+fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
+    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Tensor_out = fmod_Tensor_out._cache
+
+
+def _bind_fmod_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Tensor_out.get(ks)
+    if _k is None:
+        _k = fmod_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Tensor_out._bind = _bind_fmod_Tensor_out
+fmod_Tensor_out._entry = _entry_fmod_Tensor_out
+_aten._packet('fmod')._add(fmod_Tensor_out)
+
+
+# schema/native_functions.yaml:2194
+fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Scalar = fmod_Scalar._cache
+
+
+def _bind_fmod_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar, (self, other)) from None
+    _k = _c_fmod_Scalar.get(ks)
+    if _k is None:
+        _k = fmod_Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod_Scalar._bind = _bind_fmod_Scalar
+fmod_Scalar._entry = _entry_fmod_Scalar
+_aten._packet('fmod')._add(fmod_Scalar)
+
+
+# schema/native_functions.yaml:2199
+fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
+    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Scalar_out = fmod_Scalar_out._cache
+
+
+def _bind_fmod_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Scalar_out.get(ks)
+    if _k is None:
+        _k = fmod_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Scalar_out._bind = _bind_fmod_Scalar_out
+fmod_Scalar_out._entry = _entry_fmod_Scalar_out
+_aten._packet('fmod')._add(fmod_Scalar_out)
+
+
+# schema/native_functions.yaml:2202
+fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Tensor = fmod__Tensor._cache
+
+
+def _bind_fmod__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Tensor.get(ks)
+    if _k is None:
+        _k = fmod__Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod__Tensor._bind = _bind_fmod__Tensor
+fmod__Tensor._entry = _entry_fmod__Tensor
+_aten._packet('fmod_')._add(fmod__Tensor)
+
+
+# schema/native_functions.yaml:2209
+fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Scalar = fmod__Scalar._cache
+
+
+def _bind_fmod__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Scalar.get(ks)
+    if _k is None:
+        _k = fmod__Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod__Scalar._bind = _bind_fmod__Scalar
+fmod__Scalar._entry = _entry_fmod__Scalar
+_aten._packet('fmod_')._add(fmod__Scalar)
+
+
+# schema/native_functions.yaml:2216
+maximum = _Op("aten", 'maximum', 'default',
+    'maximum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_maximum = maximum._cache
+
+
+def _bind_maximum(self, other):
+    return (self, other)
+
+
+def _entry_maximum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum, (self, other)) from None
+    _k = _c_maximum.get(ks)
+    if _k is None:
+        _k = maximum._fill(ks)
+    return _k(self, other)
+
+
+maximum._bind = _bind_maximum
+maximum._entry = _entry_maximum
+_aten._packet('maximum')._add(maximum)
+
+
+# schema/native_functions.yaml:2221
+maximum_out = _Op("aten", 'maximum', 'out',
+    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_maximum_out = maximum_out._cache
+
+
+def _bind_maximum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_maximum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_maximum_out.get(ks)
+    if _k is None:
+        _k = maximum_out._fill(ks)
+    return _k(self, other, out)
+
+
+maximum_out._bind = _bind_maximum_out
+maximum_out._entry = _entry_maximum_out
+_aten._packet('maximum')._add(maximum_out)
+
+
+# schema/native_functions.yaml:2224
+minimum = _Op("aten", 'minimum', 'default',
+    'minimum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_minimum = minimum._cache
+
+
+def _bind_minimum(self, other):
+    return (self, other)
+
+
+def _entry_minimum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum, (self, other)) from None
+    _k = _c_minimum.get(ks)
+    if _k is None:
+        _k = minimum._fill(ks)
+    return _k(self, other)
+
+
+minimum._bind = _bind_minimum
+minimum._entry = _entry_minimum
+_aten._packet('minimum')._add(minimum)
+
+
+# schema/native_functions.yaml:2229
+minimum_out = _Op("aten", 'minimum', 'out',
+    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_minimum_out = minimum_out._cache
+
+
+def _bind_minimum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_minimum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_minimum_out.get(ks)
+    if _k is None:
+        _k = minimum_out._fill(ks)
+    return _k(self, other, out)
+
+
+minimum_out._bind = _bind_minimum_out
+minimum_out._entry = _entry_minimum_out
+_aten._packet('minimum')._add(minimum_out)
+
+
+# schema/native_functions.yaml:2232
+atan2 = _Op("aten", 'atan2', 'default',
+    'atan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2 = atan2._cache
+
+
+def _bind_atan2(self, other):
+    return (self, other)
+
+
+def _entry_atan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2, (self, other)) from None
+    _k = _c_atan2.get(ks)
+    if _k is None:
+        _k = atan2._fill(ks)
+    return _k(self, other)
+
+
+atan2._bind = _bind_atan2
+atan2._entry = _entry_atan2
+_aten._packet('atan2')._add(atan2)
+
+
+# schema/native_functions.yaml:2237
+atan2_out = _Op("aten", 'atan2', 'out',
+    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_atan2_out = atan2_out._cache
+
+
+def _bind_atan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_atan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan2_out.get(ks)
+    if _k is None:
+        _k = atan2_out._fill(ks)
+    return _k(self, other, out)
+
+
+atan2_out._bind = _bind_atan2_out
+atan2_out._entry = _entry_atan2_out
+_aten._packet('atan2')._add(atan2_out)
+
+
+# schema/native_functions.yaml:2240
+atan2_ = _Op("aten", 'atan2_', 'default',
+    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2_ = atan2_._cache
+
+
+def _bind_atan2_(self, other):
+    return (self, other)
+
+
+def _entry_atan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan2_.get(ks)
+    if _k is None:
+        _k = atan2_._fill(ks)
+    return _k(self, other)
+
+
+atan2_._bind = _bind_atan2_
+atan2_._entry = _entry_atan2_
+_aten._packet('atan2_')._add(atan2_)
+
+
+# schema/native_functions.yaml:2247
+logical_and = _Op("aten", 'logical_and', 'default',
+    'logical_and(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and = logical_and._cache
+
+
+def _bind_logical_and(self, other):
+    return (self, other)
+
+
+def _entry_logical_and(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and, (self, other)) from None
+    _k = _c_logical_and.get(ks)
+    if _k is None:
+        _k = logical_and._fill(ks)
+    return _k(self, other)
+
+
+logical_and._bind = _bind_logical_and
+logical_and._entry = _entry_logical_and
+_aten._packet('logical_and')._add(logical_and)
+
+
+# schema/native_functions.yaml:2252
+logical_and_out = _Op("aten", 'logical_and', 'out',
+    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_and_out = logical_and_out._cache
+
+
+def _bind_logical_and_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_and_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_and_out.get(ks)
+    if _k is None:
+        _k = logical_and_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_and_out._bind = _bind_logical_and_out
+logical_and_out._entry = _entry_logical_and_out
+_aten._packet('logical_and')._add(logical_and_out)
+
+
+# schema/native_functions.yaml:2255
+logical_and_ = _Op("aten", 'logical_and_', 'default',
+    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and_ = logical_and_._cache
+
+
+def _bind_logical_and_(self, other):
+    return (self, other)
+
+
+def _entry_logical_and_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_and_.get(ks)
+    if _k is None:
+        _k = logical_and_._fill(ks)
+    return _k(self, other)
+
+
+logical_and_._bind = _bind_logical_and_
+logical_and_._entry = _entry_logical_and_
+_aten._packet('logical_and_')._add(logical_and_)
+
+
+# schema/native_functions.yaml:2262
+logical_or = _Op("aten", 'logical_or', 'default',
+    'logical_or(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or = logical_or._cache
+
+
+def _bind_logical_or(self, other):
+    return (self, other)
+
+
+def _entry_logical_or(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or, (self, other)) from None
+    _k = _c_logical_or.get(ks)
+    if _k is None:
+        _k = logical_or._fill(ks)
+    return _k(self, other)
+
+
+logical_or._bind = _bind_logical_or
+logical_or._entry = _entry_logical_or
+_aten._packet('logical_or')._add(logical_or)
+
+
+# schema/native_functions.yaml:2267
+logical_or_out = _Op("aten", 'logical_or', 'out',
+    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_or_out = logical_or_out._cache
+
+
+def _bind_logical_or_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_or_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_or_out.get(ks)
+    if _k is None:
+        _k = logical_or_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_or_out._bind = _bind_logical_or_out
+logical_or_out._entry = _entry_logical_or_out
+_aten._packet('logical_or')._add(logical_or_out)
+
+
+# schema/native_functions.yaml:2270
+logical_or_ = _Op("aten", 'logical_or_', 'default',
+    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or_ = logical_or_._cache
+
+
+def _bind_logical_or_(self, other):
+    return (self, other)
+
+
+def _entry_logical_or_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_or_.get(ks)
+    if _k is None:
+        _k = logical_or_._fill(ks)
+    return _k(self, other)
+
+
+logical_or_._bind = _bind_logical_or_
+logical_or_._entry = _entry_logical_or_
+_aten._packet('logical_or_')._add(logical_or_)
+
+
+# schema/native_functions.yaml:2277
+logical_xor = _Op("aten", 'logical_xor', 'default',
+    'logical_xor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor = logical_xor._cache
+
+
+def _bind_logical_xor(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor, (self, other)) from None
+    _k = _c_logical_xor.get(ks)
+    if _k is None:
+        _k = logical_xor._fill(ks)
+    return _k(self, other)
+
+
+logical_xor._bind = _bind_logical_xor
+logical_xor._entry = _entry_logical_xor
+_aten._packet('logical_xor')._add(logical_xor)
+
+
+# schema/native_functions.yaml:2282
+logical_xor_out = _Op("aten", 'logical_xor', 'out',
+    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_xor_out = logical_xor_out._cache
+
+
+def _bind_logical_xor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_xor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_xor_out.get(ks)
+    if _k is None:
+        _k = logical_xor_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_xor_out._bind = _bind_logical_xor_out
+logical_xor_out._entry = _entry_logical_xor_out
+_aten._packet('logical_xor')._add(logical_xor_out)
+
+
+# schema/native_functions.yaml:2285
+logical_xor_ = _Op("aten", 'logical_xor_', 'default',
+    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor_ = logical_xor_._cache
+
+
+def _bind_logical_xor_(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_xor_.get(ks)
+    if _k is None:
+        _k = logical_xor_._fill(ks)
+    return _k(self, other)
+
+
+logical_xor_._bind = _bind_logical_xor_
+logical_xor_._entry = _entry_logical_xor_
+_aten._packet('logical_xor_')._add(logical_xor_)
+
+
+# schema/native_functions.yaml:2292
+bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
+
+
+def _bind_bitwise_and_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
+bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
+
+
+# schema/native_functions.yaml:2297
+bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
+    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
+
+
+def _bind_bitwise_and_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
+bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
+
+
+# schema/native_functions.yaml:2300
+bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
+
+
+def _bind_bitwise_and_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
+    _k = _c_bitwise_and_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
+bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
+
+
+# schema/native_functions.yaml:2305
+bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
+    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
+
+
+def _bind_bitwise_and_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
+bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
+
+
+# schema/native_functions.yaml:2308
+bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
+bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2313
+bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
+    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
+bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2316
+bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
+
+
+def _bind_bitwise_and__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
+bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
+_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
+
+
+# schema/native_functions.yaml:2323
+bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
+
+
+def _bind_bitwise_and__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
+bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
+_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
+
+
+# schema/native_functions.yaml:2330
+bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
+
+
+def _bind_bitwise_or_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
+bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
+
+
+# schema/native_functions.yaml:2335
+bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
+    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
+
+
+def _bind_bitwise_or_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
+bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
+
+
+# schema/native_functions.yaml:2338
+bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
+
+
+def _bind_bitwise_or_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
+    _k = _c_bitwise_or_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
+bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
+
+
+# schema/native_functions.yaml:2343
+bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
+    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
+
+
+def _bind_bitwise_or_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
+bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
+
+
+# schema/native_functions.yaml:2346
+bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
+bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2351
+bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
+    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
+bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2354
+bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
+
+
+def _bind_bitwise_or__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
+bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
+_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
+
+
+# schema/native_functions.yaml:2361
+bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
+
+
+def _bind_bitwise_or__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
+bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
+_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
+
+
+# schema/native_functions.yaml:2368
+bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
+
+
+def _bind_bitwise_xor_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
+bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
+
+
+# schema/native_functions.yaml:2373
+bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
+    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
+bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
+
+
+# schema/native_functions.yaml:2376
+bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
+
+
+def _bind_bitwise_xor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
+bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
+
+
+# schema/native_functions.yaml:2381
+bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
+    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
+
+
+def _bind_bitwise_xor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
+bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
+
+
+# schema/native_functions.yaml:2384
+bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
+bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2389
+bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
+    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
+bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2392
+bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
+
+
+def _bind_bitwise_xor__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
+bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
+
+
+# schema/native_functions.yaml:2399
+bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
+
+
+def _bind_bitwise_xor__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
+bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
+
+
+# schema/native_functions.yaml:2406
+lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Scalar = lerp_Scalar._cache
+
+
+def _bind_lerp_Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
+    _k = _c_lerp_Scalar.get(ks)
+    if _k is None:
+        _k = lerp_Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Scalar._bind = _bind_lerp_Scalar
+lerp_Scalar._entry = _entry_lerp_Scalar
+_aten._packet('lerp')._add(lerp_Scalar)
+
+
+# schema/native_functions.yaml:2411
+lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
+    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Scalar_out = lerp_Scalar_out._cache
+
+
+def _bind_lerp_Scalar_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Scalar_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Scalar_out.get(ks)
+    if _k is None:
+        _k = lerp_Scalar_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Scalar_out._bind = _bind_lerp_Scalar_out
+lerp_Scalar_out._entry = _entry_lerp_Scalar_out
+_aten._packet('lerp')._add(lerp_Scalar_out)
+
+
+# schema/native_functions.yaml:2414
+lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Tensor = lerp_Tensor._cache
+
+
+def _bind_lerp_Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
+    _k = _c_lerp_Tensor.get(ks)
+    if _k is None:
+        _k = lerp_Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Tensor._bind = _bind_lerp_Tensor
+lerp_Tensor._entry = _entry_lerp_Tensor
+_aten._packet('lerp')._add(lerp_Tensor)
+
+
+# schema/native_functions.yaml:2419
+lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
+    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Tensor_out = lerp_Tensor_out._cache
+
+
+def _bind_lerp_Tensor_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Tensor_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Tensor_out.get(ks)
+    if _k is None:
+        _k = lerp_Tensor_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Tensor_out._bind = _bind_lerp_Tensor_out
+lerp_Tensor_out._entry = _entry_lerp_Tensor_out
+_aten._packet('lerp')._add(lerp_Tensor_out)
+
+
+# schema/native_functions.yaml:2422
+lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Scalar = lerp__Scalar._cache
+
+
+def _bind_lerp__Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Scalar.get(ks)
+    if _k is None:
+        _k = lerp__Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Scalar._bind = _bind_lerp__Scalar
+lerp__Scalar._entry = _entry_lerp__Scalar
+_aten._packet('lerp_')._add(lerp__Scalar)
+
+
+# schema/native_functions.yaml:2429
+lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Tensor = lerp__Tensor._cache
+
+
+def _bind_lerp__Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Tensor.get(ks)
+    if _k is None:
+        _k = lerp__Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Tensor._bind = _bind_lerp__Tensor
+lerp__Tensor._entry = _entry_lerp__Tensor
+_aten._packet('lerp_')._add(lerp__Tensor)
+
+
+# schema/native_functions.yaml:2436
+addcmul = _Op("aten", 'addcmul', 'default',
+    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul = addcmul._cache
+
+
+def _bind_addcmul(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcmul.get(ks)
+    if _k is None:
+        _k = addcmul._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul._bind = _bind_addcmul
+addcmul._entry = _entry_addcmul
+_aten._packet('addcmul')._add(addcmul)
+
+
+# schema/native_functions.yaml:2441
+addcmul_out = _Op("aten", 'addcmul', 'out',
+    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcmul_out = addcmul_out._cache
+
+
+def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcmul_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcmul_out.get(ks)
+    if _k is None:
+        _k = addcmul_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcmul_out._bind = _bind_addcmul_out
+addcmul_out._entry = _entry_addcmul_out
+_aten._packet('addcmul')._add(addcmul_out)
+
+
+# schema/native_functions.yaml:2444
+addcmul_ = _Op("aten", 'addcmul_', 'default',
+    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul_ = addcmul_._cache
+
+
+def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcmul_.get(ks)
+    if _k is None:
+        _k = addcmul_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul_._bind = _bind_addcmul_
+addcmul_._entry = _entry_addcmul_
+_aten._packet('addcmul_')._add(addcmul_)
+
+
+# schema/native_functions.yaml:2451
+addcdiv = _Op("aten", 'addcdiv', 'default',
+    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv = addcdiv._cache
+
+
+def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcdiv.get(ks)
+    if _k is None:
+        _k = addcdiv._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv._bind = _bind_addcdiv
+addcdiv._entry = _entry_addcdiv
+_aten._packet('addcdiv')._add(addcdiv)
+
+
+# schema/native_functions.yaml:2456
+addcdiv_out = _Op("aten", 'addcdiv', 'out',
+    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcdiv_out = addcdiv_out._cache
+
+
+def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcdiv_out.get(ks)
+    if _k is None:
+        _k = addcdiv_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcdiv_out._bind = _bind_addcdiv_out
+addcdiv_out._entry = _entry_addcdiv_out
+_aten._packet('addcdiv')._add(addcdiv_out)
+
+
+# schema/native_functions.yaml:2459
+addcdiv_ = _Op("aten", 'addcdiv_', 'default',
+    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv_ = addcdiv_._cache
+
+
+def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcdiv_.get(ks)
+    if _k is None:
+        _k = addcdiv_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv_._bind = _bind_addcdiv_
+addcdiv_._entry = _entry_addcdiv_
+_aten._packet('addcdiv_')._add(addcdiv_)
+
+
+# schema/native_functions.yaml:2466
+ne_Scalar = _Op("aten", 'ne', 'Scalar',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar = ne_Scalar._cache
+
+
+def _bind_ne_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar, (self, other)) from None
+    _k = _c_ne_Scalar.get(ks)
+    if _k is None:
+        _k = ne_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne_Scalar._bind = _bind_ne_Scalar
+ne_Scalar._entry = _entry_ne_Scalar
+_aten._packet('ne')._add(ne_Scalar)
+
+
+# schema/native_functions.yaml:2471
+ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
+    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar_out = ne_Scalar_out._cache
+
+
+def _bind_ne_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ne_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ne_Scalar_out.get(ks)
+    if _k is None:
+        _k = ne_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ne_Scalar_out._bind = _bind_ne_Scalar_out
+ne_Scalar_out._entry = _entry_ne_Scalar_out
+_aten._packet('ne')._add(ne_Scalar_out)
+
+
+# schema/native_functions.yaml:2474
+le_Scalar = _Op("aten", 'le', 'Scalar',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar = le_Scalar._cache
+
+
+def _bind_le_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar, (self, other)) from None
+    _k = _c_le_Scalar.get(ks)
+    if _k is None:
+        _k = le_Scalar._fill(ks)
+    return _k(self, other)
+
+
+le_Scalar._bind = _bind_le_Scalar
+le_Scalar._entry = _entry_le_Scalar
+_aten._packet('le')._add(le_Scalar)
+
+
+# schema/native_functions.yaml:2479
+le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
+    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar_out = le_Scalar_out._cache
+
+
+def _bind_le_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_le_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_le_Scalar_out.get(ks)
+    if _k is None:
+        _k = le_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+le_Scalar_out._bind = _bind_le_Scalar_out
+le_Scalar_out._entry = _entry_le_Scalar_out
+_aten._packet('le')._add(le_Scalar_out)
+
+
+# schema/native_functions.yaml:2482
+ge_Scalar = _Op("aten", 'ge', 'Scalar',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar = ge_Scalar._cache
+
+
+def _bind_ge_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar, (self, other)) from None
+    _k = _c_ge_Scalar.get(ks)
+    if _k is None:
+        _k = ge_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge_Scalar._bind = _bind_ge_Scalar
+ge_Scalar._entry = _entry_ge_Scalar
+_aten._packet('ge')._add(ge_Scalar)
+
+
+# schema/native_functions.yaml:2487
+ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
+    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar_out = ge_Scalar_out._cache
+
+
+def _bind_ge_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ge_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ge_Scalar_out.get(ks)
+    if _k is None:
+        _k = ge_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ge_Scalar_out._bind = _bind_ge_Scalar_out
+ge_Scalar_out._entry = _entry_ge_Scalar_out
+_aten._packet('ge')._add(ge_Scalar_out)
+
+
+# schema/native_functions.yaml:2490
+eq__Tensor = _Op("aten", 'eq_', 'Tensor',
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Tensor = eq__Tensor._cache
+
+
+def _bind_eq__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_eq__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Tensor.get(ks)
+    if _k is None:
+        _k = eq__Tensor._fill(ks)
+    return _k(self, other)
+
+
+eq__Tensor._bind = _bind_eq__Tensor
+eq__Tensor._entry = _entry_eq__Tensor
+_aten._packet('eq_')._add(eq__Tensor)
+
+
+# schema/native_functions.yaml:2497
+eq__Scalar = _Op("aten", 'eq_', 'Scalar',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Scalar = eq__Scalar._cache
+
+
+def _bind_eq__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_eq__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Scalar.get(ks)
+    if _k is None:
+        _k = eq__Scalar._fill(ks)
+    return _k(self, other)
+
+
+eq__Scalar._bind = _bind_eq__Scalar
+eq__Scalar._entry = _entry_eq__Scalar
+_aten._packet('eq_')._add(eq__Scalar)
+
+
+# schema/native_functions.yaml:2504
+ne__Tensor = _Op("aten", 'ne_', 'Tensor',
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Tensor = ne__Tensor._cache
+
+
+def _bind_ne__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ne__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Tensor.get(ks)
+    if _k is None:
+        _k = ne__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ne__Tensor._bind = _bind_ne__Tensor
+ne__Tensor._entry = _entry_ne__Tensor
+_aten._packet('ne_')._add(ne__Tensor)
+
+
+# schema/native_functions.yaml:2511
+ne__Scalar = _Op("aten", 'ne_', 'Scalar',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Scalar = ne__Scalar._cache
+
+
+def _bind_ne__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Scalar.get(ks)
+    if _k is None:
+        _k = ne__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne__Scalar._bind = _bind_ne__Scalar
+ne__Scalar._entry = _entry_ne__Scalar
+_aten._packet('ne_')._add(ne__Scalar)
+
+
+# schema/native_functions.yaml:2518
+lt__Tensor = _Op("aten", 'lt_', 'Tensor',
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Tensor = lt__Tensor._cache
+
+
+def _bind_lt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_lt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Tensor.get(ks)
+    if _k is None:
+        _k = lt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+lt__Tensor._bind = _bind_lt__Tensor
+lt__Tensor._entry = _entry_lt__Tensor
+_aten._packet('lt_')._add(lt__Tensor)
+
+
+# schema/native_functions.yaml:2525
+lt__Scalar = _Op("aten", 'lt_', 'Scalar',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Scalar = lt__Scalar._cache
+
+
+def _bind_lt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_lt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Scalar.get(ks)
+    if _k is None:
+        _k = lt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+lt__Scalar._bind = _bind_lt__Scalar
+lt__Scalar._entry = _entry_lt__Scalar
+_aten._packet('lt_')._add(lt__Scalar)
+
+
+# schema/native_functions.yaml:2532
+le__Tensor = _Op("aten", 'le_', 'Tensor',
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Tensor = le__Tensor._cache
+
+
+def _bind_le__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_le__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Tensor.get(ks)
+    if _k is None:
+        _k = le__Tensor._fill(ks)
+    return _k(self, other)
+
+
+le__Tensor._bind = _bind_le__Tensor
+le__Tensor._entry = _entry_le__Tensor
+_aten._packet('le_')._add(le__Tensor)
+
+
+# schema/native_functions.yaml:2539
+le__Scalar = _Op("aten", 'le_', 'Scalar',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Scalar = le__Scalar._cache
+
+
+def _bind_le__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Scalar.get(ks)
+    if _k is None:
+        _k = le__Scalar._fill(ks)
+    return _k(self, other)
+
+
+le__Scalar._bind = _bind_le__Scalar
+le__Scalar._entry = _entry_le__Scalar
+_aten._packet('le_')._add(le__Scalar)
+
+
+# schema/native_functions.yaml:2546
+gt__Tensor = _Op("aten", 'gt_', 'Tensor',
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Tensor = gt__Tensor._cache
+
+
+def _bind_gt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_gt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Tensor.get(ks)
+    if _k is None:
+        _k = gt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+gt__Tensor._bind = _bind_gt__Tensor
+gt__Tensor._entry = _entry_gt__Tensor
+_aten._packet('gt_')._add(gt__Tensor)
+
+
+# schema/native_functions.yaml:2553
+gt__Scalar = _Op("aten", 'gt_', 'Scalar',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Scalar = gt__Scalar._cache
+
+
+def _bind_gt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_gt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Scalar.get(ks)
+    if _k is None:
+        _k = gt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+gt__Scalar._bind = _bind_gt__Scalar
+gt__Scalar._entry = _entry_gt__Scalar
+_aten._packet('gt_')._add(gt__Scalar)
+
+
+# schema/native_functions.yaml:2560
+ge__Tensor = _Op("aten", 'ge_', 'Tensor',
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Tensor = ge__Tensor._cache
+
+
+def _bind_ge__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ge__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Tensor.get(ks)
+    if _k is None:
+        _k = ge__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ge__Tensor._bind = _bind_ge__Tensor
+ge__Tensor._entry = _entry_ge__Tensor
+_aten._packet('ge_')._add(ge__Tensor)
+
+
+# schema/native_functions.yaml:2567
+ge__Scalar = _Op("aten", 'ge_', 'Scalar',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Scalar = ge__Scalar._cache
+
+
+def _bind_ge__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Scalar.get(ks)
+    if _k is None:
+        _k = ge__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge__Scalar._bind = _bind_ge__Scalar
+ge__Scalar._entry = _entry_ge__Scalar
+_aten._packet('ge_')._add(ge__Scalar)
+
+
+# schema/native_functions.yaml:2574
+div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode = div_Scalar_mode._cache
+
+
+def _bind_div_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
+    _k = _c_div_Scalar_mode.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div_Scalar_mode._bind = _bind_div_Scalar_mode
+div_Scalar_mode._entry = _entry_div_Scalar_mode
+_aten._packet('div')._add(div_Scalar_mode)
+
+
+# schema/native_functions.yaml:2579
+div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
+    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
+
+
+def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_div_Scalar_mode_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode_out._fill(ks)
+    return _k(self, other, rounding_mode, out)
+
+
+div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
+div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
+_aten._packet('div')._add(div_Scalar_mode_out)
+
+
+# schema/native_functions.yaml:2582
+div__Scalar = _Op("aten", 'div_', 'Scalar',
+    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_div__Scalar = div__Scalar._cache
+
+
+def _bind_div__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_div__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar.get(ks)
+    if _k is None:
+        _k = div__Scalar._fill(ks)
+    return _k(self, other)
+
+
+div__Scalar._bind = _bind_div__Scalar
+div__Scalar._entry = _entry_div__Scalar
+_aten._packet('div_')._add(div__Scalar)
+
+
+# schema/native_functions.yaml:2589
+div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_div__Scalar_mode = div__Scalar_mode._cache
+
+
+def _bind_div__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar_mode.get(ks)
+    if _k is None:
+        _k = div__Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div__Scalar_mode._bind = _bind_div__Scalar_mode
+div__Scalar_mode._entry = _entry_div__Scalar_mode
+_aten._packet('div_')._add(div__Scalar_mode)
+
+
+# schema/native_functions.yaml:2596
+pow__Scalar = _Op("aten", 'pow_', 'Scalar',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_pow__Scalar = pow__Scalar._cache
+
+
+def _bind_pow__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_pow__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_pow__Scalar.get(ks)
+    if _k is None:
+        _k = pow__Scalar._fill(ks)
+    return _k(self, exponent)
+
+
+pow__Scalar._bind = _bind_pow__Scalar
+pow__Scalar._entry = _entry_pow__Scalar
+_aten._packet('pow_')._add(pow__Scalar)
+
+
+# schema/native_functions.yaml:2603
+where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarSelf = where_ScalarSelf._cache
+
+
+def _bind_where_ScalarSelf(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarSelf(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
+    _k = _c_where_ScalarSelf.get(ks)
+    if _k is None:
+        _k = where_ScalarSelf._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarSelf._bind = _bind_where_ScalarSelf
+where_ScalarSelf._entry = _entry_where_ScalarSelf
+_aten._packet('where')._add(where_ScalarSelf)
+
+
+# schema/native_functions.yaml:2608
+where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarOther = where_ScalarOther._cache
+
+
+def _bind_where_ScalarOther(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarOther(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
+    _k = _c_where_ScalarOther.get(ks)
+    if _k is None:
+        _k = where_ScalarOther._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarOther._bind = _bind_where_ScalarOther
+where_ScalarOther._entry = _entry_where_ScalarOther
+_aten._packet('where')._add(where_ScalarOther)
+
+
+# schema/native_functions.yaml:2613
+where_Scalar = _Op("aten", 'where', 'Scalar',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_Scalar = where_Scalar._cache
+
+
+def _bind_where_Scalar(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_Scalar(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_Scalar, (condition, self, other)) from None
+    _k = _c_where_Scalar.get(ks)
+    if _k is None:
+        _k = where_Scalar._fill(ks)
+    return _k(condition, self, other)
+
+
+where_Scalar._bind = _bind_where_Scalar
+where_Scalar._entry = _entry_where_Scalar
+_aten._packet('where')._add(where_Scalar)
+
+
+# schema/native_functions.yaml:2618
+gelu = _Op("aten", 'gelu', 'default',
+    'gelu(Tensor self, *, str approximate="none") -> Tensor',
+    ('self', 'approximate'), 1, tags=('pointwise', 'core'))
+_c_gelu = gelu._cache
+
+
+def _bind_gelu(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu, (self, approximate)) from None
+    _k = _c_gelu.get(ks)
+    if _k is None:
+        _k = gelu._fill(ks)
+    return _k(self, approximate)
+
+
+gelu._bind = _bind_gelu
+gelu._entry = _entry_gelu
+_aten._packet('gelu')._add(gelu)
+
+
+# schema/native_functions.yaml:2623
+gelu_out = _Op("aten", 'gelu', 'out',
+    'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
+_c_gelu_out = gelu_out._cache
+
+
+def _bind_gelu_out(self, *, approximate='none', out):
+    return (self, approximate, out)
+
+
+def _entry_gelu_out(self, approximate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_out, (self, approximate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gelu_out.get(ks)
+    if _k is None:
+        _k = gelu_out._fill(ks)
+    return _k(self, approximate, out)
+
+
+gelu_out._bind = _bind_gelu_out
+gelu_out._entry = _entry_gelu_out
+_aten._packet('gelu')._add(gelu_out)
+
+
+# schema/native_functions.yaml:2626
+gelu_ = _Op("aten", 'gelu_', 'default',
+    'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
+    ('self', 'approximate'), 1, tags=())
+_c_gelu_ = gelu_._cache
+
+
+def _bind_gelu_(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu_(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_, (self, approximate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gelu_.get(ks)
+    if _k is None:
+        _k = gelu_._fill(ks)
+    return _k(self, approximate)
+
+
+gelu_._bind = _bind_gelu_
+gelu_._entry = _entry_gelu_
+_aten._packet('gelu_')._add(gelu_)
+
+
+# schema/native_functions.yaml:2632
+gelu_backward = _Op("aten", 'gelu_backward', 'default',
+    'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+    ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
+_c_gelu_backward = gelu_backward._cache
+
+
+def _bind_gelu_backward(grad_output, self, *, approximate='none'):
+    return (grad_output, self, approximate)
+
+
+def _entry_gelu_backward(grad_output, self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
+    _k = _c_gelu_backward.get(ks)
+    if _k is None:
+        _k = gelu_backward._fill(ks)
+    return _k(grad_output, self, approximate)
+
+
+gelu_backward._bind = _bind_gelu_backward
+gelu_backward._entry = _entry_gelu_backward
+_aten._packet('gelu_backward')._add(gelu_backward)
+
+
+# schema/native_functions.yaml:2639
+silu = _Op("aten", 'silu', 'default',
+    'silu(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_silu = silu._cache
+
+
+def _bind_silu(self):
+    return (self,)
+
+
+def _entry_silu(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu, (self,)) from None
+    _k = _c_silu.get(ks)
+    if _k is None:
+        _k = silu._fill(ks)
+    return _k(self)
+
+
+silu._bind = _bind_silu
+silu._entry = _entry_silu
+_aten._packet('silu')._add(silu)
+
+
+# schema/native_functions.yaml:2644
+silu_out = _Op("aten", 'silu', 'out',
+    'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_silu_out = silu_out._cache
+
+
+def _bind_silu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_silu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_silu_out.get(ks)
+    if _k is None:
+        _k = silu_out._fill(ks)
+    return _k(self, out)
+
+
+silu_out._bind = _bind_silu_out
+silu_out._entry = _entry_silu_out
+_aten._packet('silu')._add(silu_out)
+
+
+# schema/native_functions.yaml:2647
+silu_ = _Op("aten", 'silu_', 'default',
+    'silu_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_silu_ = silu_._cache
+
+
+def _bind_silu_(self):
+    return (self,)
+
+
+def _entry_silu_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_silu_.get(ks)
+    if _k is None:
+        _k = silu_._fill(ks)
+    return _k(self)
+
+
+silu_._bind = _bind_silu_
+silu_._entry = _entry_silu_
+_aten._packet('silu_')._add(silu_)
+
+
+# schema/native_functions.yaml:2654
+silu_backward = _Op("aten", 'silu_backward', 'default',
+    'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=('pointwise',))
+_c_silu_backward = silu_backward._cache
+
+
+def _bind_silu_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_silu_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward, (grad_output, self)) from None
+    _k = _c_silu_backward.get(ks)
+    if _k is None:
+        _k = silu_backward._fill(ks)
+    return _k(grad_output, self)
+
+
+silu_backward._bind = _bind_silu_backward
+silu_backward._entry = _entry_silu_backward
+_aten._packet('silu_backward')._add(silu_backward)
+
+
+# schema/native_functions.yaml:2661
+softplus = _Op("aten", 'softplus', 'default',
+    'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
+    ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
+_c_softplus = softplus._cache
+
+
+def _bind_softplus(self, beta=1, threshold=20):
+    return (self, beta, threshold)
+
+
+def _entry_softplus(self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus, (self, beta, threshold)) from None
+    _k = _c_softplus.get(ks)
+    if _k is None:
+        _k = softplus._fill(ks)
+    return _k(self, beta, threshold)
+
+
+softplus._bind = _bind_softplus
+softplus._entry = _entry_softplus
+_aten._packet('softplus')._add(softplus)
+
+
+# schema/native_functions.yaml:2666
+softplus_out = _Op("aten", 'softplus', 'out',
+    'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
+_c_softplus_out = softplus_out._cache
+
+
+def _bind_softplus_out(self, beta=1, threshold=20, *, out):
+    return (self, beta, threshold, out)
+
+
+def _entry_softplus_out(self, beta, threshold, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_softplus_out.get(ks)
+    if _k is None:
+        _k = softplus_out._fill(ks)
+    return _k(self, beta, threshold, out)
+
+
+softplus_out._bind = _bind_softplus_out
+softplus_out._entry = _entry_softplus_out
+_aten._packet('softplus')._add(softplus_out)
+
+
+# schema/native_functions.yaml:2669
+softplus_backward = _Op("aten", 'softplus_backward', 'default',
+    'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
+    ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
+_c_softplus_backward = softplus_backward._cache
+
+
+def _bind_softplus_backward(grad_output, self, beta, threshold):
+    return (grad_output, self, beta, threshold)
+
+
+def _entry_softplus_backward(grad_output, self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
+    _k = _c_softplus_backward.get(ks)
+    if _k is None:
+        _k = softplus_backward._fill(ks)
+    return _k(grad_output, self, beta, threshold)
+
+
+softplus_backward._bind = _bind_softplus_backward
+softplus_backward._entry = _entry_softplus_backward
+_aten._packet('softplus_backward')._add(softplus_backward)
+
+
+# schema/native_functions.yaml:2675
+leaky_relu = _Op("aten", 'leaky_relu', 'default',
+    'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
+    ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu = leaky_relu._cache
+
+
+def _bind_leaky_relu(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu, (self, negative_slope)) from None
+    _k = _c_leaky_relu.get(ks)
+    if _k is None:
+        _k = leaky_relu._fill(ks)
+    return _k(self, negative_slope)
+
+
+leaky_relu._bind = _bind_leaky_relu
+leaky_relu._entry = _entry_leaky_relu
+_aten._packet('leaky_relu')._add(leaky_relu)
+
+
+# schema/native_functions.yaml:2680
+leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
+    'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu_out = leaky_relu_out._cache
+
+
+def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
+    return (self, negative_slope, out)
+
+
+def _entry_leaky_relu_out(self, negative_slope, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_leaky_relu_out.get(ks)
+    if _k is None:
+        _k = leaky_relu_out._fill(ks)
+    return _k(self, negative_slope, out)
+
+
+leaky_relu_out._bind = _bind_leaky_relu_out
+leaky_relu_out._entry = _entry_leaky_relu_out
+_aten._packet('leaky_relu')._add(leaky_relu_out)
+
+
+# schema/native_functions.yaml:2683
+leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
+    'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
+    ('self', 'negative_slope'), 2, tags=('pointwise',))
+_c_leaky_relu_ = leaky_relu_._cache
+
+
+def _bind_leaky_relu_(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu_(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_, (self, negative_slope)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_leaky_relu_.get(ks)
+    if _k is None:
+        _k = leaky_relu_._fill(ks)
+    return _k(self, negative_slope)
+
+
+leaky_relu_._bind = _bind_leaky_relu_
+leaky_relu_._entry = _entry_leaky_relu_
+_aten._packet('leaky_relu_')._add(leaky_relu_)
+
+
+# schema/native_functions.yaml:2690
+leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
+    'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
+_c_leaky_relu_backward = leaky_relu_backward._cache
+
+
+def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    return (grad_output, self, negative_slope, self_is_result)
+
+
+def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
+    _k = _c_leaky_relu_backward.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result)
+
+
+leaky_relu_backward._bind = _bind_leaky_relu_backward
+leaky_relu_backward._entry = _entry_leaky_relu_backward
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
+
+
+# schema/native_functions.yaml:2696
+elu = _Op("aten", 'elu', 'default',
+    'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
+_c_elu = elu._cache
+
+
+def _bind_elu(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
+    _k = _c_elu.get(ks)
+    if _k is None:
+        _k = elu._fill(ks)
+    return _k(self, alpha, scale, input_scale)
+
+
+elu._bind = _bind_elu
+elu._entry = _entry_elu
+_aten._packet('elu')._add(elu)
+
+
+# schema/native_functions.yaml:2701
+elu_out = _Op("aten", 'elu', 'out',
+    'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
+_c_elu_out = elu_out._cache
+
+
+def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
+    return (self, alpha, scale, input_scale, out)
+
+
+def _entry_elu_out(self, alpha, scale, input_scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_elu_out.get(ks)
+    if _k is None:
+        _k = elu_out._fill(ks)
+    return _k(self, alpha, scale, input_scale, out)
+
+
+elu_out._bind = _bind_elu_out
+elu_out._entry = _entry_elu_out
+_aten._packet('elu')._add(elu_out)
+
+
+# schema/native_functions.yaml:2704
+elu_ = _Op("aten", 'elu_', 'default',
+    'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
+_c_elu_ = elu_._cache
+
+
+def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu_(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_elu_.get(ks)
+    if _k is None:
+        _k = elu_._fill(ks)
+    return _k(self, alpha, scale, input_scale)
+
+
+elu_._bind = _bind_elu_
+elu_._entry = _entry_elu_
+_aten._packet('elu_')._add(elu_)
+
+
+# schema/native_functions.yaml:2711
+elu_backward = _Op("aten", 'elu_backward', 'default',
+    'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
+_c_elu_backward = elu_backward._cache
+
+
+def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
+    _k = _c_elu_backward.get(ks)
+    if _k is None:
+        _k = elu_backward._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+elu_backward._bind = _bind_elu_backward
+elu_backward._entry = _entry_elu_backward
+_aten._packet('elu_backward')._add(elu_backward)
+
+
+# schema/native_functions.yaml:2717
+hardtanh = _Op("aten", 'hardtanh', 'default',
+    'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
+_c_hardtanh = hardtanh._cache
+
+
+def _bind_hardtanh(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh, (self, min_val, max_val)) from None
+    _k = _c_hardtanh.get(ks)
+    if _k is None:
+        _k = hardtanh._fill(ks)
+    return _k(self, min_val, max_val)
+
+
+hardtanh._bind = _bind_hardtanh
+hardtanh._entry = _entry_hardtanh
+_aten._packet('hardtanh')._add(hardtanh)
+
+
+# schema/native_functions.yaml:2722
+hardtanh_out = _Op("aten", 'hardtanh', 'out',
+    'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
+_c_hardtanh_out = hardtanh_out._cache
+
+
+def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
+    return (self, min_val, max_val, out)
+
+
+def _entry_hardtanh_out(self, min_val, max_val, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hardtanh_out.get(ks)
+    if _k is None:
+        _k = hardtanh_out._fill(ks)
+    return _k(self, min_val, max_val, out)
+
+
+hardtanh_out._bind = _bind_hardtanh_out
+hardtanh_out._entry = _entry_hardtanh_out
+_aten._packet('hardtanh')._add(hardtanh_out)
+
+
+# schema/native_functions.yaml:2725
+hardtanh_ = _Op("aten", 'hardtanh_', 'default',
+    'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
+_c_hardtanh_ = hardtanh_._cache
+
+
+def _bind_hardtanh_(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh_(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_hardtanh_.get(ks)
+    if _k is None:
+        _k = hardtanh_._fill(ks)
+    return _k(self, min_val, max_val)
+
+
+hardtanh_._bind = _bind_hardtanh_
+hardtanh_._entry = _entry_hardtanh_
+_aten._packet('hardtanh_')._add(hardtanh_)
+
+
+# schema/native_functions.yaml:2732
+hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
+    'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
+    ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
+_c_hardtanh_backward = hardtanh_backward._cache
+
+
+def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
+    return (grad_output, self, min_val, max_val)
+
+
+def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
+    _k = _c_hardtanh_backward.get(ks)
+    if _k is None:
+        _k = hardtanh_backward._fill(ks)
+    return _k(grad_output, self, min_val, max_val)
+
+
+hardtanh_backward._bind = _bind_hardtanh_backward
+hardtanh_backward._entry = _entry_hardtanh_backward
+_aten._packet('hardtanh_backward')._add(hardtanh_backward)
+
+
+# schema/native_functions.yaml:2738
+threshold = _Op("aten", 'threshold', 'default',
+    'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
+    ('self', 'threshold', 'value'), 3, tags=('pointwise',))
+_c_threshold = threshold._cache
+_op_threshold = threshold
+
+
+def _bind_threshold(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_threshold, (self, threshold, value)) from None
+    _k = _c_threshold.get(ks)
+    if _k is None:
+        _k = _op_threshold._fill(ks)
+    return _k(self, threshold, value)
+
+
+threshold._bind = _bind_threshold
+threshold._entry = _entry_threshold
+_aten._packet('threshold')._add(threshold)
+
+
+# schema/native_functions.yaml:2743
+threshold_out = _Op("aten", 'threshold', 'out',
+    'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
+_c_threshold_out = threshold_out._cache
+
+
+def _bind_threshold_out(self, threshold, value, *, out):
+    return (self, threshold, value, out)
+
+
+def _entry_threshold_out(self, threshold, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_out, (self, threshold, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_threshold_out.get(ks)
+    if _k is None:
+        _k = threshold_out._fill(ks)
+    return _k(self, threshold, value, out)
+
+
+threshold_out._bind = _bind_threshold_out
+threshold_out._entry = _entry_threshold_out
+_aten._packet('threshold')._add(threshold_out)
+
+
+# schema/native_functions.yaml:2746
+threshold_ = _Op("aten", 'threshold_', 'default',
+    'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
+    ('self', 'threshold', 'value'), 3, tags=())
+_c_threshold_ = threshold_._cache
+
+
+def _bind_threshold_(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold_(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_, (self, threshold, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_threshold_.get(ks)
+    if _k is None:
+        _k = threshold_._fill(ks)
+    return _k(self, threshold, value)
+
+
+threshold_._bind = _bind_threshold_
+threshold_._entry = _entry_threshold_
+_aten._packet('threshold_')._add(threshold_)
+
+
+# schema/native_functions.yaml:2752
+sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
+    'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_sigmoid_backward = sigmoid_backward._cache
+
+
+def _bind_sigmoid_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_sigmoid_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward, (grad_output, output)) from None
+    _k = _c_sigmoid_backward.get(ks)
+    if _k is None:
+        _k = sigmoid_backward._fill(ks)
+    return _k(grad_output, output)
+
+
+sigmoid_backward._bind = _bind_sigmoid_backward
+sigmoid_backward._entry = _entry_sigmoid_backward
+_aten._packet('sigmoid_backward')._add(sigmoid_backward)
+
+
+# schema/native_functions.yaml:2759
+tanh_backward = _Op("aten", 'tanh_backward', 'default',
+    'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_tanh_backward = tanh_backward._cache
+
+
+def _bind_tanh_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_tanh_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward, (grad_output, output)) from None
+    _k = _c_tanh_backward.get(ks)
+    if _k is None:
+        _k = tanh_backward._fill(ks)
+    return _k(grad_output, output)
+
+
+tanh_backward._bind = _bind_tanh_backward
+tanh_backward._entry = _entry_tanh_backward
+_aten._packet('tanh_backward')._add(tanh_backward)
+
+
+# schema/native_functions.yaml:2766
+clamp_min = _Op("aten", 'clamp_min', 'default',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min = clamp_min._cache
+
+
+def _bind_clamp_min(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min, (self, min)) from None
+    _k = _c_clamp_min.get(ks)
+    if _k is None:
+        _k = clamp_min._fill(ks)
+    return _k(self, min)
+
+
+clamp_min._bind = _bind_clamp_min
+clamp_min._entry = _entry_clamp_min
+_aten._packet('clamp_min')._add(clamp_min)
+
+
+# schema/native_functions.yaml:2771
+clamp_min_out = _Op("aten", 'clamp_min', 'out',
+    'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=('pointwise',))
+_c_clamp_min_out = clamp_min_out._cache
+
+
+def _bind_clamp_min_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_min_out.get(ks)
+    if _k is None:
+        _k = clamp_min_out._fill(ks)
+    return _k(self, min, out)
+
+
+clamp_min_out._bind = _bind_clamp_min_out
+clamp_min_out._entry = _entry_clamp_min_out
+_aten._packet('clamp_min')._add(clamp_min_out)
+
+
+# schema/native_functions.yaml:2774
+clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min_Tensor = clamp_min_Tensor._cache
+
+
+def _bind_clamp_min_Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor, (self, min)) from None
+    _k = _c_clamp_min_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor._fill(ks)
+    return _k(self, min)
+
+
+clamp_min_Tensor._bind = _bind_clamp_min_Tensor
+clamp_min_Tensor._entry = _entry_clamp_min_Tensor
+_aten._packet('clamp_min')._add(clamp_min_Tensor)
+
+
+# schema/native_functions.yaml:2779
+clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
+    'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=())
+_c_clamp_min_Tensor_out = clamp_min_Tensor_out._cache
+
+
+def _bind_clamp_min_Tensor_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_Tensor_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_min_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor_out._fill(ks)
+    return _k(self, min, out)
+
+
+clamp_min_Tensor_out._bind = _bind_clamp_min_Tensor_out
+clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
+_aten._packet('clamp_min')._add(clamp_min_Tensor_out)
+
+
+# schema/native_functions.yaml:2782
+clamp_min_ = _Op("aten", 'clamp_min_', 'default',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min_ = clamp_min_._cache
+
+
+def _bind_clamp_min_(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_min_.get(ks)
+    if _k is None:
+        _k = clamp_min_._fill(ks)
+    return _k(self, min)
+
+
+clamp_min_._bind = _bind_clamp_min_
+clamp_min_._entry = _entry_clamp_min_
+_aten._packet('clamp_min_')._add(clamp_min_)
+
+
+# schema/native_functions.yaml:2789
+clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min__Tensor = clamp_min__Tensor._cache
+
+
+def _bind_clamp_min__Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min__Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min__Tensor, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_min__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min__Tensor._fill(ks)
+    return _k(self, min)
+
+
+clamp_min__Tensor._bind = _bind_clamp_min__Tensor
+clamp_min__Tensor._entry = _entry_clamp_min__Tensor
+_aten._packet('clamp_min_')._add(clamp_min__Tensor)
+
+
+# schema/native_functions.yaml:2796
+clamp_max = _Op("aten", 'clamp_max', 'default',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max = clamp_max._cache
+
+
+def _bind_clamp_max(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max, (self, max)) from None
+    _k = _c_clamp_max.get(ks)
+    if _k is None:
+        _k = clamp_max._fill(ks)
+    return _k(self, max)
+
+
+clamp_max._bind = _bind_clamp_max
+clamp_max._entry = _entry_clamp_max
+_aten._packet('clamp_max')._add(clamp_max)
+
+
+# schema/native_functions.yaml:2801
+clamp_max_out = _Op("aten", 'clamp_max', 'out',
+    'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=('pointwise',))
+_c_clamp_max_out = clamp_max_out._cache
+
+
+def _bind_clamp_max_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_max_out.get(ks)
+    if _k is None:
+        _k = clamp_max_out._fill(ks)
+    return _k(self, max, out)
+
+
+clamp_max_out._bind = _bind_clamp_max_out
+clamp_max_out._entry = _entry_clamp_max_out
+_aten._packet('clamp_max')._add(clamp_max_out)
+
+
+# schema/native_functions.yaml:2804
+clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max_Tensor = clamp_max_Tensor._cache
+
+
+def _bind_clamp_max_Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor, (self, max)) from None
+    _k = _c_clamp_max_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor._fill(ks)
+    return _k(self, max)
+
+
+clamp_max_Tensor._bind = _bind_clamp_max_Tensor
+clamp_max_Tensor._entry = _entry_clamp_max_Tensor
+_aten._packet('clamp_max')._add(clamp_max_Tensor)
+
+
+# schema/native_functions.yaml:2809
+clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
+    'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=())
+_c_clamp_max_Tensor_out = clamp_max_Tensor_out._cache
+
+
+def _bind_clamp_max_Tensor_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_Tensor_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_max_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor_out._fill(ks)
+    return _k(self, max, out)
+
+
+clamp_max_Tensor_out._bind = _bind_clamp_max_Tensor_out
+clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
+_aten._packet('clamp_max')._add(clamp_max_Tensor_out)
+
+
+# schema/native_functions.yaml:2812
+clamp_max_ = _Op("aten", 'clamp_max_', 'default',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max_ = clamp_max_._cache
+
+
+def _bind_clamp_max_(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_max_.get(ks)
+    if _k is None:
+        _k = clamp_max_._fill(ks)
+    return _k(self, max)
+
+
+clamp_max_._bind = _bind_clamp_max_
+clamp_max_._entry = _entry_clamp_max_
+_aten._packet('clamp_max_')._add(clamp_max_)
+
+
+# schema/native_functions.yaml:2819
+clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max__Tensor = clamp_max__Tensor._cache
+
+
+def _bind_clamp_max__Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max__Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max__Tensor, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_max__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max__Tensor._fill(ks)
+    return _k(self, max)
+
+
+clamp_max__Tensor._bind = _bind_clamp_max__Tensor
+clamp_max__Tensor._entry = _entry_clamp_max__Tensor
+_aten._packet('clamp_max_')._add(clamp_max__Tensor)
+
+
+# schema/native_functions.yaml:2826
+clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clamp__Tensor = clamp__Tensor._cache
+
+
+def _bind_clamp__Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clamp__Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp__Tensor, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp__Tensor.get(ks)
+    if _k is None:
+        _k = clamp__Tensor._fill(ks)
+    return _k(self, min, max)
+
+
+clamp__Tensor._bind = _bind_clamp__Tensor
+clamp__Tensor._entry = _entry_clamp__Tensor
+_aten._packet('clamp_')._add(clamp__Tensor)
+
+
+# schema/native_functions.yaml:2833
+gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
+    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
+_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
+
+
+def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
+    return (grad_output, self, approximate, grad_input)
+
+
+def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_gelu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = gelu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, approximate, grad_input)
+
+
+gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
+gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
+_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2838
+silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
+    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
+_c_silu_backward_grad_input = silu_backward_grad_input._cache
+
+
+def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_silu_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_silu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = silu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, grad_input)
+
+
+silu_backward_grad_input._bind = _bind_silu_backward_grad_input
+silu_backward_grad_input._entry = _entry_silu_backward_grad_input
+_aten._packet('silu_backward')._add(silu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2844
+softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
+    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
+_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
+
+
+def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
+    return (grad_output, self, beta, threshold, grad_input)
+
+
+def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_softplus_backward_grad_input.get(ks)
+    if _k is None:
+        _k = softplus_backward_grad_input._fill(ks)
+    return _k(grad_output, self, beta, threshold, grad_input)
+
+
+softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
+softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
+_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
+
+
+# schema/native_functions.yaml:2849
+leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
+    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
+_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
+
+
+def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
+    return (grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_leaky_relu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
+leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2854
+elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
+    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
+_c_elu_backward_grad_input = elu_backward_grad_input._cache
+
+
+def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_elu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = elu_backward_grad_input._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+elu_backward_grad_input._bind = _bind_elu_backward_grad_input
+elu_backward_grad_input._entry = _entry_elu_backward_grad_input
+_aten._packet('elu_backward')._add(elu_backward_grad_input)
+
+
+# schema/native_functions.yaml:2859
+hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
+    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
+_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
+
+
+def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
+    return (grad_output, self, min_val, max_val, grad_input)
+
+
+def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_hardtanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = hardtanh_backward_grad_input._fill(ks)
+    return _k(grad_output, self, min_val, max_val, grad_input)
+
+
+hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
+hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
+_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:2864
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
+    return (grad_output, self, threshold, grad_input)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_threshold_backward_grad_input.get(ks)
+    if _k is None:
+        _k = threshold_backward_grad_input._fill(ks)
+    return _k(grad_output, self, threshold, grad_input)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
+# schema/native_functions.yaml:2869
+sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
+    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
+
+
+def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_sigmoid_backward_grad_input.get(ks)
+    if _k is None:
+        _k = sigmoid_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
+sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
+_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml:2875
+tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
+    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
+
+
+def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_tanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = tanh_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
+tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
+_aten._packet('tanh_backward')._add(tanh_backward_grad_input)

@@ -5,29 +5,44 @@ from ember._generated import ops as _o
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
+from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import binary as _composite_binary
+from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import shape as _composite_shape
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import activation as _cpu_activation
+from ember.kernels.cpu import binary as _cpu_binary
+from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
+from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
+from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.meta import activation as _meta_activation
+from ember.kernels.meta import binary as _meta_binary
+from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
+from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import reduction as _meta_reduction
 from ember.kernels.meta import shape as _meta_shape
+from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml:18
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
@@ -180,1033 +195,2309 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:216
+_o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
+_o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:219
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:226
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:238
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:246
+_o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
+_o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:249
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:256
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:268
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml:276
+_o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
+_o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:279
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:314
+_o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
+_o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:317
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:336
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:344
+_o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
+_o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:347
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
+_o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
+_o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:354
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:366
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:374
+_o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
+_o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:377
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:382
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:390
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:398
+_o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
+_o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:401
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:406
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:414
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:422
+_o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
+_o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:425
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:430
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:438
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:446
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:440
-_o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
-_o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
+# schema/native_functions.yaml:449
+_o.clamp_Tensor.register('CPU', _cpu_activation.clamp_tensor)
+_o.clamp_Tensor.register('Meta', _meta_activation.clamp_tensor)
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:454
+_o.clamp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_Tensor))
+_o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:457
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:464
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:469
+_o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
+_o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:472
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:477
+_o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
+_o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:480
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:487
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:495
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:500
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:510
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:515
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:518
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:525
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:530
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:533
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:540
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:545
+_o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))
+_o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:548
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:555
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:562
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:567
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:577
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:582
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:593
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:600
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:605
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:608
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:615
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:620
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:628
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:636
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:640
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:645
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:648
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:653
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:656
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:661
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:669
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:674
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:680
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:686
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:691
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:696
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:701
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:707
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:713
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:719
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:725
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:730
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:736
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:742
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:748
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:754
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:760
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:765
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:771
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:777
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:782
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:788
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:794
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:799
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:805
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:810
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:816
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:821
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:826
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:831
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:836
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:842
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:849
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:853
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:856
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:860
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:865
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:868
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:874
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:880
 _o.repeat.register('CPU', _cpu_shape.repeat)
 _o.repeat.register('Meta', _meta_shape.repeat)
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:885
 _o.repeat_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat))
 _o.repeat_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:887
 _o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:892
 _o.flip.register('CPU', _cpu_shape.flip)
 _o.flip.register('Meta', _meta_shape.flip)
 
-# schema/native_functions.yaml:884
+# schema/native_functions.yaml:897
 _o.flip_out.register('CompositeExplicitAutograd', _autogen_out(_o.flip))
 _o.flip_out.register("ADInplaceOrView", _inplace_or_view(_o.flip_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:899
 _o.roll.register('CPU', _cpu_shape.roll)
 _o.roll.register('Meta', _meta_shape.roll)
 
-# schema/native_functions.yaml:891
+# schema/native_functions.yaml:904
 _o.roll_out.register('CompositeExplicitAutograd', _autogen_out(_o.roll))
 _o.roll_out.register("ADInplaceOrView", _inplace_or_view(_o.roll_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:906
 _o.tril.register('CPU', _cpu_shape.tril)
 _o.tril.register('Meta', _meta_shape.tril)
 
-# schema/native_functions.yaml:898
+# schema/native_functions.yaml:911
 _o.tril_out.register('CompositeExplicitAutograd', _autogen_out(_o.tril))
 _o.tril_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:900
+# schema/native_functions.yaml:913
 _o.tril_.register('CPU', _cpu_shape.tril_)
 _o.tril_.register('Meta', _meta_shape.tril_)
 _o.tril_.register("ADInplaceOrView", _inplace_or_view(_o.tril_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:919
 _o.triu.register('CPU', _cpu_shape.triu)
 _o.triu.register('Meta', _meta_shape.triu)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:924
 _o.triu_out.register('CompositeExplicitAutograd', _autogen_out(_o.triu))
 _o.triu_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:926
 _o.triu_.register('CPU', _cpu_shape.triu_)
 _o.triu_.register('Meta', _meta_shape.triu_)
 _o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:932
 _o.index_select.register('CPU', _cpu_shape.index_select)
 _o.index_select.register('Meta', _meta_shape.index_select)
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:937
 _o.index_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_select))
 _o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:939
 _o.gather.register('CPU', _cpu_shape.gather)
 _o.gather.register('Meta', _meta_shape.gather)
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml:944
 _o.gather_out.register('CompositeExplicitAutograd', _autogen_out(_o.gather))
 _o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:946
 _o.scatter_src.register('CPU', _cpu_shape.scatter)
 _o.scatter_src.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:938
+# schema/native_functions.yaml:951
 _o.scatter_src_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_src))
 _o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:953
 _o.scatter_value.register('CPU', _cpu_shape.scatter)
 _o.scatter_value.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:945
+# schema/native_functions.yaml:958
 _o.scatter_value_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value))
 _o.scatter_value_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:960
 _o.scatter_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:952
+# schema/native_functions.yaml:965
 _o.scatter_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce))
 _o.scatter_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:954
+# schema/native_functions.yaml:967
 _o.scatter_value_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_value_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:959
+# schema/native_functions.yaml:972
 _o.scatter_value_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value_reduce))
 _o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:974
 _o.scatter__src.register('CPU', _cpu_shape.scatter_)
 _o.scatter__src.register('Meta', _meta_shape.scatter_)
 _o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:980
 _o.scatter__value.register('CPU', _cpu_shape.scatter_)
 _o.scatter__value.register('Meta', _meta_shape.scatter_)
 _o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:986
 _o.scatter__reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:992
 _o.scatter__value_reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__value_reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value_reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:998
 _o.scatter_add.register('CPU', _cpu_shape.scatter_add)
 _o.scatter_add.register('Meta', _meta_shape.scatter_add)
 
-# schema/native_functions.yaml:990
+# schema/native_functions.yaml:1003
 _o.scatter_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_add))
 _o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1005
 _o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
 _o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
 _o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1011
 _o.scatter_reduce_two.register('CPU', _cpu_shape.scatter_reduce_two)
 _o.scatter_reduce_two.register('Meta', _meta_shape.scatter_reduce_two)
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1016
 _o.scatter_reduce_two_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce_two))
 _o.scatter_reduce_two_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_two_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1018
 _o.scatter_reduce__two.register('CPU', _cpu_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register('Meta', _meta_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce__two, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1024
 _o.masked_select.register('CPU', _cpu_shape.masked_select)
 _o.masked_select.register('Meta', _meta_shape.masked_select)
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml:1029
 _o.masked_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_select))
 _o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_select_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1032
 _o.nonzero.register('CPU', _cpu_shape.nonzero)
 _o.nonzero.register('Meta', _meta_shape.nonzero)
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1039
 _o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
 _o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
 _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1045
 _o.topk.register('CPU', _cpu_shape.topk)
 _o.topk.register('Meta', _meta_shape.topk)
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1050
 _o.topk_values.register('CompositeExplicitAutograd', _autogen_out(_o.topk))
 _o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1052
 _o.sort.register('CPU', _cpu_shape.sort)
 _o.sort.register('Meta', _meta_shape.sort)
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml:1057
 _o.sort_values.register('CompositeExplicitAutograd', _autogen_out(_o.sort))
 _o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1059
 _o.sort_stable.register('CPU', _cpu_shape.sort_stable)
 _o.sort_stable.register('Meta', _meta_shape.sort_stable)
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1064
 _o.sort_values_stable.register('CompositeExplicitAutograd', _autogen_out(_o.sort_stable))
 _o.sort_values_stable.register("ADInplaceOrView", _inplace_or_view(_o.sort_values_stable, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1066
 _o.argsort.register('CompositeImplicitAutograd', _composite_shape.argsort)
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1071
 _o.argsort_stable.register('CompositeImplicitAutograd', _composite_shape.argsort_stable)
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1075
 _o.argsort_stable_out.register('CompositeExplicitAutograd', _autogen_out(_o.argsort_stable))
 _o.argsort_stable_out.register("ADInplaceOrView", _inplace_or_view(_o.argsort_stable_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1077
 _o._unique2.register('CPU', _cpu_shape.unique2)
 _o._unique2.register('Meta', _meta_shape.unique2)
 
-# schema/native_functions.yaml:1069
+# schema/native_functions.yaml:1082
 _o._unique2_out.register('CompositeExplicitAutograd', _autogen_out(_o._unique2))
 _o._unique2_out.register("ADInplaceOrView", _inplace_or_view(_o._unique2_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1085
 _o.unique_dim.register('CPU', _cpu_shape.unique_dim)
 _o.unique_dim.register('Meta', _meta_shape.unique_dim)
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1090
 _o.unique_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_dim))
 _o.unique_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_dim_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1093
 _o.slice_scatter.register('CompositeExplicitAutograd', _common_scatter_views.slice_scatter)
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1097
 _o.slice_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.slice_scatter))
 _o.slice_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.slice_scatter_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1086
+# schema/native_functions.yaml:1099
 _o.select_scatter.register('CompositeExplicitAutograd', _common_scatter_views.select_scatter)
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1103
 _o.select_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.select_scatter))
 _o.select_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.select_scatter_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1105
 _o.diagonal_scatter.register('CompositeExplicitAutograd', _common_scatter_views.diagonal_scatter)
 
-# schema/native_functions.yaml:1096
+# schema/native_functions.yaml:1109
 _o.diagonal_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.diagonal_scatter))
 _o.diagonal_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.diagonal_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1111
 _o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_views.as_strided_scatter)
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml:1115
 _o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
 _o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml:1117
 _o.index_add.register('CPU', _cpu_shape.index_add)
 _o.index_add.register('Meta', _meta_shape.index_add)
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1122
 _o.index_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_add))
 _o.index_add_out.register("ADInplaceOrView", _inplace_or_view(_o.index_add_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1124
 _o.index_add_.register('CPU', _cpu_shape.index_add_)
 _o.index_add_.register('Meta', _meta_shape.index_add_)
 _o.index_add_.register("ADInplaceOrView", _inplace_or_view(_o.index_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1130
 _o.index_copy.register('CPU', _cpu_shape.index_copy)
 _o.index_copy.register('Meta', _meta_shape.index_copy)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1135
 _o.index_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_copy))
 _o.index_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1137
 _o.index_copy_.register('CPU', _cpu_shape.index_copy_)
 _o.index_copy_.register('Meta', _meta_shape.index_copy_)
 _o.index_copy_.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1143
 _o.index_fill_int_Scalar.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1134
+# schema/native_functions.yaml:1147
 _o.index_fill_int_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Scalar))
 _o.index_fill_int_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1149
 _o.index_fill_int_Tensor.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml:1153
 _o.index_fill_int_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Tensor))
 _o.index_fill_int_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1155
 _o.index_fill__int_Scalar.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Scalar.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1161
 _o.index_fill__int_Tensor.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Tensor.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1167
 _o.masked_scatter.register('CompositeExplicitAutograd', _common_scatter_views.masked_scatter)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1171
 _o.masked_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_scatter))
 _o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1173
 _o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
 _o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
 _o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1179
 _o.take.register('CPU', _cpu_shape.take)
 _o.take.register('Meta', _meta_shape.take)
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1184
 _o.take_out.register('CompositeExplicitAutograd', _autogen_out(_o.take))
 _o.take_out.register("ADInplaceOrView", _inplace_or_view(_o.take_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1186
 _o.put.register('CompositeExplicitAutograd', _common_scatter_views.put)
 
-# schema/native_functions.yaml:1177
+# schema/native_functions.yaml:1190
 _o.put_out.register('CompositeExplicitAutograd', _autogen_out(_o.put))
 _o.put_out.register("ADInplaceOrView", _inplace_or_view(_o.put_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1192
 _o.put_.register('CPU', _cpu_shape.put_)
 _o.put_.register('Meta', _meta_shape.put_)
 _o.put_.register("ADInplaceOrView", _inplace_or_view(_o.put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1198
 _o.take_along_dim.register('CompositeImplicitAutograd', _composite_shape.take_along_dim)
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml:1202
 _o.take_along_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.take_along_dim))
 _o.take_along_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.take_along_dim_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1204
 _o.argwhere.register('CompositeImplicitAutograd', _composite_shape.argwhere)
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1209
 _o.fliplr.register('CompositeImplicitAutograd', _composite_shape.fliplr)
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1214
 _o.flipud.register('CompositeImplicitAutograd', _composite_shape.flipud)
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1219
 _o.rot90.register('CompositeImplicitAutograd', _composite_shape.rot90)
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1223
 _o.rot90_out.register('CompositeExplicitAutograd', _autogen_out(_o.rot90))
 _o.rot90_out.register("ADInplaceOrView", _inplace_or_view(_o.rot90_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1225
 _o.msort.register('CompositeImplicitAutograd', _composite_shape.msort)
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1229
 _o.msort_out.register('CompositeExplicitAutograd', _autogen_out(_o.msort))
 _o.msort_out.register("ADInplaceOrView", _inplace_or_view(_o.msort_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1231
 _o.unique_consecutive.register('CPU', _cpu_shape.unique_consecutive)
 _o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1236
 _o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
 _o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1239
 _o.unfold.register('CompositeExplicitAutograd', _common_views.unfold)
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1245
 _o.swapaxes.register('CompositeImplicitAutograd', _composite_shape.swapaxes)
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1250
 _o.swapdims.register('CompositeImplicitAutograd', _composite_shape.swapdims)
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1255
 _o.moveaxis_intlist.register('CompositeImplicitAutograd', _composite_shape.moveaxis_intlist)
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1260
 _o.moveaxis_int.register('CompositeImplicitAutograd', _composite_shape.moveaxis)
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1265
 _o.ravel.register('CompositeImplicitAutograd', _composite_shape.ravel)
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1270
 _o.narrow_copy.register('CompositeImplicitAutograd', _composite_shape.narrow_copy)
 
-# schema/native_functions.yaml:1261
+# schema/native_functions.yaml:1274
 _o.narrow_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.narrow_copy))
 _o.narrow_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.narrow_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1276
 _o.tensor_split_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_sections)
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1281
 _o.tensor_split_indices.register('CompositeImplicitAutograd', _composite_shape.tensor_split_indices)
 
-# schema/native_functions.yaml:1273
+# schema/native_functions.yaml:1286
 _o.tensor_split_tensor_indices_or_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_tensor)
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1291
 _o.hsplit_int.register('CompositeImplicitAutograd', _composite_shape.hsplit_int)
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1296
 _o.hsplit_array.register('CompositeImplicitAutograd', _composite_shape.hsplit_array)
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1301
 _o.vsplit_int.register('CompositeImplicitAutograd', _composite_shape.vsplit_int)
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1306
 _o.vsplit_array.register('CompositeImplicitAutograd', _composite_shape.vsplit_array)
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1311
 _o.dsplit_int.register('CompositeImplicitAutograd', _composite_shape.dsplit_int)
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1316
 _o.dsplit_array.register('CompositeImplicitAutograd', _composite_shape.dsplit_array)
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1321
 _o.atleast_1d.register('CompositeImplicitAutograd', _composite_shape.atleast_1d)
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1326
 _o.atleast_1d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_1d_sequence)
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1331
 _o.atleast_2d.register('CompositeImplicitAutograd', _composite_shape.atleast_2d)
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1336
 _o.atleast_2d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_2d_sequence)
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:1341
 _o.atleast_3d.register('CompositeImplicitAutograd', _composite_shape.atleast_3d)
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1346
 _o.atleast_3d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_3d_sequence)
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1351
 _o.hstack.register('CompositeImplicitAutograd', _composite_shape.hstack)
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml:1354
 _o.hstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.hstack))
 _o.hstack_out.register("ADInplaceOrView", _inplace_or_view(_o.hstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1356
 _o.vstack.register('CompositeImplicitAutograd', _composite_shape.vstack)
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1359
 _o.vstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.vstack))
 _o.vstack_out.register("ADInplaceOrView", _inplace_or_view(_o.vstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1361
 _o.row_stack.register('CompositeImplicitAutograd', _composite_shape.row_stack)
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1364
 _o.row_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.row_stack))
 _o.row_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.row_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1366
 _o.dstack.register('CompositeImplicitAutograd', _composite_shape.dstack)
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1369
 _o.dstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.dstack))
 _o.dstack_out.register("ADInplaceOrView", _inplace_or_view(_o.dstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1371
 _o.column_stack.register('CompositeImplicitAutograd', _composite_shape.column_stack)
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1374
 _o.column_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.column_stack))
 _o.column_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.column_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1376
 _o.diag_embed.register('CompositeImplicitAutograd', _composite_shape.diag_embed)
 
-# schema/native_functions.yaml:1367
+# schema/native_functions.yaml:1380
 _o.diag_embed_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag_embed))
 _o.diag_embed_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_embed_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1382
 _o.diag.register('CompositeImplicitAutograd', _composite_shape.diag)
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1386
 _o.diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag))
 _o.diag_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1388
 _o.diagflat.register('CompositeImplicitAutograd', _composite_shape.diagflat)
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1393
 _o.repeat_interleave_Tensor.register('CPU', _cpu_shape.repeat_interleave_tensor)
 _o.repeat_interleave_Tensor.register('Meta', _meta_shape.repeat_interleave_tensor)
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1397
 _o.repeat_interleave_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat_interleave_Tensor))
 _o.repeat_interleave_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_interleave_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1400
 _o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_tensor)
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1405
 _o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1410
 _o.searchsorted_Tensor.register('CPU', _cpu_shape.searchsorted)
 _o.searchsorted_Tensor.register('Meta', _meta_shape.searchsorted)
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1414
 _o.searchsorted_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Tensor))
 _o.searchsorted_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Tensor_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1403
+# schema/native_functions.yaml:1416
 _o.searchsorted_Scalar.register('CPU', _cpu_shape.searchsorted_scalar)
 _o.searchsorted_Scalar.register('Meta', _meta_shape.searchsorted_scalar)
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1420
 _o.searchsorted_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Scalar))
 _o.searchsorted_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Scalar_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1409
+# schema/native_functions.yaml:1422
 _o.bucketize_Tensor.register('CPU', _cpu_shape.bucketize)
 _o.bucketize_Tensor.register('Meta', _meta_shape.bucketize)
 
-# schema/native_functions.yaml:1413
+# schema/native_functions.yaml:1426
 _o.bucketize_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Tensor))
 _o.bucketize_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml:1428
 _o.bucketize_Scalar.register('CPU', _cpu_shape.bucketize_scalar)
 _o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1432
 _o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
 _o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:1436
 _o.tril_indices.register('CPU', _cpu_shape.tril_indices)
 _o.tril_indices.register('Meta', _meta_shape.tril_indices)
 _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1442
 _o.triu_indices.register('CPU', _cpu_shape.triu_indices)
 _o.triu_indices.register('Meta', _meta_shape.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1435
+# schema/native_functions.yaml:1448
 _o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1452
 _o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1456
 _o.broadcast_to.register('CompositeImplicitAutograd', _composite_shape.broadcast_to)
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1461
 _o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broadcast_tensors)
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1465
 _o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
+
+# schema/native_functions.yaml:1469
+_o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1474
+_o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
+_o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1477
+_o.exp2_.register('CPU', _cpu_unary.exp2_)
+_o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1484
+_o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1489
+_o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
+_o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1492
+_o.expm1_.register('CPU', _cpu_unary.expm1_)
+_o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1499
+_o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1504
+_o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
+_o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1507
+_o.log2_.register('CPU', _cpu_unary.log2_)
+_o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1514
+_o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1519
+_o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
+_o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1522
+_o.log10_.register('CPU', _cpu_unary.log10_)
+_o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1529
+_o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1534
+_o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
+_o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1537
+_o.log1p_.register('CPU', _cpu_unary.log1p_)
+_o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1544
+_o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1549
+_o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
+_o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1552
+_o.sqrt_.register('CPU', _cpu_unary.sqrt_)
+_o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1559
+_o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1564
+_o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
+_o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1567
+_o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
+_o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1574
+_o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1579
+_o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
+_o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1582
+_o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
+_o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1589
+_o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1594
+_o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
+_o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1597
+_o.sin_.register('CPU', _cpu_unary.sin_)
+_o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1604
+_o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1609
+_o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
+_o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1612
+_o.cos_.register('CPU', _cpu_unary.cos_)
+_o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1619
+_o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1624
+_o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
+_o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1627
+_o.tan_.register('CPU', _cpu_unary.tan_)
+_o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1634
+_o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1639
+_o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
+_o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1642
+_o.asin_.register('CPU', _cpu_unary.asin_)
+_o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1649
+_o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1654
+_o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
+_o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1657
+_o.acos_.register('CPU', _cpu_unary.acos_)
+_o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1664
+_o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1669
+_o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
+_o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1672
+_o.atan_.register('CPU', _cpu_unary.atan_)
+_o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1679
+_o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1684
+_o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
+_o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1687
+_o.sinh_.register('CPU', _cpu_unary.sinh_)
+_o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1694
+_o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1699
+_o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
+_o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1702
+_o.cosh_.register('CPU', _cpu_unary.cosh_)
+_o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1709
+_o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1714
+_o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
+_o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1717
+_o.erf_.register('CPU', _cpu_unary.erf_)
+_o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1724
+_o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('Meta', _meta_unary.abs)
+
+# schema/native_functions.yaml:1729
+_o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
+_o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1732
+_o.abs_.register('CPU', _cpu_unary.abs_)
+_o.abs_.register('Meta', _meta_unary.abs_)
+_o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1739
+_o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('Meta', _meta_unary.floor)
+
+# schema/native_functions.yaml:1744
+_o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
+_o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1747
+_o.floor_.register('CPU', _cpu_unary.floor_)
+_o.floor_.register('Meta', _meta_unary.floor_)
+_o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1754
+_o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('Meta', _meta_unary.ceil)
+
+# schema/native_functions.yaml:1759
+_o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
+_o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1762
+_o.ceil_.register('CPU', _cpu_unary.ceil_)
+_o.ceil_.register('Meta', _meta_unary.ceil_)
+_o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1769
+_o.round.register('CPU', _cpu_unary.round)
+_o.round.register('Meta', _meta_unary.round)
+
+# schema/native_functions.yaml:1774
+_o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
+_o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1777
+_o.round_decimals.register('CPU', _cpu_unary.round_decimals)
+_o.round_decimals.register('Meta', _meta_unary.round_decimals)
+
+# schema/native_functions.yaml:1782
+_o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
+_o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1785
+_o.round_.register('CPU', _cpu_unary.round_)
+_o.round_.register('Meta', _meta_unary.round_)
+_o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1792
+_o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
+_o.round__decimals.register('Meta', _meta_unary.round_decimals_)
+_o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1799
+_o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('Meta', _meta_unary.trunc)
+
+# schema/native_functions.yaml:1804
+_o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
+_o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1807
+_o.trunc_.register('CPU', _cpu_unary.trunc_)
+_o.trunc_.register('Meta', _meta_unary.trunc_)
+_o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1814
+_o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('Meta', _meta_unary.frac)
+
+# schema/native_functions.yaml:1819
+_o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
+_o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1822
+_o.frac_.register('CPU', _cpu_unary.frac_)
+_o.frac_.register('Meta', _meta_unary.frac_)
+_o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1829
+_o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('Meta', _meta_pointwise.unary_same)
+
+# schema/native_functions.yaml:1834
+_o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
+_o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1837
+_o.sign_.register('CPU', _cpu_unary.sign_)
+_o.sign_.register('Meta', _meta_pointwise.unary_inplace)
+_o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1844
+_o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1849
+_o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
+_o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1852
+_o.logical_not_.register('CPU', _cpu_unary.logical_not_)
+_o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
+_o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1859
+_o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
+
+# schema/native_functions.yaml:1864
+_o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
+_o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1867
+_o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
+_o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
+_o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1874
+_o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1879
+_o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
+_o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1882
+_o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1887
+_o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
+_o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1890
+_o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1897
+_o.signbit.register('CPU', _cpu_unary.signbit)
+_o.signbit.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:1902
+_o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
+_o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1905
+_o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
+_o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
+
+# schema/native_functions.yaml:1910
+_o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
+_o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1913
+_o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
+_o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
+_o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1920
+_o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('Meta', _meta_conv.convolution)
+
+# schema/native_functions.yaml:1924
+_o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
+_o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
+
+# schema/native_functions.yaml:1927
+_o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
+
+# schema/native_functions.yaml:1933
+_o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
+
+# schema/native_functions.yaml:1937
+_o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
+
+# schema/native_functions.yaml:1941
+_o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
+
+# schema/native_functions.yaml:1945
+_o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
+
+# schema/native_functions.yaml:1949
+_o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
+
+# schema/native_functions.yaml:1955
+_o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
+
+# schema/native_functions.yaml:1960
+_o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
+
+# schema/native_functions.yaml:1964
+_o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
+
+# schema/native_functions.yaml:1968
+_o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
+_o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:1971
+_o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
+
+# schema/native_functions.yaml:1976
+_o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
+_o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
+
+# schema/native_functions.yaml:1980
+_o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
+_o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1983
+_o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
+_o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
+
+# schema/native_functions.yaml:1987
+_o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
+_o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1989
+_o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
+
+# schema/native_functions.yaml:1993
+_o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
+_o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
+
+# schema/native_functions.yaml:1997
+_o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
+_o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1999
+_o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
+
+# schema/native_functions.yaml:2003
+_o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('Meta', _meta_conv.embedding)
+
+# schema/native_functions.yaml:2007
+_o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
+_o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2010
+_o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
+
+# schema/native_functions.yaml:2014
+_o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
+_o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2016
+_o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
+
+# schema/native_functions.yaml:2021
+_o.dot.register('CPU', _cpu_nn.dot)
+_o.dot.register('Meta', _meta_nn.dot)
+
+# schema/native_functions.yaml:2026
+_o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
+_o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2028
+_o.mv.register('CPU', _cpu_nn.mv)
+_o.mv.register('Meta', _meta_nn.mv)
+
+# schema/native_functions.yaml:2033
+_o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
+_o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2035
+_o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:2040
+_o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2044
+_o.baddbmm.register('CPU', _cpu_nn.baddbmm)
+_o.baddbmm.register('Meta', _meta_nn.baddbmm)
+
+# schema/native_functions.yaml:2049
+_o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
+_o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2051
+_o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
+_o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
+_o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2057
+_o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
+
+# schema/native_functions.yaml:2061
+_o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('Meta', _meta_nn.softmax_forward)
+
+# schema/native_functions.yaml:2065
+_o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
+_o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2068
+_o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
+
+# schema/native_functions.yaml:2072
+_o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
+_o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2075
+_o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
+
+# schema/native_functions.yaml:2079
+_o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
+_o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2081
+_o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
+
+# schema/native_functions.yaml:2085
+_o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
+_o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2087
+_o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:2092
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+_o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2096
+_o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:2100
+_o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
+_o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2102
+_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:2107
+_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
+_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2110
+_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:2115
+_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
+_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2118
+_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:2123
+_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
+_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2126
+_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:2131
+_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
+_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2134
+_o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2141
+_o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2148
+_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2153
+_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
+_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2156
+_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2161
+_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
+_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2164
+_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
+_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2169
+_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
+_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2172
+_o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
+_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2179
+_o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
+_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2186
+_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:2191
+_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
+_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2194
+_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:2199
+_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
+_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2202
+_o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
+_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2209
+_o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
+_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2216
+_o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('Meta', _meta_binary.maximum)
+
+# schema/native_functions.yaml:2221
+_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
+_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2224
+_o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('Meta', _meta_binary.minimum)
+
+# schema/native_functions.yaml:2229
+_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
+_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2232
+_o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('Meta', _meta_binary.atan2)
+
+# schema/native_functions.yaml:2237
+_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
+_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2240
+_o.atan2_.register('CPU', _cpu_binary.atan2_)
+_o.atan2_.register('Meta', _meta_binary.atan2_)
+_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2247
+_o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('Meta', _meta_binary.logical_and)
+
+# schema/native_functions.yaml:2252
+_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
+_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2255
+_o.logical_and_.register('CPU', _cpu_binary.logical_and_)
+_o.logical_and_.register('Meta', _meta_binary.logical_and_)
+_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2262
+_o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('Meta', _meta_binary.logical_or)
+
+# schema/native_functions.yaml:2267
+_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
+_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2270
+_o.logical_or_.register('CPU', _cpu_binary.logical_or_)
+_o.logical_or_.register('Meta', _meta_binary.logical_or_)
+_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2277
+_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('Meta', _meta_binary.logical_xor)
+
+# schema/native_functions.yaml:2282
+_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
+_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2285
+_o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
+_o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
+_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2292
+_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2297
+_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
+_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2300
+_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2305
+_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
+_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2308
+_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2313
+_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
+_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2316
+_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2323
+_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2330
+_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2335
+_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
+_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2338
+_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2343
+_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
+_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2346
+_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2351
+_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
+_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2354
+_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2361
+_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2368
+_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2373
+_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
+_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2376
+_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2381
+_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
+_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2384
+_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2389
+_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
+_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2392
+_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2399
+_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2406
+_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:2411
+_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
+_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2414
+_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:2419
+_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
+_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2422
+_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
+_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2429
+_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
+_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2436
+_o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('Meta', _meta_binary.addcmul)
+
+# schema/native_functions.yaml:2441
+_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
+_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2444
+_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('Meta', _meta_binary.addcmul_)
+_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2451
+_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('Meta', _meta_binary.addcdiv)
+
+# schema/native_functions.yaml:2456
+_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
+_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2459
+_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
+_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2466
+_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+
+# schema/native_functions.yaml:2471
+_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
+_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2474
+_o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('Meta', _meta_pointwise.le)
+
+# schema/native_functions.yaml:2479
+_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
+_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2482
+_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+
+# schema/native_functions.yaml:2487
+_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
+_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2490
+_o.eq__Tensor.register('CPU', _cpu_binary.eq_)
+_o.eq__Tensor.register('Meta', _meta_binary.eq_)
+_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2497
+_o.eq__Scalar.register('CPU', _cpu_binary.eq_)
+_o.eq__Scalar.register('Meta', _meta_binary.eq_)
+_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2504
+_o.ne__Tensor.register('CPU', _cpu_binary.ne_)
+_o.ne__Tensor.register('Meta', _meta_binary.ne_)
+_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2511
+_o.ne__Scalar.register('CPU', _cpu_binary.ne_)
+_o.ne__Scalar.register('Meta', _meta_binary.ne_)
+_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2518
+_o.lt__Tensor.register('CPU', _cpu_binary.lt_)
+_o.lt__Tensor.register('Meta', _meta_binary.lt_)
+_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2525
+_o.lt__Scalar.register('CPU', _cpu_binary.lt_)
+_o.lt__Scalar.register('Meta', _meta_binary.lt_)
+_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2532
+_o.le__Tensor.register('CPU', _cpu_binary.le_)
+_o.le__Tensor.register('Meta', _meta_binary.le_)
+_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2539
+_o.le__Scalar.register('CPU', _cpu_binary.le_)
+_o.le__Scalar.register('Meta', _meta_binary.le_)
+_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2546
+_o.gt__Tensor.register('CPU', _cpu_binary.gt_)
+_o.gt__Tensor.register('Meta', _meta_binary.gt_)
+_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2553
+_o.gt__Scalar.register('CPU', _cpu_binary.gt_)
+_o.gt__Scalar.register('Meta', _meta_binary.gt_)
+_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2560
+_o.ge__Tensor.register('CPU', _cpu_binary.ge_)
+_o.ge__Tensor.register('Meta', _meta_binary.ge_)
+_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2567
+_o.ge__Scalar.register('CPU', _cpu_binary.ge_)
+_o.ge__Scalar.register('Meta', _meta_binary.ge_)
+_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2574
+_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+
+# schema/native_functions.yaml:2579
+_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
+_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2582
+_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2589
+_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2596
+_o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
+_o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
+_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2603
+_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
+
+# schema/native_functions.yaml:2608
+_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
+
+# schema/native_functions.yaml:2613
+_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
+
+# schema/native_functions.yaml:2618
+_o.gelu.register('CPU', _cpu_activation.gelu)
+_o.gelu.register('Meta', _meta_activation.gelu)
+
+# schema/native_functions.yaml:2623
+_o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
+_o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2626
+_o.gelu_.register('CPU', _cpu_activation.gelu_)
+_o.gelu_.register('Meta', _meta_activation.gelu_)
+_o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2632
+_o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
+_o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
+
+# schema/native_functions.yaml:2639
+_o.silu.register('CPU', _cpu_activation.silu)
+_o.silu.register('Meta', _meta_activation.silu)
+
+# schema/native_functions.yaml:2644
+_o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
+_o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2647
+_o.silu_.register('CPU', _cpu_activation.silu_)
+_o.silu_.register('Meta', _meta_activation.silu_)
+_o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2654
+_o.silu_backward.register('CPU', _cpu_activation.silu_backward)
+_o.silu_backward.register('Meta', _meta_activation.silu_backward)
+
+# schema/native_functions.yaml:2661
+_o.softplus.register('CPU', _cpu_activation.softplus)
+_o.softplus.register('Meta', _meta_activation.softplus)
+
+# schema/native_functions.yaml:2666
+_o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
+_o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2669
+_o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
+_o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
+
+# schema/native_functions.yaml:2675
+_o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
+_o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
+
+# schema/native_functions.yaml:2680
+_o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
+_o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2683
+_o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
+_o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
+_o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2690
+_o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
+_o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
+
+# schema/native_functions.yaml:2696
+_o.elu.register('CPU', _cpu_activation.elu)
+_o.elu.register('Meta', _meta_activation.elu)
+
+# schema/native_functions.yaml:2701
+_o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
+_o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2704
+_o.elu_.register('CPU', _cpu_activation.elu_)
+_o.elu_.register('Meta', _meta_activation.elu_)
+_o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2711
+_o.elu_backward.register('CPU', _cpu_activation.elu_backward)
+_o.elu_backward.register('Meta', _meta_activation.elu_backward)
+
+# schema/native_functions.yaml:2717
+_o.hardtanh.register('CPU', _cpu_activation.hardtanh)
+_o.hardtanh.register('Meta', _meta_activation.hardtanh)
+
+# schema/native_functions.yaml:2722
+_o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
+_o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2725
+_o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
+_o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
+_o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2732
+_o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
+_o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
+
+# schema/native_functions.yaml:2738
+_o.threshold.register('CPU', _cpu_activation.threshold)
+_o.threshold.register('Meta', _meta_activation.threshold)
+
+# schema/native_functions.yaml:2743
+_o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
+_o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2746
+_o.threshold_.register('CPU', _cpu_activation.threshold_)
+_o.threshold_.register('Meta', _meta_activation.threshold_)
+_o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2752
+_o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
+_o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
+
+# schema/native_functions.yaml:2759
+_o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
+_o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
+
+# schema/native_functions.yaml:2766
+_o.clamp_min.register('CPU', _cpu_activation.clamp_min)
+_o.clamp_min.register('Meta', _meta_activation.clamp_min)
+
+# schema/native_functions.yaml:2771
+_o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
+_o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2774
+_o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
+_o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
+
+# schema/native_functions.yaml:2779
+_o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
+_o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2782
+_o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
+_o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2789
+_o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
+_o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2796
+_o.clamp_max.register('CPU', _cpu_activation.clamp_max)
+_o.clamp_max.register('Meta', _meta_activation.clamp_max)
+
+# schema/native_functions.yaml:2801
+_o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
+_o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2804
+_o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
+_o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
+
+# schema/native_functions.yaml:2809
+_o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
+_o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2812
+_o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
+_o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2819
+_o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
+_o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2826
+_o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
+_o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
+_o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2833
+_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
+_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2838
+_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
+_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2844
+_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
+_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2849
+_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
+_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2854
+_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
+_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:2859
+_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
+_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2864
+_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
+_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2869
+_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
+_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2875
+_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
+_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)

@@ -13,15 +13,41 @@ from ember.overrides import tf_state as _tf
 from ember.return_types import out_tuple as _out_tuple  # noqa: F401
 from ember.return_types import return_type as _rt  # noqa: F401
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry__unique2,
     _entry__unique2_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
@@ -40,12 +66,54 @@ from ember._generated.ops import (  # noqa: F401
     _entry_as_strided,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_atan_,
+    _entry_atan_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
     _entry_atleast_2d_Sequence,
     _entry_atleast_3d,
     _entry_atleast_3d_Sequence,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -57,17 +125,49 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy_,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -78,27 +178,56 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
     _entry_dsplit_array,
     _entry_dsplit_int,
     _entry_dstack,
     _entry_dstack_out,
+    _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -106,15 +235,50 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_gather,
     _entry_gather_out,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -137,17 +301,65 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
     _entry_linear,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
     _entry_masked_scatter,
@@ -156,11 +368,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
     _entry_moveaxis_int,
@@ -170,15 +389,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_msort,
     _entry_msort_out,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_mv,
+    _entry_mv_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -189,13 +418,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_zeros,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
     _entry_put,
     _entry_put_,
@@ -205,8 +441,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn,
     _entry_randn_like,
     _entry_ravel,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -219,8 +467,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_roll_out,
     _entry_rot90,
     _entry_rot90_out,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
     _entry_row_stack,
     _entry_row_stack_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -249,10 +510,34 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
     _entry_slice_scatter,
     _entry_slice_scatter_out,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
     _entry_sort,
     _entry_sort_stable,
     _entry_sort_values,
@@ -260,11 +545,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -279,13 +568,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_take_along_dim,
     _entry_take_along_dim_out,
     _entry_take_out,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
     _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
@@ -302,6 +600,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_,
     _entry_triu_indices,
     _entry_triu_out,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unfold,
@@ -317,12 +618,55 @@ from ember._generated.ops import (  # noqa: F401
     _entry_vsplit_int,
     _entry_vstack,
     _entry_vstack_out,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero_,
     _entry_zeros,
     _entry_zeros_like,
 )
+
+
+# schema/native_functions.yaml:1724
+def abs(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
+# schema/native_functions.yaml:1732
+def abs_(self):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(self)
+
+
+# schema/native_functions.yaml:1649
+def acos(self):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos(self)
+
+
+# schema/native_functions.yaml:1657
+def acos_(self):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(self)
 
 
 # schema/native_functions.yaml:203
@@ -335,7 +679,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -345,7 +689,47 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:2451
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2459
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2436
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2444
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:656
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -355,7 +739,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:725
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -365,7 +749,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:842
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -375,7 +759,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -385,7 +769,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -395,7 +779,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1066
 def _m0_argsort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -406,7 +790,7 @@ def _c0_argsort(self, dim, descending):
     return _entry_argsort(self, dim, descending)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1071
 def _m1_argsort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -440,7 +824,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1204
 def argwhere(self):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -450,7 +834,7 @@ def argwhere(self):
     return _entry_argwhere(self)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:701
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -460,7 +844,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml:1111
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -470,7 +854,167 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:1634
+def asin(self):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin(self)
+
+
+# schema/native_functions.yaml:1642
+def asin_(self):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(self)
+
+
+# schema/native_functions.yaml:1664
+def atan(self):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan(self)
+
+
+# schema/native_functions.yaml:2232
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2(self, other)
+
+
+# schema/native_functions.yaml:2240
+def atan2_(self, other):
+    """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan2_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2_(self, other)
+
+
+# schema/native_functions.yaml:1672
+def atan_(self):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(self)
+
+
+# schema/native_functions.yaml:2044
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:2051
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:2292
+def bitwise_and(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2316
+def bitwise_and_(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1859
+def bitwise_not(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
+
+
+# schema/native_functions.yaml:1867
+def bitwise_not_(self):
+    """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not_(self)
+
+
+# schema/native_functions.yaml:2330
+def bitwise_or(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2354
+def bitwise_or_(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2368
+def bitwise_xor(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2392
+def bitwise_xor_(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:648
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -480,7 +1024,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1456
 def broadcast_to(self, *size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     size = _ivar(size)
@@ -491,7 +1035,27 @@ def broadcast_to(self, *size):
     return _entry_broadcast_to(self, size)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:1754
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil(self)
+
+
+# schema/native_functions.yaml:1762
+def ceil_(self):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(self)
+
+
+# schema/native_functions.yaml:805
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -501,7 +1065,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -512,7 +1076,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -546,14 +1110,229 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
-def clamp_(self, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:2826
+def _m0_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c0_clamp_(self, min, max):
+    return _entry_clamp__Tensor(self, min, max)
+
+
+# schema/native_functions.yaml:457
+def _m1_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clamp_(self, min, max):
+    return _entry_clamp_(self, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (self,), (self, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(self, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:2804
+def _m0_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max(self, max):
+    return _entry_clamp_max_Tensor(self, max)
+
+
+# schema/native_functions.yaml:2796
+def _m1_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max(self, max):
+    return _entry_clamp_max(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('max',))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('max',))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:2819
+def _m0_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max_(self, max):
+    return _entry_clamp_max__Tensor(self, max)
+
+
+# schema/native_functions.yaml:2812
+def _m1_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max_(self, max):
+    return _entry_clamp_max_(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('max',))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('max',))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:2774
+def _m0_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min(self, min):
+    return _entry_clamp_min_Tensor(self, min)
+
+
+# schema/native_functions.yaml:2766
+def _m1_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min(self, min):
+    return _entry_clamp_min(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('min',))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('min',))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:2789
+def _m0_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min_(self, min):
+    return _entry_clamp_min__Tensor(self, min)
+
+
+# schema/native_functions.yaml:2782
+def _m1_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min_(self, min):
+    return _entry_clamp_min_(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('min',))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('min',))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -586,7 +1365,47 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:1604
+def cos(self):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos(self)
+
+
+# schema/native_functions.yaml:1612
+def cos_(self):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(self)
+
+
+# schema/native_functions.yaml:1694
+def cosh(self):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh(self)
+
+
+# schema/native_functions.yaml:1702
+def cosh_(self):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(self)
+
+
+# schema/native_functions.yaml:836
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -596,7 +1415,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1382
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -606,7 +1425,7 @@ def diag(self, diagonal=0):
     return _entry_diag(self, diagonal)
 
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1376
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -616,7 +1435,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return _entry_diag_embed(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1375
+# schema/native_functions.yaml:1388
 def diagflat(self, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -626,7 +1445,7 @@ def diagflat(self, offset=0):
     return _entry_diagflat(self, offset)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:782
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -636,7 +1455,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1105
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -646,7 +1465,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -657,7 +1476,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -668,14 +1487,27 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:2574
+def _m2_div(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div(self, other, rounding_mode):
+    return _entry_div_Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('other',))),
     (_m1_div, _c1_div, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -683,6 +1515,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -691,7 +1524,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -702,7 +1535,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:324
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -713,14 +1546,27 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:2589
+def _m2_div_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div_(self, other, rounding_mode):
+    return _entry_div__Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div_ = (
     (_m0_div_, _c0_div_, 2, frozenset(('other',))),
     (_m1_div_, _c1_div_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div_, _c2_div_, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
 )
 
 
@@ -728,6 +1574,7 @@ def div_(*args, **kwargs):
     """Overloads:
     div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
     div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(div_, args, kwargs)
@@ -736,7 +1583,17 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:2021
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (self, tensor), (self, tensor), {})
+        if r is not _NO:
+            return r
+    return _entry_dot(self, tensor)
+
+
+# schema/native_functions.yaml:1311
 def _m0_dsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -747,7 +1604,7 @@ def _c0_dsplit(self, sections):
     return _entry_dsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1316
 def _m1_dsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -782,7 +1639,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:361
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -792,7 +1649,37 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:2490
+def eq_(self, other):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(eq_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_eq__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1709
+def erf(self):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf(self)
+
+
+# schema/native_functions.yaml:1717
+def erf_(self):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(self)
+
+
+# schema/native_functions.yaml:510
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -802,7 +1689,27 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:1469
+def exp2(self):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2(self)
+
+
+# schema/native_functions.yaml:1477
+def exp2_(self):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(self)
+
+
+# schema/native_functions.yaml:518
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -812,7 +1719,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:754
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -823,7 +1730,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:760
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -831,6 +1738,26 @@ def expand_as(self, other):
         if r is not _NO:
             return r
     return _entry_expand_as(self, other)
+
+
+# schema/native_functions.yaml:1484
+def expm1(self):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1(self)
+
+
+# schema/native_functions.yaml:1492
+def expm1_(self):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(self)
 
 
 # schema/native_functions.yaml:190
@@ -878,7 +1805,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:816
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -888,7 +1815,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml:892
 def flip(self, *dims):
     """flip(Tensor self, int[] dims) -> Tensor"""
     dims = _ivar(dims)
@@ -899,7 +1826,7 @@ def flip(self, *dims):
     return _entry_flip(self, dims)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1209
 def fliplr(self):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -909,7 +1836,7 @@ def fliplr(self):
     return _entry_fliplr(self)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1214
 def flipud(self):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -919,7 +1846,122 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:1739
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor(self)
+
+
+# schema/native_functions.yaml:1747
+def floor_(self):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(self)
+
+
+# schema/native_functions.yaml:2118
+def _m0_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
+        return (self, other)
+    return None
+
+
+def _c0_floor_divide(self, other):
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:2126
+def _m1_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_floor_divide(self, other):
+    return _entry_floor_divide_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('other',))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('other',))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:2134
+def floor_divide_(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_divide_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2186
+def fmod(self, other):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2202
+def fmod_(self, other):
+    """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(fmod_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1814
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac(self)
+
+
+# schema/native_functions.yaml:1822
+def frac_(self):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(self)
+
+
+# schema/native_functions.yaml:939
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -929,7 +1971,7 @@ def gather(self, dim, index, *, sparse_grad=False):
     return _entry_gather(self, dim, index, sparse_grad)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:425
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -939,7 +1981,17 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:2560
+def ge_(self, other):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ge_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:409
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -949,7 +2001,17 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:2546
+def gt_(self, other):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1291
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -960,7 +2022,7 @@ def _c0_hsplit(self, sections):
     return _entry_hsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1296
 def _m1_hsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -995,7 +2057,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:860
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1005,7 +2067,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml:1117
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1015,7 +2077,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return _entry_index_add(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1124
 def index_add_(self, dim, index, source, *, alpha=1):
     """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1025,7 +2087,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _entry_index_add_(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1130
 def index_copy(self, dim, index, source):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -1035,7 +2097,7 @@ def index_copy(self, dim, index, source):
     return _entry_index_copy(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1137
 def index_copy_(self, dim, index, source):
     """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -1045,7 +2107,7 @@ def index_copy_(self, dim, index, source):
     return _entry_index_copy_(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1149
 def _m0_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -1056,7 +2118,7 @@ def _c0_index_fill(self, dim, index, value):
     return _entry_index_fill_int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1143
 def _m1_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -1090,7 +2152,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1161
 def _m0_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -1101,7 +2163,7 @@ def _c0_index_fill_(self, dim, index, value):
     return _entry_index_fill__int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1155
 def _m1_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -1135,7 +2197,7 @@ def index_fill_(*args, **kwargs):
     return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:874
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1145,7 +2207,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:868
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1155,7 +2217,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:932
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -1165,7 +2227,37 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:1890
+def isfinite(self):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(self)
+
+
+# schema/native_functions.yaml:1882
+def isinf(self):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isinf(self)
+
+
+# schema/native_functions.yaml:1874
+def isnan(self):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isnan(self)
+
+
+# schema/native_functions.yaml:401
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1175,7 +2267,37 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:2532
+def le_(self, other):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(le_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_le__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2414
+def lerp(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp_Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:2429
+def lerp_(self, end, weight):
+    """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp__Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:525
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1185,7 +2307,67 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:1514
+def log10(self):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10(self)
+
+
+# schema/native_functions.yaml:1522
+def log10_(self):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(self)
+
+
+# schema/native_functions.yaml:1529
+def log1p(self):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p(self)
+
+
+# schema/native_functions.yaml:1537
+def log1p_(self):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(self)
+
+
+# schema/native_functions.yaml:1499
+def log2(self):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2(self)
+
+
+# schema/native_functions.yaml:1507
+def log2_(self):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(self)
+
+
+# schema/native_functions.yaml:533
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1195,7 +2377,97 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:2081
+def log_softmax(self, dim, dtype=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_log_softmax_int(self, dim, dtype)
+
+
+# schema/native_functions.yaml:2247
+def logical_and(self, other):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and(self, other)
+
+
+# schema/native_functions.yaml:2255
+def logical_and_(self, other):
+    """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and_(self, other)
+
+
+# schema/native_functions.yaml:1844
+def logical_not(self):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not(self)
+
+
+# schema/native_functions.yaml:1852
+def logical_not_(self):
+    """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not_(self)
+
+
+# schema/native_functions.yaml:2262
+def logical_or(self, other):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or(self, other)
+
+
+# schema/native_functions.yaml:2270
+def logical_or_(self, other):
+    """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or_(self, other)
+
+
+# schema/native_functions.yaml:2277
+def logical_xor(self, other):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor(self, other)
+
+
+# schema/native_functions.yaml:2285
+def logical_xor_(self, other):
+    """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:385
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1205,7 +2477,17 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:2518
+def lt_(self, other):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_lt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:472
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -1215,7 +2497,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:487
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -1225,7 +2507,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1167
 def masked_scatter(self, mask, source):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -1235,7 +2517,7 @@ def masked_scatter(self, mask, source):
     return _entry_masked_scatter(self, mask, source)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1173
 def masked_scatter_(self, mask, source):
     """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -1245,7 +2527,7 @@ def masked_scatter_(self, mask, source):
     return _entry_masked_scatter_(self, mask, source)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1024
 def masked_select(self, mask):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -1255,7 +2537,7 @@ def masked_select(self, mask):
     return _entry_masked_select(self, mask)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1265,7 +2547,17 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:2216
+def maximum(self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_maximum(self, other)
+
+
+# schema/native_functions.yaml:608
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1276,7 +2568,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:615
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1310,7 +2602,17 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:2224
+def minimum(self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_minimum(self, other)
+
+
+# schema/native_functions.yaml:640
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1320,7 +2622,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1255
 def _m0_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -1331,7 +2633,7 @@ def _c0_moveaxis(self, source, destination):
     return _entry_moveaxis_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1260
 def _m1_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1365,7 +2667,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:826
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -1376,7 +2678,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:831
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1410,7 +2712,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1225
 def msort(self):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1420,7 +2722,7 @@ def msort(self):
     return _entry_msort(self)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:263
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1430,7 +2732,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1440,7 +2742,37 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:2028
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (self, vec), (self, vec), {})
+        if r is not _NO:
+            return r
+    return _entry_mv(self, vec)
+
+
+# schema/native_functions.yaml:1905
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num(self, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:1913
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(self, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:777
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1450,7 +2782,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1270
 def narrow_copy(self, dim, start, length):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -1460,7 +2792,7 @@ def narrow_copy(self, dim, start, length):
     return _entry_narrow_copy(self, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1470,7 +2802,17 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:2504
+def ne_(self, other):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ne_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ne__Tensor(self, other)
+
+
+# schema/native_functions.yaml:495
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1480,7 +2822,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1548,7 +2890,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1032
 def nonzero(self):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1558,7 +2900,17 @@ def nonzero(self):
     return _entry_nonzero(self)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:2035
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_outer(self, vec2)
+
+
+# schema/native_functions.yaml:707
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -1569,7 +2921,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:331
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1579,7 +2931,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:354
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1589,7 +2941,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1186
 def put(self, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1599,7 +2951,7 @@ def put(self, index, source, accumulate=False):
     return _entry_put(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1192
 def put_(self, index, source, accumulate=False):
     """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1609,7 +2961,7 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1265
 def ravel(self):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1619,7 +2971,27 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:1574
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(reciprocal, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal(self)
+
+
+# schema/native_functions.yaml:1582
+def reciprocal_(self):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(self)
+
+
+# schema/native_functions.yaml:540
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1629,7 +3001,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:548
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1639,7 +3011,27 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:2148
+def remainder(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(remainder, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2172
+def remainder_(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(remainder_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:880
 def repeat(self, *repeats):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
     repeats = _ivar(repeats)
@@ -1650,7 +3042,7 @@ def repeat(self, *repeats):
     return _entry_repeat(self, repeats)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml:1400
 def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -1661,7 +3053,7 @@ def _c0_repeat_interleave(self, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1405
 def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -1695,7 +3087,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:686
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -1706,7 +3098,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:696
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1716,7 +3108,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:899
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -1726,7 +3118,7 @@ def roll(self, shifts, dims=()):
     return _entry_roll(self, shifts, dims)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1219
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -1736,7 +3128,117 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:1769
+def _m0_round(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round(self):
+    return _entry_round(self)
+
+
+# schema/native_functions.yaml:1777
+def _m1_round(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round(self, decimals):
+    return _entry_round_decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(())),
+    (_m1_round, _c1_round, 1, frozenset(('decimals',))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:1785
+def _m0_round_(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round_(self):
+    return _entry_round_(self)
+
+
+# schema/native_functions.yaml:1792
+def _m1_round_(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round_(self, decimals):
+    return _entry_round__decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(())),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals',))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:1559
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt(self)
+
+
+# schema/native_functions.yaml:1567
+def rsqrt_(self):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(self)
+
+
+# schema/native_functions.yaml:946
 def _m0_scatter(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -1747,7 +3249,7 @@ def _c0_scatter(self, dim, index, src):
     return _entry_scatter_src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:960
 def _m1_scatter(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -1758,7 +3260,7 @@ def _c1_scatter(self, dim, index, src, reduce):
     return _entry_scatter_reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:953
 def _m2_scatter(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -1769,7 +3271,7 @@ def _c2_scatter(self, dim, index, value):
     return _entry_scatter_value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:954
+# schema/native_functions.yaml:967
 def _m3_scatter(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -1809,7 +3311,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:974
 def _m0_scatter_(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -1820,7 +3322,7 @@ def _c0_scatter_(self, dim, index, src):
     return _entry_scatter__src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:986
 def _m1_scatter_(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -1831,7 +3333,7 @@ def _c1_scatter_(self, dim, index, src, reduce):
     return _entry_scatter__reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:980
 def _m2_scatter_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -1842,7 +3344,7 @@ def _c2_scatter_(self, dim, index, value):
     return _entry_scatter__value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml:992
 def _m3_scatter_(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -1882,7 +3384,7 @@ def scatter_(*args, **kwargs):
     return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:998
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -1892,7 +3394,7 @@ def scatter_add(self, dim, index, src):
     return _entry_scatter_add(self, dim, index, src)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1005
 def scatter_add_(self, dim, index, src):
     """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
     if _tf[0]:
@@ -1902,7 +3404,7 @@ def scatter_add_(self, dim, index, src):
     return _entry_scatter_add_(self, dim, index, src)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1011
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -1912,7 +3414,7 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1018
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
     if _tf[0]:
@@ -1922,7 +3424,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:771
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1932,7 +3434,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:1086
+# schema/native_functions.yaml:1099
 def select_scatter(self, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -1942,7 +3444,7 @@ def select_scatter(self, src, dim, index):
     return _entry_select_scatter(self, src, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:562
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1952,7 +3454,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1962,7 +3464,77 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:1829
+def sign(self):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign(self)
+
+
+# schema/native_functions.yaml:1837
+def sign_(self):
+    """sign_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sign_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign_(self)
+
+
+# schema/native_functions.yaml:1897
+def signbit(self):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_signbit(self)
+
+
+# schema/native_functions.yaml:1589
+def sin(self):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin(self)
+
+
+# schema/native_functions.yaml:1597
+def sin_(self):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(self)
+
+
+# schema/native_functions.yaml:1679
+def sinh(self):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh(self)
+
+
+# schema/native_functions.yaml:1687
+def sinh_(self):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(self)
+
+
+# schema/native_functions.yaml:765
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1972,7 +3544,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml:1093
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -1982,7 +3554,17 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:2075
+def softmax(self, dim, dtype=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_softmax_int(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1052
 def _m0_sort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -1993,7 +3575,7 @@ def _c0_sort(self, dim, descending):
     return _rt('sort', ('values', 'indices'))._make(_entry_sort(self, dim, descending))
 
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1059
 def _m1_sort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -2027,7 +3609,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:788
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2038,7 +3620,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:794
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -2072,7 +3654,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:799
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2082,7 +3664,27 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:1544
+def sqrt(self):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt(self)
+
+
+# schema/native_functions.yaml:1552
+def sqrt_(self):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(self)
+
+
+# schema/native_functions.yaml:736
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2093,7 +3695,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:742
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -2104,7 +3706,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:748
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -2142,7 +3744,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2152,7 +3754,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2162,7 +3764,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:593
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -2173,7 +3775,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:600
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -2207,7 +3809,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1245
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -2217,7 +3819,7 @@ def swapaxes(self, axis0, axis1):
     return _entry_swapaxes(self, axis0, axis1)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1250
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2227,7 +3829,7 @@ def swapdims(self, dim0, dim1):
     return _entry_swapdims(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:719
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2237,7 +3839,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1179
 def take(self, index):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -2247,7 +3849,7 @@ def take(self, index):
     return _entry_take(self, index)
 
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1198
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -2257,7 +3859,27 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:1619
+def tan(self):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan(self)
+
+
+# schema/native_functions.yaml:1627
+def tan_(self):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(self)
+
+
+# schema/native_functions.yaml:577
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2267,7 +3889,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2277,7 +3899,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:1263
+# schema/native_functions.yaml:1276
 def _m0_tensor_split(self, sections, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
         return (self, sections, dim)
@@ -2288,7 +3910,7 @@ def _c0_tensor_split(self, sections, dim):
     return _entry_tensor_split_sections(self, sections, dim)
 
 
-# schema/native_functions.yaml:1268
+# schema/native_functions.yaml:1281
 def _m1_tensor_split(self, indices, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (self, indices, dim)
@@ -2299,7 +3921,7 @@ def _c1_tensor_split(self, indices, dim):
     return _entry_tensor_split_indices(self, indices, dim)
 
 
-# schema/native_functions.yaml:1273
+# schema/native_functions.yaml:1286
 def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
@@ -2336,7 +3958,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:887
 def tile(self, *dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     dims = _ivar(dims)
@@ -2347,7 +3969,7 @@ def tile(self, *dims):
     return _entry_tile(self, dims)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1045
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -2357,7 +3979,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     return _rt('topk', ('values', 'indices'))._make(_entry_topk(self, k, dim, largest, sorted))
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:713
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2367,7 +3989,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:906
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2377,7 +3999,7 @@ def tril(self, diagonal=0):
     return _entry_tril(self, diagonal)
 
 
-# schema/native_functions.yaml:900
+# schema/native_functions.yaml:913
 def tril_(self, diagonal=0):
     """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -2387,7 +4009,7 @@ def tril_(self, diagonal=0):
     return _entry_tril_(self, diagonal)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:919
 def triu(self, diagonal=0):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2397,7 +4019,7 @@ def triu(self, diagonal=0):
     return _entry_triu(self, diagonal)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:926
 def triu_(self, diagonal=0):
     """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -2407,7 +4029,27 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:1799
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc(self)
+
+
+# schema/native_functions.yaml:1807
+def trunc_(self):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(self)
+
+
+# schema/native_functions.yaml:810
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2417,7 +4059,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:821
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2427,7 +4069,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1239
 def unfold(self, dimension, size, step):
     """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
     if _tf[0]:
@@ -2437,7 +4079,7 @@ def unfold(self, dimension, size, step):
     return _entry_unfold(self, dimension, size, step)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:730
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2447,7 +4089,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:674
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -2459,7 +4101,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:680
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -2493,7 +4135,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:691
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2503,7 +4145,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1301
 def _m0_vsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -2514,7 +4156,7 @@ def _c0_vsplit(self, sections):
     return _entry_vsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1306
 def _m1_vsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -2549,14 +4191,49 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:424
-def where(self, condition, other):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:433
+def _m0_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c0_where(condition, self, other):
+    return _entry_where_self(condition, self, other)
+
+
+# schema/native_functions.yaml:2608
+def _m1_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c1_where(condition, self, other):
+    return _entry_where_ScalarOther(condition, self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'other'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(where, (condition, self, other), (condition, self, other), {})
+        r = _htf_any(where, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_where_self(condition, self, other)
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:196
@@ -2569,6 +4246,16 @@ def zero_(self):
     return _entry_zero_(self)
 
 
+# schema/native_functions.yaml:1724
+def __abs__(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__abs__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
 # schema/native_functions.yaml:203
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -2579,7 +4266,17 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:2292
+def __and__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__and__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:361
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -2591,7 +4288,17 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:2118
+def __floordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__floordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:425
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2601,7 +4308,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2611,7 +4318,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:219
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2621,7 +4328,37 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:2316
+def __iand__(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__iand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2134
+def __ifloordiv__(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ifloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2172
+def __imod__(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__imod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:279
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2631,7 +4368,27 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:1859
+def __invert__(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__invert__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
+
+
+# schema/native_functions.yaml:2354
+def __ior__(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ior__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:354
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -2641,7 +4398,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:249
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2651,7 +4408,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:317
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2661,7 +4418,17 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:2392
+def __ixor__(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ixor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:401
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2671,7 +4438,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2681,7 +4448,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2691,7 +4458,17 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:2148
+def __mod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__mod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:263
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2701,7 +4478,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:377
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -2713,7 +4490,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:495
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2723,7 +4500,17 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:2330
+def __or__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__or__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:331
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -2743,7 +4530,27 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:2292
+def __rand__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2118
+def __rfloordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rfloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:664
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2753,7 +4560,17 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:2148
+def __rmod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rmod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:263
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2763,7 +4580,17 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:2330
+def __ror__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__ror__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:331
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -2773,7 +4600,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:233
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2783,7 +4610,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2793,7 +4620,17 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:2368
+def __rxor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rxor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:233
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2803,7 +4640,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2813,9 +4650,27 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
+# schema/native_functions.yaml:2368
+def __xor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__xor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
 METHODS = {
+    'abs': abs,
+    'abs_': abs_,
+    'acos': acos,
+    'acos_': acos_,
     'add': add,
     'add_': add_,
+    'addcdiv': addcdiv,
+    'addcdiv_': addcdiv_,
+    'addcmul': addcmul,
+    'addcmul_': addcmul_,
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
@@ -2825,14 +4680,40 @@ METHODS = {
     'argwhere': argwhere,
     'as_strided': as_strided,
     'as_strided_scatter': as_strided_scatter,
+    'asin': asin,
+    'asin_': asin_,
+    'atan': atan,
+    'atan2': atan2,
+    'atan2_': atan2_,
+    'atan_': atan_,
+    'baddbmm': baddbmm,
+    'baddbmm_': baddbmm_,
+    'bitwise_and': bitwise_and,
+    'bitwise_and_': bitwise_and_,
+    'bitwise_not': bitwise_not,
+    'bitwise_not_': bitwise_not_,
+    'bitwise_or': bitwise_or,
+    'bitwise_or_': bitwise_or_,
+    'bitwise_xor': bitwise_xor,
+    'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
     'broadcast_to': broadcast_to,
+    'ceil': ceil,
+    'ceil_': ceil_,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
+    'clamp_max': clamp_max,
+    'clamp_max_': clamp_max_,
+    'clamp_min': clamp_min,
+    'clamp_min_': clamp_min_,
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'cos': cos,
+    'cos_': cos_,
+    'cosh': cosh,
+    'cosh_': cosh_,
     'detach': detach,
     'diag': diag,
     'diag_embed': diag_embed,
@@ -2841,20 +4722,38 @@ METHODS = {
     'diagonal_scatter': diagonal_scatter,
     'div': div,
     'div_': div_,
+    'dot': dot,
     'dsplit': dsplit,
     'eq': eq,
+    'eq_': eq_,
+    'erf': erf,
+    'erf_': erf_,
     'exp': exp,
+    'exp2': exp2,
+    'exp2_': exp2_,
     'exp_': exp_,
     'expand': expand,
     'expand_as': expand_as,
+    'expm1': expm1,
+    'expm1_': expm1_,
     'fill_': fill_,
     'flatten': flatten,
     'flip': flip,
     'fliplr': fliplr,
     'flipud': flipud,
+    'floor': floor,
+    'floor_': floor_,
+    'floor_divide': floor_divide,
+    'floor_divide_': floor_divide_,
+    'fmod': fmod,
+    'fmod_': fmod_,
+    'frac': frac,
+    'frac_': frac_,
     'gather': gather,
     'ge': ge,
+    'ge_': ge_,
     'gt': gt,
+    'gt_': gt_,
     'hsplit': hsplit,
     'index': index,
     'index_add': index_add,
@@ -2866,26 +4765,54 @@ METHODS = {
     'index_put': index_put,
     'index_put_': index_put_,
     'index_select': index_select,
+    'isfinite': isfinite,
+    'isinf': isinf,
+    'isnan': isnan,
     'le': le,
+    'le_': le_,
+    'lerp': lerp,
+    'lerp_': lerp_,
     'log': log,
+    'log10': log10,
+    'log10_': log10_,
+    'log1p': log1p,
+    'log1p_': log1p_,
+    'log2': log2,
+    'log2_': log2_,
     'log_': log_,
+    'log_softmax': log_softmax,
+    'logical_and': logical_and,
+    'logical_and_': logical_and_,
+    'logical_not': logical_not,
+    'logical_not_': logical_not_,
+    'logical_or': logical_or,
+    'logical_or_': logical_or_,
+    'logical_xor': logical_xor,
+    'logical_xor_': logical_xor_,
     'lt': lt,
+    'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'masked_scatter': masked_scatter,
     'masked_scatter_': masked_scatter_,
     'masked_select': masked_select,
     'matmul': matmul,
+    'maximum': maximum,
     'mean': mean,
+    'minimum': minimum,
     'mm': mm,
     'moveaxis': moveaxis,
     'movedim': movedim,
     'msort': msort,
     'mul': mul,
     'mul_': mul_,
+    'mv': mv,
+    'nan_to_num': nan_to_num,
+    'nan_to_num_': nan_to_num_,
     'narrow': narrow,
     'narrow_copy': narrow_copy,
     'ne': ne,
+    'ne_': ne_,
     'neg': neg,
     'neg_': neg_,
     'new_empty': new_empty,
@@ -2894,20 +4821,29 @@ METHODS = {
     'new_ones': new_ones,
     'new_zeros': new_zeros,
     'nonzero': nonzero,
+    'outer': outer,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
     'put': put,
     'put_': put_,
     'ravel': ravel,
+    'reciprocal': reciprocal,
+    'reciprocal_': reciprocal_,
     'relu': relu,
     'relu_': relu_,
+    'remainder': remainder,
+    'remainder_': remainder_,
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
     'roll': roll,
     'rot90': rot90,
+    'round': round,
+    'round_': round_,
+    'rsqrt': rsqrt,
+    'rsqrt_': rsqrt_,
     'scatter': scatter,
     'scatter_': scatter_,
     'scatter_add': scatter_add,
@@ -2918,11 +4854,21 @@ METHODS = {
     'select_scatter': select_scatter,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
+    'sign': sign,
+    'sign_': sign_,
+    'signbit': signbit,
+    'sin': sin,
+    'sin_': sin_,
+    'sinh': sinh,
+    'sinh_': sinh_,
     'slice': slice,
     'slice_scatter': slice_scatter,
+    'softmax': softmax,
     'sort': sort,
     'split': split,
     'split_with_sizes': split_with_sizes,
+    'sqrt': sqrt,
+    'sqrt_': sqrt_,
     'squeeze': squeeze,
     'sub': sub,
     'sub_': sub_,
@@ -2932,6 +4878,8 @@ METHODS = {
     't': t,
     'take': take,
     'take_along_dim': take_along_dim,
+    'tan': tan,
+    'tan_': tan_,
     'tanh': tanh,
     'tanh_': tanh_,
     'tensor_split': tensor_split,
@@ -2942,6 +4890,8 @@ METHODS = {
     'tril_': tril_,
     'triu': triu,
     'triu_': triu_,
+    'trunc': trunc,
+    'trunc_': trunc_,
     'unbind': unbind,
     'unflatten': unflatten,
     'unfold': unfold,
@@ -2951,30 +4901,47 @@ METHODS = {
     'vsplit': vsplit,
     'where': where,
     'zero_': zero_,
+    '__abs__': __abs__,
     '__add__': __add__,
+    '__and__': __and__,
     '__eq__': __eq__,
+    '__floordiv__': __floordiv__,
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
+    '__iand__': __iand__,
+    '__ifloordiv__': __ifloordiv__,
+    '__imod__': __imod__,
     '__imul__': __imul__,
+    '__invert__': __invert__,
+    '__ior__': __ior__,
     '__ipow__': __ipow__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,
+    '__ixor__': __ixor__,
     '__le__': __le__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
+    '__mod__': __mod__,
     '__mul__': __mul__,
     '__ne__': __ne__,
     '__neg__': __neg__,
+    '__or__': __or__,
     '__pow__': __pow__,
     '__radd__': __radd__,
+    '__rand__': __rand__,
+    '__rfloordiv__': __rfloordiv__,
     '__rmatmul__': __rmatmul__,
+    '__rmod__': __rmod__,
     '__rmul__': __rmul__,
+    '__ror__': __ror__,
     '__rpow__': __rpow__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
+    '__rxor__': __rxor__,
     '__sub__': __sub__,
     '__truediv__': __truediv__,
+    '__xor__': __xor__,
 }
 
 

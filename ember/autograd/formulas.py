@@ -132,16 +132,6 @@ def zeros_for(grad, shape, dtype):
 
 
 # --- pointwise ops -----------------------------------------------------------------------------
-def sigmoid_backward(grad, result):
-    """Gradient of sigmoid from its output y: grad * (1 - y) * y."""
-    return grad * (1 - result) * result
-
-
-def tanh_backward(grad, result):
-    """Gradient of tanh from its output y: grad * (1 - y * y)."""
-    return grad * (1 - result * result)
-
-
 def div_self_backward(grad, other, shape, dtype, rounding_mode=None):
     """d(self / other)/d(self) = 1 / other; zero for rounding divisions (like torch)."""
     if rounding_mode is not None:
@@ -487,3 +477,137 @@ def unfold_backward(grad, shape, dim, size, step):
            + ember.arange(size, device=grad.device).view(1, -1)).reshape(-1)
     g = grad.movedim(-1, dim + 1).flatten(dim, dim + 1)
     return grad.new_zeros(shape).index_add(dim, pos, g)
+# ---------------------------------------------------------------- conv (issue 4)
+def convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation,
+                                 transposed, output_padding, groups):
+    """(grad_input, grad_weight, grad_bias) of a convolution, by the convolution_backward op
+    (differentiable itself, so double backward works)."""
+    has_bias = bias is not None
+    # like torch's grad_input_mask: no col2im for an input that needs no gradient
+    mask = [input.requires_grad, weight.requires_grad, has_bias and bias.requires_grad]
+    gi, gw, gb = ember.convolution_backward(
+        grad, input, weight, [bias.shape[0]] if has_bias else None, stride, padding, dilation,
+        transposed, output_padding, groups, mask)
+    return gi, gw, gb
+
+
+def convolution_double_backward(ggi, ggw, ggb, grad_output, input, weight, stride, padding,
+                                dilation, transposed, output_padding, groups):
+    """The gradients of convolution_backward's (grad_input, grad_weight, grad_bias) with
+    respect to (grad_output, input, weight), given their incoming gradients ggi, ggw, ggb
+    (torch's _convolution_double_backward): grad_input is linear in (grad_output, weight)
+    and grad_weight in (input, grad_output), so each term is a convolution or its backward."""
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    g_out = g_in = g_w = None
+    if ggi is not None:
+        g_out = ember.convolution(ggi, weight, None, *args)
+        g_w = ember.convolution_backward(grad_output, ggi, weight, None, *args,
+                                         [False, True, False])[1]
+    if ggw is not None:
+        t = ember.convolution(input, ggw, None, *args)
+        g_out = t if g_out is None else g_out + t
+        g_in = ember.convolution_backward(grad_output, input, ggw, None, *args,
+                                          [True, False, False])[0]
+    if ggb is not None:
+        t = ggb.reshape([1, -1] + [1] * (grad_output.dim() - 2)).expand(grad_output.shape)
+        g_out = t if g_out is None else g_out + t
+    return g_out, g_in, g_w
+
+
+def max_pool_double_backward(grad, indices):
+    """max_pool2d_with_indices_backward is linear in grad_output: its gradient gathers
+    `grad` (input-shaped) at the argmax indices (torch's max_pool_double_backward)."""
+    h, w = grad.shape[-2:]
+    flat = grad.reshape(-1, h * w)
+    idx = indices.reshape(flat.shape[0], -1)
+    rows = ember.arange(flat.shape[0], device=grad.device).reshape(-1, 1)
+    return flat[rows, idx].reshape(indices.shape)
+
+
+def embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq):
+    """embedding_dense_backward is linear in grad_output: its gradient reads the rows of
+    `grad` at `indices`, zero at padding_idx, divided by the index counts when scaling."""
+    out = grad[indices]
+    if scale_grad_by_freq:
+        flat = indices.reshape(-1)
+        counts = (flat.unsqueeze(1) == flat.unsqueeze(0)).sum(1).to(grad.dtype)
+        out = out / counts.reshape(tuple(indices.shape) + (1,))
+    if padding_idx >= 0:
+        out = out.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
+    return out
+# ---------------------------------------------------------------- nn (issue 4)
+def softmax_double_backward(grad, grad_output, dim, output):
+    """d/d(output) of output * (grad_output - sum(grad_output * output))."""
+    s = (grad_output * output).sum(dim, keepdim=True)
+    return grad * (grad_output - s) - grad_output * (grad * output).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_grad_output(grad, dim, output):
+    """d/d(grad_output) of grad_output - exp(output) * sum(grad_output)."""
+    return grad - (grad * output.exp()).sum(dim, keepdim=True)
+
+
+def log_softmax_double_backward_output(grad, grad_output, dim, output):
+    """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
+    return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()
+# ---------------------------------------------------------------- binary (issue 4)
+def max_min_backward(grad, self, other, loses):
+    """maximum / minimum: grad where this input wins, half of it on ties (like torch), 0
+    where `loses`."""
+    return ember.where(self == other, grad / 2, grad).masked_fill(loses, 0)
+
+
+def atan2_backward(grad, self, other):
+    """d atan2(self, other) = (other, -self) / (self ** 2 + other ** 2); 0 at the origin
+    (like torch)."""
+    denom = self * self + other * other
+    at_origin = denom == 0
+    recip = zero_where(at_origin, 1 / ember.where(at_origin, denom.new_ones(()), denom))
+    g_self = reduce_to(grad * other * recip, self.shape, self.dtype)
+    g_other = reduce_to((grad * self * recip).neg(), other.shape, other.dtype)
+    return g_self, g_other
+# ---------------------------------------------------------------- activation (issue 4)
+# Double-backward helpers (torch's FunctionsManual): the `self` derivatives of the
+# *_backward ops, i.e. second derivatives of the activations times both incoming grads.
+_GELU_K_BETA_TANH = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5
+_GELU_K_KAPPA = 0.044715
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def gelu_double_backward(ggI, gO, self, approximate):
+    """d gelu_backward(gO, self) / d self, times ggI: ggI * gO * gelu''(self)."""
+    x_sq = self * self
+    if approximate == "tanh":
+        inner = (self + x_sq * self * _GELU_K_KAPPA) * _GELU_K_BETA_TANH
+        t = inner.tanh()
+        g = 1 - t * t
+        h = (x_sq * (3 * _GELU_K_KAPPA) + 1) * _GELU_K_BETA_TANH
+        f = self * 0.5
+        g_prime = g * t * h * -2
+        h_prime = self * (6 * _GELU_K_KAPPA * _GELU_K_BETA_TANH)
+        return ggI * gO * (g * h + f * h * g_prime + f * g * h_prime)
+    pdf = (x_sq * -0.5).exp() * _INV_SQRT_2PI
+    return ggI * gO * (pdf * 2 - x_sq * pdf)
+
+
+def silu_double_backward(grad, grad_output, self):
+    """grad * grad_output * silu''(self), silu'' = s (1 - s) (2 + x (1 - 2 s))."""
+    s = self.sigmoid()
+    return grad * grad_output * (s * (1 - s)) * (self * (1 - s * 2) + 2)
+
+
+def softplus_double_backward(grad, self, beta, threshold):
+    """grad * softplus''(self): beta * sigmoid'(beta x), 0 where beta x >= threshold."""
+    x = self * beta
+    return ember.sigmoid_backward(grad, x.sigmoid()) * (x < threshold) * beta
+
+
+def elu_double_backward(grad, grad_output, alpha, scale_, input_scale, is_result,
+                        self_or_result):
+    """The self_or_result derivative of elu_backward (nonzero where the input is < 0)."""
+    negative = self_or_result < 0
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    g = ember.elu_backward(grad * grad_output * input_scale, alpha, scale_, input_scale,
+                           is_result, self_or_result)
+    return g * negative

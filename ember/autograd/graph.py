@@ -350,6 +350,9 @@ def set_history_many(ts, node, differentiable=None, multi_view=False):
     """History for ops with several outputs (or a list output)."""
     metas = []
     for i, t in enumerate(ts):
+        if t is None:           # an undefined output (convolution_backward's output_mask)
+            metas.append(None)
+            continue
         diff = True if differentiable is None else differentiable[i]
         metas.append(set_history(t, node, i, diff))
         if multi_view and t._ag is not None:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 from helpers import aten_op, builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
-from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make
+from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make, out_names
 
 import ember
 from ember._generated import ops as generated_ops
@@ -162,39 +162,15 @@ def torch_ref(info: OpInfo, args):
 
 
 def out_like(result, mode, side):
-    """An out= tensor with the result's shape and dtype (mode "like") or empty ("resize");
-    a tuple of them for an op with several outputs."""
-    if isinstance(result, tuple):
-        return tuple(out_like(r, mode, side) for r in result)
+    """An out= tensor with the result's shape and dtype (mode "like") or empty ("resize")."""
     shape = tuple(result.shape) if mode == "like" else (0,)
     if side == "torch":
         return torch.empty(shape, dtype=result.dtype)
     return from_array(np.empty(shape, getattr(ember, dtype_name(result.dtype)).np))
 
 
-def out_names(name) -> list[str]:
-    """The schema's out= argument names (["out"], or ["values", "indices"], ...)."""
-    return [a.name for a in ember_op(name).schema.arguments.out]
-
-
-def set_out(kwargs, name, out):
-    """Puts `out` (a tensor, or a tuple for several out= arguments) into the kwargs."""
-    names = out_names(name)
-    if len(names) == 1:
-        kwargs[names[0]] = out
-    else:
-        kwargs.update(zip(names, out))
-
-
-def get_out(kwargs, name):
-    names = out_names(name)
-    return kwargs[names[0]] if len(names) == 1 else tuple(kwargs[n] for n in names)
-
-
-def error_out(args, side, n=1):
+def error_out(args, side):
     """The out= tensor of a call expected to fail: empty, with the first input's dtype."""
-    if n > 1:
-        return tuple(error_out(args, side) for _ in range(n))
     first = (tensors_in(args) or [None])[0]
     if side == "torch":
         return torch.empty(0, dtype=first.dtype if first is not None else None)
@@ -202,13 +178,20 @@ def error_out(args, side, n=1):
     return from_array(np.empty(0, dt.np))
 
 
+def out_kwargs(info: OpInfo, res, exc, args, mode, side) -> dict:
+    """The out= tensors of an out overload by argument name (one per result)."""
+    names = out_names(info.name)
+    if exc:
+        return {n: error_out(args, side) for n in names}
+    return {n: out_like(r, mode, side) for n, r in zip(names, outputs(res))}
+
+
 def run_torch(info: OpInfo, sample: SampleInput, out_mode=None):
     """torch's (args, kwargs, result, exception); out= ops get an out tensor in kwargs."""
     args, kwargs = sample_args(sample, "torch")
     if info.kind == "out":
         res, exc = call(torch_ref(OPS[info.functional], args), args, kwargs)
-        set_out(kwargs, info.name, error_out(args, "torch", len(out_names(info.name))) if exc
-                else out_like(res, out_mode, "torch"))
+        kwargs.update(out_kwargs(info, res, exc, args, out_mode, "torch"))
     res, exc = call(torch_ref(info, args), args, kwargs)
     return args, kwargs, res, exc
 
@@ -313,9 +296,8 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     t_args, t_kwargs, t_res, t_exc = run_torch(info, sample, out_mode)
     e_args, e_kwargs = sample_args(sample, "ember")
     if info.kind == "out":
-        set_out(e_kwargs, info.name, error_out(e_args, "ember", len(out_names(info.name)))
-                if t_exc else out_like(t_res, out_mode, "ember"))
-    outs = out_names(info.name)
+        e_kwargs.update(out_kwargs(info, t_res, t_exc, e_args, out_mode, "ember"))
+    outs = out_names(info.name) if info.kind == "out" else ()
     read_only = (e_args[1:] if info.kind == "inplace" else e_args,
                  {k: v for k, v in e_kwargs.items() if k not in outs})
     snap = snapshot(tensors_in(read_only))
@@ -330,18 +312,11 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     if info.kind == "inplace":
         assert e_res is e_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert_returns_out(e_res, get_out(e_kwargs, info.name))
+        assert all(r is e_kwargs[n] for r, n in zip(outputs(e_res), outs)), \
+            "an out= op must return out"
     else:
         assert_same_aliasing(e_res, t_res, tensors_in((e_args, e_kwargs)),
                              tensors_in((t_args, t_kwargs)))
-
-
-def assert_returns_out(res, out):
-    if isinstance(out, tuple):
-        assert isinstance(res, tuple) and all(r is o for r, o in zip(res, out)), \
-            "an out= op must return its out tensors"
-    else:
-        assert res is out, "an out= op must return out"
 
 
 def _cases():
@@ -410,8 +385,7 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "out":
         t_args, t_kwargs = sample_args(sample, "torch")
         t_res, t_exc = call(torch_ref(OPS[info.functional], t_args), t_args, t_kwargs)
-        set_out(e_kwargs, info.name, error_out(e_args, "ember", len(out_names(info.name)))
-                if t_exc else out_like(t_res, out_mode, "ember"))
+        e_kwargs.update(out_kwargs(info, t_res, t_exc, e_args, out_mode, "ember"))
     m_args, m_kwargs = to_meta(e_args), to_meta(e_kwargs)
     if "factory" in op.tags:
         m_kwargs["device"] = "meta"
@@ -446,7 +420,8 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "inplace":
         assert m_res is m_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert_returns_out(m_res, get_out(m_kwargs, info.name))
+        assert all(r is m_kwargs[n] for r, n in zip(outputs(m_res), out_names(info.name))), \
+            "an out= op must return out"
 
 
 @pytest.mark.parametrize("name,args", [
