@@ -78,6 +78,9 @@ TORCH_BROKEN = {
     # save_mean/save_invstd); ember's is checked by gradcheck only
     ("native_layer_norm_backward.default", "*"): "torch: double backward not implemented",
     ("native_batch_norm_backward.default", "*"): "torch: double backward not implemented",
+    ("as_strided_scatter.default", "*"):
+        "torch's self gradient keeps grad inside the scattered window and zeroes the rest, "
+        "the opposite of the right one (torch's own gradcheck fails); ember's passes gradcheck",
 }
 
 
@@ -442,10 +445,16 @@ def test_every_op_has_a_derivative():
     assert not missing, f"overloads without a schema/derivatives.yaml entry: {missing}"
 
 
+# non-differentiable entries whose tensor inputs cannot be floating point
+INTEGER_INPUTS_ONLY = {"repeat_interleave.Tensor"}
+
+
 @pytest.mark.parametrize("name", non_differentiable_entries())
 def test_non_differentiable_outputs(name):
     """Ops declared `output_differentiability: [False]` give outputs that do not require
     grad even from inputs that do, like torch's."""
+    if name in INTEGER_INPUTS_ONLY:
+        pytest.skip("the op takes integer tensors only: nothing can require grad")
     samples = [s for s in OPS[name].samples() if usable(s)]
     assert samples, f"{name}: no floating sample in tests/ops/opinfo.py"
     arrays = []
