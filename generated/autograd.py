@@ -104,6 +104,52 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_repeat = _o.repeat._cache
+_c_flip = _o.flip._cache
+_c_roll = _o.roll._cache
+_c_tril = _o.tril._cache
+_c_tril_ = _o.tril_._cache
+_c_triu = _o.triu._cache
+_c_triu_ = _o.triu_._cache
+_c_index_select = _o.index_select._cache
+_c_gather = _o.gather._cache
+_c_scatter_src = _o.scatter_src._cache
+_c_scatter_value = _o.scatter_value._cache
+_c_scatter_reduce = _o.scatter_reduce._cache
+_c_scatter_value_reduce = _o.scatter_value_reduce._cache
+_c_scatter__src = _o.scatter__src._cache
+_c_scatter__value = _o.scatter__value._cache
+_c_scatter__reduce = _o.scatter__reduce._cache
+_c_scatter__value_reduce = _o.scatter__value_reduce._cache
+_c_scatter_add = _o.scatter_add._cache
+_c_scatter_add_ = _o.scatter_add_._cache
+_c_scatter_reduce_two = _o.scatter_reduce_two._cache
+_c_scatter_reduce__two = _o.scatter_reduce__two._cache
+_c_masked_select = _o.masked_select._cache
+_c_topk = _o.topk._cache
+_c_sort = _o.sort._cache
+_c_sort_stable = _o.sort_stable._cache
+_c__unique2 = _o._unique2._cache
+_c_unique_dim = _o.unique_dim._cache
+_c_slice_scatter = _o.slice_scatter._cache
+_c_select_scatter = _o.select_scatter._cache
+_c_diagonal_scatter = _o.diagonal_scatter._cache
+_c_as_strided_scatter = _o.as_strided_scatter._cache
+_c_index_add = _o.index_add._cache
+_c_index_add_ = _o.index_add_._cache
+_c_index_copy = _o.index_copy._cache
+_c_index_copy_ = _o.index_copy_._cache
+_c_index_fill_int_Scalar = _o.index_fill_int_Scalar._cache
+_c_index_fill_int_Tensor = _o.index_fill_int_Tensor._cache
+_c_index_fill__int_Scalar = _o.index_fill__int_Scalar._cache
+_c_index_fill__int_Tensor = _o.index_fill__int_Tensor._cache
+_c_masked_scatter = _o.masked_scatter._cache
+_c_masked_scatter_ = _o.masked_scatter_._cache
+_c_take = _o.take._cache
+_c_put = _o.put._cache
+_c_put_ = _o.put_._cache
+_c_unique_consecutive = _o.unique_consecutive._cache
+_c_unfold = _o.unfold._cache
 _c_exp2 = _o.exp2._cache
 _c_exp2_ = _o.exp2_._cache
 _c_expm1 = _o.expm1._cache
@@ -2040,9 +2086,1074 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:325
+# schema/derivatives.yaml:324
+class RepeatBackward0(_Node):
+    """Backward of repeat (schema/derivatives.yaml:324)."""
+    __slots__ = ('_s_repeats', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            repeats = _node._s_repeats
+            self_shape = _node._s_self_shape
+            _r_self = _H.repeat_backward(grad, repeats, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_repeats(self):
+        return self._s_repeats
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:327
+class FlipBackward0(_Node):
+    """Backward of flip (schema/derivatives.yaml:327)."""
+    __slots__ = ('_s_dims',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            _r_self = grad.flip(dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+
+# schema/derivatives.yaml:330
+class RollBackward0(_Node):
+    """Backward of roll (schema/derivatives.yaml:330)."""
+    __slots__ = ('_s_dims', '_s_shifts')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            shifts = _node._s_shifts
+            _r_self = _H.roll_backward(grad, shifts, dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+    @property
+    def _saved_shifts(self):
+        return self._s_shifts
+
+
+# schema/derivatives.yaml:333
+class TrilBackward0(_Node):
+    """Backward of tril (schema/derivatives.yaml:333)."""
+    __slots__ = ('_s_diagonal',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            diagonal = _node._s_diagonal
+            _r_self = grad.tril(diagonal)
+        return (_r_self,)
+
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
+
+
+# schema/derivatives.yaml:336
+class TriuBackward0(_Node):
+    """Backward of triu (schema/derivatives.yaml:336)."""
+    __slots__ = ('_s_diagonal',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            diagonal = _node._s_diagonal
+            _r_self = grad.triu(diagonal)
+        return (_r_self,)
+
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
+
+
+# schema/derivatives.yaml:339
+class IndexSelectBackward0(_Node):
+    """Backward of index_select (schema/derivatives.yaml:339)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.index_select_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:343
+class GatherBackward0(_Node):
+    """Backward of gather (schema/derivatives.yaml:343)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.gather_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:347
+class ScatterBackward0(_Node):
+    """Backward of scatter.src (schema/derivatives.yaml:347)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:352
+class ScatterBackward1(_Node):
+    """Backward of scatter.value (schema/derivatives.yaml:352)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:357
+class ScatterBackward2(_Node):
+    """Backward of scatter.reduce (schema/derivatives.yaml:357)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        if _n[1]:
+            raise _not_implemented('scatter')
+        return (_r_self, _r_src)
+
+
+# schema/derivatives.yaml:362
+class ScatterBackward3(_Node):
+    """Backward of scatter.value_reduce (schema/derivatives.yaml:362)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('scatter')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:366
+class ScatterAddBackward0(_Node):
+    """Backward of scatter_add (schema/derivatives.yaml:366)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            _r_self = grad
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:371
+class ScatterReduceBackward0(_Node):
+    """Backward of scatter_reduce.two (schema/derivatives.yaml:371)."""
+    __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
+    _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0] or _n[1]:
+            dim = _node._s_dim
+            include_self = _node._s_include_self
+            index = _unpack(_node._s_index, _node)
+            reduce = _node._s_reduce
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            src = _unpack(_node._s_src, _node)
+            _r_self, _r_src = _H.scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_include_self(self):
+        return self._s_include_self
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_reduce(self):
+        return self._s_reduce
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_src(self):
+        return _unpack(self._s_src, self)
+
+
+# schema/derivatives.yaml:375
+class MaskedSelectBackward0(_Node):
+    """Backward of masked_select (schema/derivatives.yaml:375)."""
+    __slots__ = ('_s_mask', '_s_self')
+    _saved_slots = ('_s_mask', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.masked_select_backward(grad, self, mask)
+        return (_r_self,)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:383
+class TopkBackward0(_Node):
+    """Backward of topk (schema/derivatives.yaml:383)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:387
+class SortBackward0(_Node):
+    """Backward of sort (schema/derivatives.yaml:387)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:391
+class SortBackward1(_Node):
+    """Backward of sort.stable (schema/derivatives.yaml:391)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:395
+class Unique2Backward0(_Node):
+    """Backward of _unique2 (schema/derivatives.yaml:395)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('_unique2')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:399
+class UniqueDimBackward0(_Node):
+    """Backward of unique_dim (schema/derivatives.yaml:399)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_dim')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:403
+class SliceScatterBackward0(_Node):
+    """Backward of slice_scatter (schema/derivatives.yaml:403)."""
+    __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_shape = _node._s_src_shape
+            start = _node._s_start
+            step = _node._s_step
+            _r_self = _F.slice_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, start, end, step)
+        if _n[1]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_dtype = _node._s_src_dtype
+            start = _node._s_start
+            step = _node._s_step
+            _r_src = _H.grad_to_dtype(grad.slice(dim, start, end, step), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_end(self):
+        return self._s_end
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+    @property
+    def _saved_start(self):
+        return self._s_start
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:407
+class SelectScatterBackward0(_Node):
+    """Backward of select_scatter (schema/derivatives.yaml:407)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_shape = _node._s_src_shape
+            _r_self = _F.select_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, index)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.select(dim, index), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return self._s_index
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:411
+class DiagonalScatterBackward0(_Node):
+    """Backward of diagonal_scatter (schema/derivatives.yaml:411)."""
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_shape = _node._s_src_shape
+            _r_self = _F.diagonal_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), offset, dim1, dim2)
+        if _n[1]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.diagonal(offset, dim1, dim2), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+    @property
+    def _saved_dim2(self):
+        return self._s_dim2
+
+    @property
+    def _saved_offset(self):
+        return self._s_offset
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:415
+class AsStridedScatterBackward0(_Node):
+    """Backward of as_strided_scatter (schema/derivatives.yaml:415)."""
+    __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_scatter_backward(grad, self_shape, self_stride, size, stride, storage_offset)
+        if _n[1]:
+            size = _node._s_size
+            src_dtype = _node._s_src_dtype
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_src = _H.grad_to_dtype(grad.contiguous().as_strided(size, stride, storage_offset), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:419
+class IndexAddBackward0(_Node):
+    """Backward of index_add (schema/derivatives.yaml:419)."""
+    __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            _r_self = grad
+        if _n[1]:
+            alpha = _node._s_alpha
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.maybe_multiply(_H.index_source_backward(grad, dim, index, source_shape), alpha)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:424
+class IndexCopyBackward0(_Node):
+    """Backward of index_copy (schema/derivatives.yaml:424)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.index_source_backward(grad, dim, index, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:429
+class IndexFillBackward0(_Node):
+    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:429)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:433
+class IndexFillBackward1(_Node):
+    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:433)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_value_dtype')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.index_fill_value_backward(grad, dim, index, value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:438
+class MaskedScatterBackward0(_Node):
+    """Backward of masked_scatter (schema/derivatives.yaml:438)."""
+    __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:444
+class MaskedScatterBackward1(_Node):
+    """Backward of masked_scatter_ (schema/derivatives.yaml:444)."""
+    __slots__ = ('_s_mask', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            _r_self = _H.zero_where(mask, grad)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:449
+class TakeBackward0(_Node):
+    """Backward of take (schema/derivatives.yaml:449)."""
+    __slots__ = ('_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape).put(index, grad, True)
+        return (_r_self,)
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:453
+class PutBackward0(_Node):
+    """Backward of put (schema/derivatives.yaml:453)."""
+    __slots__ = ('_s_accumulate', '_s_index', '_s_source', '_s_source_shape')
+    _saved_slots = ('_s_index', '_s_source')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            accumulate = _node._s_accumulate
+            index = _unpack(_node._s_index, _node)
+            source = _unpack(_node._s_source, _node)
+            _r_self = _H.put_self_backward(grad, index, source, accumulate)
+        if _n[1]:
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = grad.take(index).reshape(source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_accumulate(self):
+        return self._s_accumulate
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source(self):
+        return _unpack(self._s_source, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:458
+class UniqueConsecutiveBackward0(_Node):
+    """Backward of unique_consecutive (schema/derivatives.yaml:458)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_consecutive')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:462
+class UnfoldBackward0(_Node):
+    """Backward of unfold (schema/derivatives.yaml:462)."""
+    __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dimension = _node._s_dimension
+            self_shape = _node._s_self_shape
+            size = _node._s_size
+            step = _node._s_step
+            _r_self = _H.unfold_backward(grad, self_shape, dimension, size, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dimension(self):
+        return self._s_dimension
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:490
 class AbsBackward0(_Node):
-    """Backward of abs (schema/derivatives.yaml:325)."""
+    """Backward of abs (schema/derivatives.yaml:490)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2063,9 +3174,9 @@ class AbsBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:328
+# schema/derivatives.yaml:493
 class SignBackward0(_Node):
-    """Backward of sign (schema/derivatives.yaml:328)."""
+    """Backward of sign (schema/derivatives.yaml:493)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2080,9 +3191,9 @@ class SignBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:331
+# schema/derivatives.yaml:496
 class Exp2Backward0(_Node):
-    """Backward of exp2 (schema/derivatives.yaml:331)."""
+    """Backward of exp2 (schema/derivatives.yaml:496)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2103,9 +3214,9 @@ class Exp2Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:334
+# schema/derivatives.yaml:499
 class Expm1Backward0(_Node):
-    """Backward of expm1 (schema/derivatives.yaml:334)."""
+    """Backward of expm1 (schema/derivatives.yaml:499)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2126,9 +3237,9 @@ class Expm1Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:337
+# schema/derivatives.yaml:502
 class Log2Backward0(_Node):
-    """Backward of log2 (schema/derivatives.yaml:337)."""
+    """Backward of log2 (schema/derivatives.yaml:502)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2149,9 +3260,9 @@ class Log2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:340
+# schema/derivatives.yaml:505
 class Log10Backward0(_Node):
-    """Backward of log10 (schema/derivatives.yaml:340)."""
+    """Backward of log10 (schema/derivatives.yaml:505)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2172,9 +3283,9 @@ class Log10Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:343
+# schema/derivatives.yaml:508
 class Log1pBackward0(_Node):
-    """Backward of log1p (schema/derivatives.yaml:343)."""
+    """Backward of log1p (schema/derivatives.yaml:508)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2195,9 +3306,9 @@ class Log1pBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:346
+# schema/derivatives.yaml:511
 class SqrtBackward0(_Node):
-    """Backward of sqrt (schema/derivatives.yaml:346)."""
+    """Backward of sqrt (schema/derivatives.yaml:511)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2218,9 +3329,9 @@ class SqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:349
+# schema/derivatives.yaml:514
 class RsqrtBackward0(_Node):
-    """Backward of rsqrt (schema/derivatives.yaml:349)."""
+    """Backward of rsqrt (schema/derivatives.yaml:514)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2241,9 +3352,9 @@ class RsqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:352
+# schema/derivatives.yaml:517
 class ReciprocalBackward0(_Node):
-    """Backward of reciprocal (schema/derivatives.yaml:352)."""
+    """Backward of reciprocal (schema/derivatives.yaml:517)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2264,9 +3375,9 @@ class ReciprocalBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:355
+# schema/derivatives.yaml:520
 class SinBackward0(_Node):
-    """Backward of sin (schema/derivatives.yaml:355)."""
+    """Backward of sin (schema/derivatives.yaml:520)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2287,9 +3398,9 @@ class SinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:358
+# schema/derivatives.yaml:523
 class CosBackward0(_Node):
-    """Backward of cos (schema/derivatives.yaml:358)."""
+    """Backward of cos (schema/derivatives.yaml:523)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2310,9 +3421,9 @@ class CosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:361
+# schema/derivatives.yaml:526
 class TanBackward0(_Node):
-    """Backward of tan (schema/derivatives.yaml:361)."""
+    """Backward of tan (schema/derivatives.yaml:526)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -2333,9 +3444,9 @@ class TanBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:364
+# schema/derivatives.yaml:529
 class AsinBackward0(_Node):
-    """Backward of asin (schema/derivatives.yaml:364)."""
+    """Backward of asin (schema/derivatives.yaml:529)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2356,9 +3467,9 @@ class AsinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:367
+# schema/derivatives.yaml:532
 class AcosBackward0(_Node):
-    """Backward of acos (schema/derivatives.yaml:367)."""
+    """Backward of acos (schema/derivatives.yaml:532)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2379,9 +3490,9 @@ class AcosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:370
+# schema/derivatives.yaml:535
 class AtanBackward0(_Node):
-    """Backward of atan (schema/derivatives.yaml:370)."""
+    """Backward of atan (schema/derivatives.yaml:535)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2402,9 +3513,9 @@ class AtanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:373
+# schema/derivatives.yaml:538
 class SinhBackward0(_Node):
-    """Backward of sinh (schema/derivatives.yaml:373)."""
+    """Backward of sinh (schema/derivatives.yaml:538)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2425,9 +3536,9 @@ class SinhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:376
+# schema/derivatives.yaml:541
 class CoshBackward0(_Node):
-    """Backward of cosh (schema/derivatives.yaml:376)."""
+    """Backward of cosh (schema/derivatives.yaml:541)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2448,9 +3559,9 @@ class CoshBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:380
+# schema/derivatives.yaml:545
 class ErfBackward0(_Node):
-    """Backward of erf (schema/derivatives.yaml:380)."""
+    """Backward of erf (schema/derivatives.yaml:545)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2471,9 +3582,9 @@ class ErfBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:383
+# schema/derivatives.yaml:548
 class FloorBackward0(_Node):
-    """Backward of floor (schema/derivatives.yaml:383)."""
+    """Backward of floor (schema/derivatives.yaml:548)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2488,9 +3599,9 @@ class FloorBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:386
+# schema/derivatives.yaml:551
 class CeilBackward0(_Node):
-    """Backward of ceil (schema/derivatives.yaml:386)."""
+    """Backward of ceil (schema/derivatives.yaml:551)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2505,9 +3616,9 @@ class CeilBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:389
+# schema/derivatives.yaml:554
 class RoundBackward0(_Node):
-    """Backward of round (schema/derivatives.yaml:389)."""
+    """Backward of round (schema/derivatives.yaml:554)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2522,9 +3633,9 @@ class RoundBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:392
+# schema/derivatives.yaml:557
 class RoundBackward1(_Node):
-    """Backward of round.decimals (schema/derivatives.yaml:392)."""
+    """Backward of round.decimals (schema/derivatives.yaml:557)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2539,9 +3650,9 @@ class RoundBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:395
+# schema/derivatives.yaml:560
 class TruncBackward0(_Node):
-    """Backward of trunc (schema/derivatives.yaml:395)."""
+    """Backward of trunc (schema/derivatives.yaml:560)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2556,9 +3667,9 @@ class TruncBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:398
+# schema/derivatives.yaml:563
 class FracBackward0(_Node):
-    """Backward of frac (schema/derivatives.yaml:398)."""
+    """Backward of frac (schema/derivatives.yaml:563)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2573,9 +3684,9 @@ class FracBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:401
+# schema/derivatives.yaml:566
 class NanToNumBackward0(_Node):
-    """Backward of nan_to_num (schema/derivatives.yaml:401)."""
+    """Backward of nan_to_num (schema/derivatives.yaml:566)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2596,9 +3707,9 @@ class NanToNumBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:428
+# schema/derivatives.yaml:593
 class ConvolutionBackward0(_Node):
-    """Backward of convolution (schema/derivatives.yaml:428)."""
+    """Backward of convolution (schema/derivatives.yaml:593)."""
     __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -2661,9 +3772,9 @@ class ConvolutionBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:433
+# schema/derivatives.yaml:598
 class ConvolutionBackwardBackward0(_Node):
-    """Backward of convolution_backward (schema/derivatives.yaml:433)."""
+    """Backward of convolution_backward (schema/derivatives.yaml:598)."""
     __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -2725,9 +3836,9 @@ class ConvolutionBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:436
+# schema/derivatives.yaml:601
 class MaxPool2dWithIndicesBackward0(_Node):
-    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:436)."""
+    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
     _saved_slots = ('_s_result1', '_s_self')
     _saved_list_slots = ()
@@ -2777,9 +3888,9 @@ class MaxPool2dWithIndicesBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:440
+# schema/derivatives.yaml:605
 class MaxPool2dWithIndicesBackwardBackward0(_Node):
-    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:440)."""
+    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2808,9 +3919,9 @@ class MaxPool2dWithIndicesBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:445
+# schema/derivatives.yaml:610
 class AvgPool2dBackward0(_Node):
-    """Backward of avg_pool2d (schema/derivatives.yaml:445)."""
+    """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2861,9 +3972,9 @@ class AvgPool2dBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:448
+# schema/derivatives.yaml:613
 class AvgPool2dBackwardBackward0(_Node):
-    """Backward of avg_pool2d_backward (schema/derivatives.yaml:448)."""
+    """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2916,9 +4027,9 @@ class AvgPool2dBackwardBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:452
+# schema/derivatives.yaml:617
 class AdaptiveAvgPool2dBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:452)."""
+    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2939,9 +4050,9 @@ class AdaptiveAvgPool2dBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:455
+# schema/derivatives.yaml:620
 class AdaptiveAvgPool2dBackwardBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:455)."""
+    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
     __slots__ = ('_s_grad_output_shape', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2969,9 +4080,9 @@ class AdaptiveAvgPool2dBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:459
+# schema/derivatives.yaml:624
 class ConstantPadNdBackward0(_Node):
-    """Backward of constant_pad_nd (schema/derivatives.yaml:459)."""
+    """Backward of constant_pad_nd (schema/derivatives.yaml:624)."""
     __slots__ = ('_s_pad',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2991,9 +4102,9 @@ class ConstantPadNdBackward0(_Node):
         return self._s_pad
 
 
-# schema/derivatives.yaml:462
+# schema/derivatives.yaml:627
 class EmbeddingBackward0(_Node):
-    """Backward of embedding (schema/derivatives.yaml:462)."""
+    """Backward of embedding (schema/derivatives.yaml:627)."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -3029,9 +4140,9 @@ class EmbeddingBackward0(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:466
+# schema/derivatives.yaml:631
 class EmbeddingDenseBackwardBackward0(_Node):
-    """Backward of embedding_dense_backward (schema/derivatives.yaml:466)."""
+    """Backward of embedding_dense_backward (schema/derivatives.yaml:631)."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -3062,9 +4173,9 @@ class EmbeddingDenseBackwardBackward0(_Node):
         return self._s_scale_grad_by_freq
 
 
-# schema/derivatives.yaml:470
+# schema/derivatives.yaml:635
 class DotBackward0(_Node):
-    """Backward of dot (schema/derivatives.yaml:470)."""
+    """Backward of dot (schema/derivatives.yaml:635)."""
     __slots__ = ('_s_self', '_s_tensor')
     _saved_slots = ('_s_self', '_s_tensor')
     _saved_list_slots = ()
@@ -3093,9 +4204,9 @@ class DotBackward0(_Node):
         return _unpack(self._s_tensor, self)
 
 
-# schema/derivatives.yaml:474
+# schema/derivatives.yaml:639
 class MvBackward0(_Node):
-    """Backward of mv (schema/derivatives.yaml:474)."""
+    """Backward of mv (schema/derivatives.yaml:639)."""
     __slots__ = ('_s_self', '_s_vec')
     _saved_slots = ('_s_self', '_s_vec')
     _saved_list_slots = ()
@@ -3124,9 +4235,9 @@ class MvBackward0(_Node):
         return _unpack(self._s_vec, self)
 
 
-# schema/derivatives.yaml:478
+# schema/derivatives.yaml:643
 class BaddbmmBackward0(_Node):
-    """Backward of baddbmm (schema/derivatives.yaml:478)."""
+    """Backward of baddbmm (schema/derivatives.yaml:643)."""
     __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_batch1', '_s_batch2')
     _saved_list_slots = ()
@@ -3179,9 +4290,9 @@ class BaddbmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:483
+# schema/derivatives.yaml:648
 class SoftmaxBackward0(_Node):
-    """Backward of _softmax (schema/derivatives.yaml:483)."""
+    """Backward of _softmax (schema/derivatives.yaml:648)."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3212,9 +4323,9 @@ class SoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:486
+# schema/derivatives.yaml:651
 class LogSoftmaxBackward0(_Node):
-    """Backward of _log_softmax (schema/derivatives.yaml:486)."""
+    """Backward of _log_softmax (schema/derivatives.yaml:651)."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3245,9 +4356,9 @@ class LogSoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:489
+# schema/derivatives.yaml:654
 class SoftmaxBackwardDataBackward0(_Node):
-    """Backward of _softmax_backward_data (schema/derivatives.yaml:489)."""
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:654)."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -3288,9 +4399,9 @@ class SoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:493
+# schema/derivatives.yaml:658
 class LogSoftmaxBackwardDataBackward0(_Node):
-    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:493)."""
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:658)."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -3326,9 +4437,9 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:497
+# schema/derivatives.yaml:662
 class RsubBackward0(_Node):
-    """Backward of rsub.Tensor (schema/derivatives.yaml:497)."""
+    """Backward of rsub.Tensor (schema/derivatives.yaml:662)."""
     __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3371,9 +4482,9 @@ class RsubBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:501
+# schema/derivatives.yaml:666
 class RsubBackward1(_Node):
-    """Backward of rsub.Scalar (schema/derivatives.yaml:501)."""
+    """Backward of rsub.Scalar (schema/derivatives.yaml:666)."""
     __slots__ = ('_s_alpha', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3398,9 +4509,9 @@ class RsubBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:505
+# schema/derivatives.yaml:670
 class FloorDivideBackward0(_Node):
-    """Backward of floor_divide (schema/derivatives.yaml:505)."""
+    """Backward of floor_divide (schema/derivatives.yaml:670)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3415,9 +4526,9 @@ class FloorDivideBackward0(_Node):
         return (_r_self, _r_other)
 
 
-# schema/derivatives.yaml:508
+# schema/derivatives.yaml:673
 class FloorDivideBackward1(_Node):
-    """Backward of floor_divide.Scalar (schema/derivatives.yaml:508)."""
+    """Backward of floor_divide.Scalar (schema/derivatives.yaml:673)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3431,9 +4542,9 @@ class FloorDivideBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:511
+# schema/derivatives.yaml:676
 class RemainderBackward0(_Node):
-    """Backward of remainder.Tensor (schema/derivatives.yaml:511)."""
+    """Backward of remainder.Tensor (schema/derivatives.yaml:676)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3482,9 +4593,9 @@ class RemainderBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:515
+# schema/derivatives.yaml:680
 class RemainderBackward1(_Node):
-    """Backward of remainder.Scalar (schema/derivatives.yaml:515)."""
+    """Backward of remainder.Scalar (schema/derivatives.yaml:680)."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3504,9 +4615,9 @@ class RemainderBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:518
+# schema/derivatives.yaml:683
 class RemainderBackward2(_Node):
-    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:518)."""
+    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:683)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3520,9 +4631,9 @@ class RemainderBackward2(_Node):
         return (_r_other,)
 
 
-# schema/derivatives.yaml:521
+# schema/derivatives.yaml:686
 class FmodBackward0(_Node):
-    """Backward of fmod.Tensor (schema/derivatives.yaml:521)."""
+    """Backward of fmod.Tensor (schema/derivatives.yaml:686)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3571,9 +4682,9 @@ class FmodBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:525
+# schema/derivatives.yaml:690
 class FmodBackward1(_Node):
-    """Backward of fmod.Scalar (schema/derivatives.yaml:525)."""
+    """Backward of fmod.Scalar (schema/derivatives.yaml:690)."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3593,9 +4704,9 @@ class FmodBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:529
+# schema/derivatives.yaml:694
 class MaximumBackward0(_Node):
-    """Backward of maximum (schema/derivatives.yaml:529)."""
+    """Backward of maximum (schema/derivatives.yaml:694)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3646,9 +4757,9 @@ class MaximumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:533
+# schema/derivatives.yaml:698
 class MinimumBackward0(_Node):
-    """Backward of minimum (schema/derivatives.yaml:533)."""
+    """Backward of minimum (schema/derivatives.yaml:698)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3699,9 +4810,9 @@ class MinimumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:537
+# schema/derivatives.yaml:702
 class Atan2Backward0(_Node):
-    """Backward of atan2 (schema/derivatives.yaml:537)."""
+    """Backward of atan2 (schema/derivatives.yaml:702)."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -3728,9 +4839,9 @@ class Atan2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:540
+# schema/derivatives.yaml:705
 class LerpBackward0(_Node):
-    """Backward of lerp.Scalar (schema/derivatives.yaml:540)."""
+    """Backward of lerp.Scalar (schema/derivatives.yaml:705)."""
     __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3774,9 +4885,9 @@ class LerpBackward0(_Node):
         return self._s_weight
 
 
-# schema/derivatives.yaml:544
+# schema/derivatives.yaml:709
 class LerpBackward1(_Node):
-    """Backward of lerp.Tensor (schema/derivatives.yaml:544)."""
+    """Backward of lerp.Tensor (schema/derivatives.yaml:709)."""
     __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
     _saved_slots = ('_s_end', '_s_self', '_s_weight')
     _saved_list_slots = ()
@@ -3844,9 +4955,9 @@ class LerpBackward1(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:549
+# schema/derivatives.yaml:714
 class AddcmulBackward0(_Node):
-    """Backward of addcmul (schema/derivatives.yaml:549)."""
+    """Backward of addcmul (schema/derivatives.yaml:714)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -3914,9 +5025,9 @@ class AddcmulBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:554
+# schema/derivatives.yaml:719
 class AddcdivBackward0(_Node):
-    """Backward of addcdiv (schema/derivatives.yaml:554)."""
+    """Backward of addcdiv (schema/derivatives.yaml:719)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -3985,9 +5096,9 @@ class AddcdivBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:559
+# schema/derivatives.yaml:724
 class DivBackward3(_Node):
-    """Backward of div.Scalar_mode (schema/derivatives.yaml:559)."""
+    """Backward of div.Scalar_mode (schema/derivatives.yaml:724)."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4022,9 +5133,9 @@ class DivBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:621
+# schema/derivatives.yaml:786
 class EqBackward2(_Node):
-    """Backward of eq_.Tensor (schema/derivatives.yaml:621)."""
+    """Backward of eq_.Tensor (schema/derivatives.yaml:786)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4062,9 +5173,9 @@ class EqBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:625
+# schema/derivatives.yaml:790
 class EqBackward3(_Node):
-    """Backward of eq_.Scalar (schema/derivatives.yaml:625)."""
+    """Backward of eq_.Scalar (schema/derivatives.yaml:790)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4089,9 +5200,9 @@ class EqBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:628
+# schema/derivatives.yaml:793
 class NeBackward2(_Node):
-    """Backward of ne_.Tensor (schema/derivatives.yaml:628)."""
+    """Backward of ne_.Tensor (schema/derivatives.yaml:793)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4129,9 +5240,9 @@ class NeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:632
+# schema/derivatives.yaml:797
 class NeBackward3(_Node):
-    """Backward of ne_.Scalar (schema/derivatives.yaml:632)."""
+    """Backward of ne_.Scalar (schema/derivatives.yaml:797)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4156,9 +5267,9 @@ class NeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:635
+# schema/derivatives.yaml:800
 class LtBackward2(_Node):
-    """Backward of lt_.Tensor (schema/derivatives.yaml:635)."""
+    """Backward of lt_.Tensor (schema/derivatives.yaml:800)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4196,9 +5307,9 @@ class LtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:639
+# schema/derivatives.yaml:804
 class LtBackward3(_Node):
-    """Backward of lt_.Scalar (schema/derivatives.yaml:639)."""
+    """Backward of lt_.Scalar (schema/derivatives.yaml:804)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4223,9 +5334,9 @@ class LtBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:642
+# schema/derivatives.yaml:807
 class LeBackward2(_Node):
-    """Backward of le_.Tensor (schema/derivatives.yaml:642)."""
+    """Backward of le_.Tensor (schema/derivatives.yaml:807)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4263,9 +5374,9 @@ class LeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:646
+# schema/derivatives.yaml:811
 class LeBackward3(_Node):
-    """Backward of le_.Scalar (schema/derivatives.yaml:646)."""
+    """Backward of le_.Scalar (schema/derivatives.yaml:811)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4290,9 +5401,9 @@ class LeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:649
+# schema/derivatives.yaml:814
 class GtBackward2(_Node):
-    """Backward of gt_.Tensor (schema/derivatives.yaml:649)."""
+    """Backward of gt_.Tensor (schema/derivatives.yaml:814)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4330,9 +5441,9 @@ class GtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:653
+# schema/derivatives.yaml:818
 class GtBackward3(_Node):
-    """Backward of gt_.Scalar (schema/derivatives.yaml:653)."""
+    """Backward of gt_.Scalar (schema/derivatives.yaml:818)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4357,9 +5468,9 @@ class GtBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:656
+# schema/derivatives.yaml:821
 class GeBackward2(_Node):
-    """Backward of ge_.Tensor (schema/derivatives.yaml:656)."""
+    """Backward of ge_.Tensor (schema/derivatives.yaml:821)."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4397,9 +5508,9 @@ class GeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:660
+# schema/derivatives.yaml:825
 class GeBackward3(_Node):
-    """Backward of ge_.Scalar (schema/derivatives.yaml:660)."""
+    """Backward of ge_.Scalar (schema/derivatives.yaml:825)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4424,9 +5535,9 @@ class GeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:666
+# schema/derivatives.yaml:831
 class GeluBackward0(_Node):
-    """Backward of gelu (schema/derivatives.yaml:666)."""
+    """Backward of gelu (schema/derivatives.yaml:831)."""
     __slots__ = ('_s_approximate', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4452,9 +5563,9 @@ class GeluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:669
+# schema/derivatives.yaml:834
 class GeluBackwardBackward0(_Node):
-    """Backward of gelu_backward (schema/derivatives.yaml:669)."""
+    """Backward of gelu_backward (schema/derivatives.yaml:834)."""
     __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -4510,9 +5621,9 @@ class GeluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:673
+# schema/derivatives.yaml:838
 class SiluBackward0(_Node):
-    """Backward of silu (schema/derivatives.yaml:673)."""
+    """Backward of silu (schema/derivatives.yaml:838)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4533,9 +5644,9 @@ class SiluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:676
+# schema/derivatives.yaml:841
 class SiluBackwardBackward0(_Node):
-    """Backward of silu_backward (schema/derivatives.yaml:676)."""
+    """Backward of silu_backward (schema/derivatives.yaml:841)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -4585,9 +5696,9 @@ class SiluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:680
+# schema/derivatives.yaml:845
 class SoftplusBackward0(_Node):
-    """Backward of softplus (schema/derivatives.yaml:680)."""
+    """Backward of softplus (schema/derivatives.yaml:845)."""
     __slots__ = ('_s_beta', '_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4618,9 +5729,9 @@ class SoftplusBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:683
+# schema/derivatives.yaml:848
 class SoftplusBackwardBackward0(_Node):
-    """Backward of softplus_backward (schema/derivatives.yaml:683)."""
+    """Backward of softplus_backward (schema/derivatives.yaml:848)."""
     __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -4682,9 +5793,9 @@ class SoftplusBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:689
+# schema/derivatives.yaml:854
 class LeakyReluBackward0(_Node):
-    """Backward of leaky_relu (schema/derivatives.yaml:689)."""
+    """Backward of leaky_relu (schema/derivatives.yaml:854)."""
     __slots__ = ('_s_negative_slope', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4710,9 +5821,9 @@ class LeakyReluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:692
+# schema/derivatives.yaml:857
 class LeakyReluBackward1(_Node):
-    """Backward of leaky_relu_ (schema/derivatives.yaml:692)."""
+    """Backward of leaky_relu_ (schema/derivatives.yaml:857)."""
     __slots__ = ('_s_negative_slope', '_s_result')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -4738,9 +5849,9 @@ class LeakyReluBackward1(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:695
+# schema/derivatives.yaml:860
 class LeakyReluBackwardBackward0(_Node):
-    """Backward of leaky_relu_backward (schema/derivatives.yaml:695)."""
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:860)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4789,9 +5900,9 @@ class LeakyReluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:699
+# schema/derivatives.yaml:864
 class EluBackward0(_Node):
-    """Backward of elu (schema/derivatives.yaml:699)."""
+    """Backward of elu (schema/derivatives.yaml:864)."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4827,9 +5938,9 @@ class EluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:702
+# schema/derivatives.yaml:867
 class EluBackward1(_Node):
-    """Backward of elu_ (schema/derivatives.yaml:702)."""
+    """Backward of elu_ (schema/derivatives.yaml:867)."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -4865,9 +5976,9 @@ class EluBackward1(_Node):
         return self._s_scale
 
 
-# schema/derivatives.yaml:705
+# schema/derivatives.yaml:870
 class EluBackwardBackward0(_Node):
-    """Backward of elu_backward (schema/derivatives.yaml:705)."""
+    """Backward of elu_backward (schema/derivatives.yaml:870)."""
     __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
     _saved_slots = ('_s_grad_output', '_s_self_or_result')
     _saved_list_slots = ()
@@ -4941,9 +6052,9 @@ class EluBackwardBackward0(_Node):
         return self._s_self_or_result_shape
 
 
-# schema/derivatives.yaml:709
+# schema/derivatives.yaml:874
 class HardtanhBackward0(_Node):
-    """Backward of hardtanh (schema/derivatives.yaml:709)."""
+    """Backward of hardtanh (schema/derivatives.yaml:874)."""
     __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4974,9 +6085,9 @@ class HardtanhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:712
+# schema/derivatives.yaml:877
 class HardtanhBackwardBackward0(_Node):
-    """Backward of hardtanh_backward (schema/derivatives.yaml:712)."""
+    """Backward of hardtanh_backward (schema/derivatives.yaml:877)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5030,9 +6141,9 @@ class HardtanhBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:716
+# schema/derivatives.yaml:881
 class ThresholdBackward0(_Node):
-    """Backward of threshold (schema/derivatives.yaml:716)."""
+    """Backward of threshold (schema/derivatives.yaml:881)."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5058,9 +6169,9 @@ class ThresholdBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:720
+# schema/derivatives.yaml:885
 class ThresholdBackward1(_Node):
-    """Backward of threshold_ (schema/derivatives.yaml:720)."""
+    """Backward of threshold_ (schema/derivatives.yaml:885)."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5086,9 +6197,9 @@ class ThresholdBackward1(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:723
+# schema/derivatives.yaml:888
 class SigmoidBackwardBackward0(_Node):
-    """Backward of sigmoid_backward (schema/derivatives.yaml:723)."""
+    """Backward of sigmoid_backward (schema/derivatives.yaml:888)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -5138,9 +6249,9 @@ class SigmoidBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:727
+# schema/derivatives.yaml:892
 class TanhBackwardBackward0(_Node):
-    """Backward of tanh_backward (schema/derivatives.yaml:727)."""
+    """Backward of tanh_backward (schema/derivatives.yaml:892)."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -5190,9 +6301,9 @@ class TanhBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:731
+# schema/derivatives.yaml:896
 class ClampMinBackward0(_Node):
-    """Backward of clamp_min (schema/derivatives.yaml:731)."""
+    """Backward of clamp_min (schema/derivatives.yaml:896)."""
     __slots__ = ('_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5218,9 +6329,9 @@ class ClampMinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:734
+# schema/derivatives.yaml:899
 class ClampMinBackward1(_Node):
-    """Backward of clamp_min.Tensor (schema/derivatives.yaml:734)."""
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:899)."""
     __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_min', '_s_self')
     _saved_list_slots = ()
@@ -5271,9 +6382,9 @@ class ClampMinBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:738
+# schema/derivatives.yaml:903
 class ClampMaxBackward0(_Node):
-    """Backward of clamp_max (schema/derivatives.yaml:738)."""
+    """Backward of clamp_max (schema/derivatives.yaml:903)."""
     __slots__ = ('_s_max', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5299,9 +6410,9 @@ class ClampMaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:741
+# schema/derivatives.yaml:906
 class ClampMaxBackward1(_Node):
-    """Backward of clamp_max.Tensor (schema/derivatives.yaml:741)."""
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:906)."""
     __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_max', '_s_self')
     _saved_list_slots = ()
@@ -5352,9 +6463,9 @@ class ClampMaxBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:745
+# schema/derivatives.yaml:910
 class NllLossForwardBackward0(_Node):
-    """Backward of nll_loss_forward (schema/derivatives.yaml:745)."""
+    """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -5399,9 +6510,9 @@ class NllLossForwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:751
+# schema/derivatives.yaml:916
 class NllLossBackwardBackward0(_Node):
-    """Backward of nll_loss_backward (schema/derivatives.yaml:751)."""
+    """Backward of nll_loss_backward (schema/derivatives.yaml:916)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -5445,9 +6556,9 @@ class NllLossBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:758
+# schema/derivatives.yaml:923
 class BinaryCrossEntropyBackward0(_Node):
-    """Backward of binary_cross_entropy (schema/derivatives.yaml:758)."""
+    """Backward of binary_cross_entropy (schema/derivatives.yaml:923)."""
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_weight')
     _saved_list_slots = ()
@@ -5490,9 +6601,9 @@ class BinaryCrossEntropyBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:763
+# schema/derivatives.yaml:928
 class BinaryCrossEntropyBackwardBackward0(_Node):
-    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:763)."""
+    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:928)."""
     __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
     _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
     _saved_list_slots = ()
@@ -5549,9 +6660,9 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:769
+# schema/derivatives.yaml:934
 class NativeLayerNormBackward0(_Node):
-    """Backward of native_layer_norm (schema/derivatives.yaml:769)."""
+    """Backward of native_layer_norm (schema/derivatives.yaml:934)."""
     __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -5593,9 +6704,9 @@ class NativeLayerNormBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:773
+# schema/derivatives.yaml:938
 class NativeLayerNormBackwardBackward0(_Node):
-    """Backward of native_layer_norm_backward (schema/derivatives.yaml:773)."""
+    """Backward of native_layer_norm_backward (schema/derivatives.yaml:938)."""
     __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
     _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
     _saved_list_slots = ()
@@ -5644,9 +6755,9 @@ class NativeLayerNormBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:777
+# schema/derivatives.yaml:942
 class NativeBatchNormBackward0(_Node):
-    """Backward of native_batch_norm (schema/derivatives.yaml:777)."""
+    """Backward of native_batch_norm (schema/derivatives.yaml:942)."""
     __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
     _saved_list_slots = ()
@@ -5698,9 +6809,9 @@ class NativeBatchNormBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:783
+# schema/derivatives.yaml:948
 class NativeBatchNormBackwardBackward0(_Node):
-    """Backward of native_batch_norm_backward (schema/derivatives.yaml:783)."""
+    """Backward of native_batch_norm_backward (schema/derivatives.yaml:948)."""
     __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
     _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
     _saved_list_slots = ()
@@ -5764,9 +6875,9 @@ class NativeBatchNormBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:788
+# schema/derivatives.yaml:953
 class NllLoss2dForwardBackward0(_Node):
-    """Backward of nll_loss2d_forward (schema/derivatives.yaml:788)."""
+    """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -5811,9 +6922,9 @@ class NllLoss2dForwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:794
+# schema/derivatives.yaml:959
 class NllLoss2dBackwardBackward0(_Node):
-    """Backward of nll_loss2d_backward (schema/derivatives.yaml:794)."""
+    """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -5857,9 +6968,9 @@ class NllLoss2dBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:801
+# schema/derivatives.yaml:966
 class ProdBackward0(_Node):
-    """Backward of prod (schema/derivatives.yaml:801)."""
+    """Backward of prod (schema/derivatives.yaml:966)."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -5885,9 +6996,9 @@ class ProdBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:804
+# schema/derivatives.yaml:969
 class ProdBackward1(_Node):
-    """Backward of prod.dim_int (schema/derivatives.yaml:804)."""
+    """Backward of prod.dim_int (schema/derivatives.yaml:969)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -5923,9 +7034,9 @@ class ProdBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:807
+# schema/derivatives.yaml:972
 class AminBackward0(_Node):
-    """Backward of amin (schema/derivatives.yaml:807)."""
+    """Backward of amin (schema/derivatives.yaml:972)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -5961,9 +7072,9 @@ class AminBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:810
+# schema/derivatives.yaml:975
 class MaxBackward0(_Node):
-    """Backward of max.dim (schema/derivatives.yaml:810)."""
+    """Backward of max.dim (schema/derivatives.yaml:975)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -5999,9 +7110,9 @@ class MaxBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:814
+# schema/derivatives.yaml:979
 class MaxBackward1(_Node):
-    """Backward of max (schema/derivatives.yaml:814)."""
+    """Backward of max (schema/derivatives.yaml:979)."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -6027,9 +7138,9 @@ class MaxBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:817
+# schema/derivatives.yaml:982
 class MinBackward0(_Node):
-    """Backward of min.dim (schema/derivatives.yaml:817)."""
+    """Backward of min.dim (schema/derivatives.yaml:982)."""
     __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -6065,9 +7176,9 @@ class MinBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:821
+# schema/derivatives.yaml:986
 class MinBackward1(_Node):
-    """Backward of min (schema/derivatives.yaml:821)."""
+    """Backward of min (schema/derivatives.yaml:986)."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -6093,9 +7204,9 @@ class MinBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:825
+# schema/derivatives.yaml:990
 class MaxBackward2(_Node):
-    """Backward of max.other (schema/derivatives.yaml:825)."""
+    """Backward of max.other (schema/derivatives.yaml:990)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -6146,9 +7257,9 @@ class MaxBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:829
+# schema/derivatives.yaml:994
 class MinBackward2(_Node):
-    """Backward of min.other (schema/derivatives.yaml:829)."""
+    """Backward of min.other (schema/derivatives.yaml:994)."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -6199,9 +7310,9 @@ class MinBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:837
+# schema/derivatives.yaml:1002
 class VarBackward0(_Node):
-    """Backward of var.correction (schema/derivatives.yaml:837)."""
+    """Backward of var.correction (schema/derivatives.yaml:1002)."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6237,9 +7348,9 @@ class VarBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:840
+# schema/derivatives.yaml:1005
 class StdBackward0(_Node):
-    """Backward of std.correction (schema/derivatives.yaml:840)."""
+    """Backward of std.correction (schema/derivatives.yaml:1005)."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -6280,9 +7391,9 @@ class StdBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:843
+# schema/derivatives.yaml:1008
 class VarMeanBackward0(_Node):
-    """Backward of var_mean.correction (schema/derivatives.yaml:843)."""
+    """Backward of var_mean.correction (schema/derivatives.yaml:1008)."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6317,9 +7428,9 @@ class VarMeanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:846
+# schema/derivatives.yaml:1011
 class StdMeanBackward0(_Node):
-    """Backward of std_mean.correction (schema/derivatives.yaml:846)."""
+    """Backward of std_mean.correction (schema/derivatives.yaml:1011)."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
     _saved_slots = ('_s_result0', '_s_self')
     _saved_list_slots = ()
@@ -6359,9 +7470,9 @@ class StdMeanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:849
+# schema/derivatives.yaml:1014
 class LogsumexpBackward0(_Node):
-    """Backward of logsumexp (schema/derivatives.yaml:849)."""
+    """Backward of logsumexp (schema/derivatives.yaml:1014)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -6397,9 +7508,9 @@ class LogsumexpBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:852
+# schema/derivatives.yaml:1017
 class LinalgVectorNormBackward0(_Node):
-    """Backward of linalg_vector_norm (schema/derivatives.yaml:852)."""
+    """Backward of linalg_vector_norm (schema/derivatives.yaml:1017)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -6440,9 +7551,9 @@ class LinalgVectorNormBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:879
+# schema/derivatives.yaml:1044
 class CumsumBackward0(_Node):
-    """Backward of cumsum (schema/derivatives.yaml:879)."""
+    """Backward of cumsum (schema/derivatives.yaml:1044)."""
     __slots__ = ('_s_dim', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -6467,9 +7578,9 @@ class CumsumBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:882
+# schema/derivatives.yaml:1047
 class CumprodBackward0(_Node):
-    """Backward of cumprod (schema/derivatives.yaml:882)."""
+    """Backward of cumprod (schema/derivatives.yaml:1047)."""
     __slots__ = ('_s_dim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -8122,7 +9233,995 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:324)
+def _ag_repeat(ks, self, repeats):
+    _ks = ks & _BELOW
+    _k = _c_repeat.get(_ks)
+    if _k is None:
+        _k = _o.repeat._fill(_ks)
+    _out = _k(self, repeats)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RepeatBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_repeats = repeats
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:894 (derivative: schema/derivatives.yaml:327)
+def _ag_flip(ks, self, dims):
+    _ks = ks & _BELOW
+    _k = _c_flip.get(_ks)
+    if _k is None:
+        _k = _o.flip._fill(_ks)
+    _out = _k(self, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FlipBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:901 (derivative: schema/derivatives.yaml:330)
+def _ag_roll(ks, self, shifts, dims):
+    _ks = ks & _BELOW
+    _k = _c_roll.get(_ks)
+    if _k is None:
+        _k = _o.roll._fill(_ks)
+    _out = _k(self, shifts, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RollBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _node._s_shifts = shifts
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:908 (derivative: schema/derivatives.yaml:333)
+def _ag_tril(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_tril.get(_ks)
+    if _k is None:
+        _k = _o.tril._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:915 (derivative: schema/derivatives.yaml:333)
+def _ag_tril_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_tril_.get(_ks)
+    if _k is None:
+        _k = _o.tril_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:921 (derivative: schema/derivatives.yaml:336)
+def _ag_triu(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_triu.get(_ks)
+    if _k is None:
+        _k = _o.triu._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:928 (derivative: schema/derivatives.yaml:336)
+def _ag_triu_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_triu_.get(_ks)
+    if _k is None:
+        _k = _o.triu_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:339)
+def _ag_index_select(ks, self, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_index_select.get(_ks)
+    if _k is None:
+        _k = _o.index_select._fill(_ks)
+    _out = _k(self, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:343)
+def _ag_gather(ks, self, dim, index, sparse_grad):
+    _ks = ks & _BELOW
+    _k = _c_gather.get(_ks)
+    if _k is None:
+        _k = _o.gather._fill(_ks)
+    _out = _k(self, dim, index, sparse_grad)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GatherBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:347)
+def _ag_scatter_src(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_src.get(_ks)
+    if _k is None:
+        _k = _o.scatter_src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:352)
+def _ag_scatter_value(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:969 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:347)
+def _ag_scatter__src(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__src.get(_ks)
+    if _k is None:
+        _k = _o.scatter__src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:982 (derivative: schema/derivatives.yaml:352)
+def _ag_scatter__value(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__value.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:988 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _ks = ks & _BELOW
+    _k = _c_scatter__reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:994 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_scatter__value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1000 (derivative: schema/derivatives.yaml:366)
+def _ag_scatter_add(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_add.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1007 (derivative: schema/derivatives.yaml:366)
+def _ag_scatter_add_(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter_add_.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add_._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1013 (derivative: schema/derivatives.yaml:371)
+def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce_two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce_two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_include_self = include_self
+        _node._s_index = _save(index)
+        _node._s_reduce = reduce
+        _node._s_self = _save(self)
+        _node._s_src = _save(src)
+    result = _out
+    if _e_self is not None or _e_src is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1020 (derivative: schema/derivatives.yaml:371)
+def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_include_self = include_self
+                _node._s_index = _save(index)
+                _node._s_reduce = reduce
+                _node._s_self = _save(self.clone())
+                _node._s_src = _save(src)
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce__two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce__two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_self is not None or _e_src is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1026 (derivative: schema/derivatives.yaml:375)
+def _ag_masked_select(ks, self, mask):
+    _ks = ks & _BELOW
+    _k = _c_masked_select.get(_ks)
+    if _k is None:
+        _k = _o.masked_select._fill(_ks)
+    _out = _k(self, mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaskedSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_mask = _save(mask)
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:383)
+def _ag_topk(ks, self, k, dim, largest, sorted):
+    _ks = ks & _BELOW
+    _k = _c_topk.get(_ks)
+    if _k is None:
+        _k = _o.topk._fill(_ks)
+    _out = _k(self, k, dim, largest, sorted)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TopkBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1054 (derivative: schema/derivatives.yaml:387)
+def _ag_sort(ks, self, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort.get(_ks)
+    if _k is None:
+        _k = _o.sort._fill(_ks)
+    _out = _k(self, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:391)
+def _ag_sort_stable(ks, self, stable, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort_stable.get(_ks)
+    if _k is None:
+        _k = _o.sort_stable._fill(_ks)
+    _out = _k(self, stable, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1079 (derivative: schema/derivatives.yaml:395)
+def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c__unique2.get(_ks)
+    if _k is None:
+        _k = _o._unique2._fill(_ks)
+    _out = _k(self, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Unique2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1087 (derivative: schema/derivatives.yaml:399)
+def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c_unique_dim.get(_ks)
+    if _k is None:
+        _k = _o.unique_dim._fill(_ks)
+    _out = _k(self, dim, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueDimBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1095 (derivative: schema/derivatives.yaml:403)
+def _ag_slice_scatter(ks, self, src, dim, start, end, step):
+    _ks = ks & _BELOW
+    _k = _c_slice_scatter.get(_ks)
+    if _k is None:
+        _k = _o.slice_scatter._fill(_ks)
+    _out = _k(self, src, dim, start, end, step)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SliceScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_end = end
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    if _e_self is not None or _e_src is not None:
+        _node._s_start = start
+        _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1101 (derivative: schema/derivatives.yaml:407)
+def _ag_select_scatter(ks, self, src, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_select_scatter.get(_ks)
+    if _k is None:
+        _k = _o.select_scatter._fill(_ks)
+    _out = _k(self, src, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SelectScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = index
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:411)
+def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
+    _ks = ks & _BELOW
+    _k = _c_diagonal_scatter.get(_ks)
+    if _k is None:
+        _k = _o.diagonal_scatter._fill(_ks)
+    _out = _k(self, src, offset, dim1, dim2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(DiagonalScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim1 = dim1
+        _node._s_dim2 = dim2
+        _node._s_offset = offset
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:415)
+def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
+    _ks = ks & _BELOW
+    _k = _c_as_strided_scatter.get(_ks)
+    if _k is None:
+        _k = _o.as_strided_scatter._fill(_ks)
+    _out = _k(self, src, size, stride, storage_offset)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(AsStridedScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+        _node._s_self_stride = self.stride()
+    if _e_self is not None or _e_src is not None:
+        _node._s_size = size
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None or _e_src is not None:
+        _node._s_storage_offset = storage_offset
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:419)
+def _ag_index_add(ks, self, dim, index, source, alpha):
+    _ks = ks & _BELOW
+    _k = _c_index_add.get(_ks)
+    if _k is None:
+        _k = _o.index_add._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_source is not None:
+        _node._s_alpha = alpha
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:419)
+def _ag_index_add_(ks, self, dim, index, source, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_source is not None:
+                _node._s_alpha = alpha
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_add_.get(_ks)
+    if _k is None:
+        _k = _o.index_add_._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1132 (derivative: schema/derivatives.yaml:424)
+def _ag_index_copy(ks, self, dim, index, source):
+    _ks = ks & _BELOW
+    _k = _c_index_copy.get(_ks)
+    if _k is None:
+        _k = _o.index_copy._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1139 (derivative: schema/derivatives.yaml:424)
+def _ag_index_copy_(ks, self, dim, index, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_copy_.get(_ks)
+    if _k is None:
+        _k = _o.index_copy_._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:429)
+def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1151 (derivative: schema/derivatives.yaml:433)
+def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_self is not None or _e_value is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1157 (derivative: schema/derivatives.yaml:429)
+def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1163 (derivative: schema/derivatives.yaml:433)
+def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_value = _edge(value)
+        if _e_self is not None or _e_value is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            if _e_self is not None or _e_value is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_value is not None:
+                _node._s_value_dtype = value._dtype
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1169 (derivative: schema/derivatives.yaml:438)
+def _ag_masked_scatter(ks, self, mask, source):
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter._fill(_ks)
+    _out = _k(self, mask, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(MaskedScatterBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_mask = _save(mask)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:444)
+def _ag_masked_scatter_(ks, self, mask, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(MaskedScatterBackward1, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_mask = _save(mask)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter_.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter_._fill(_ks)
+    _out = _k(self, mask, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1181 (derivative: schema/derivatives.yaml:449)
+def _ag_take(ks, self, index):
+    _ks = ks & _BELOW
+    _k = _c_take.get(_ks)
+    if _k is None:
+        _k = _o.take._fill(_ks)
+    _out = _k(self, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TakeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1188 (derivative: schema/derivatives.yaml:453)
+def _ag_put(ks, self, index, source, accumulate):
+    _ks = ks & _BELOW
+    _k = _c_put.get(_ks)
+    if _k is None:
+        _k = _o.put._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None:
+        _node._s_accumulate = accumulate
+    if _e_self is not None or _e_source is not None:
+        _node._s_index = _save(index)
+    if _e_self is not None:
+        _node._s_source = _save(source)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1194 (derivative: schema/derivatives.yaml:453)
+def _ag_put_(ks, self, index, source, accumulate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None:
+                _node._s_accumulate = accumulate
+            if _e_self is not None or _e_source is not None:
+                _node._s_index = _save(index)
+            if _e_self is not None:
+                _node._s_source = _save(source)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_put_.get(_ks)
+    if _k is None:
+        _k = _o.put_._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1233 (derivative: schema/derivatives.yaml:458)
+def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
+    _ks = ks & _BELOW
+    _k = _c_unique_consecutive.get(_ks)
+    if _k is None:
+        _k = _o.unique_consecutive._fill(_ks)
+    _out = _k(self, return_inverse, return_counts, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueConsecutiveBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1241 (derivative: schema/derivatives.yaml:462)
+def _ag_unfold(ks, self, dimension, size, step):
+    _ks = ks & _BELOW
+    _k = _c_unfold.get(_ks)
+    if _k is None:
+        _k = _o.unfold._fill(_ks)
+    _out = _k(self, dimension, size, step)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnfoldBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dimension = dimension
+    _node._s_self_shape = self._shape
+    _node._s_size = size
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1471 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -8141,7 +10240,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:890 (derivative: schema/derivatives.yaml:331)
+# schema/native_functions.yaml:1479 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8161,7 +10260,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:1486 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -8180,7 +10279,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:905 (derivative: schema/derivatives.yaml:334)
+# schema/native_functions.yaml:1494 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8200,7 +10299,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:912 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:1501 (derivative: schema/derivatives.yaml:502)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -8218,7 +10317,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:920 (derivative: schema/derivatives.yaml:337)
+# schema/native_functions.yaml:1509 (derivative: schema/derivatives.yaml:502)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8237,7 +10336,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:927 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:1516 (derivative: schema/derivatives.yaml:505)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -8255,7 +10354,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:935 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:1524 (derivative: schema/derivatives.yaml:505)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8274,7 +10373,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:942 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:1531 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -8292,7 +10391,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:950 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:1539 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8311,7 +10410,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:957 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:1546 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -8330,7 +10429,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:1554 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8350,7 +10449,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:1561 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -8369,7 +10468,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:349)
+# schema/native_functions.yaml:1569 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8389,7 +10488,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:987 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:1576 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -8408,7 +10507,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:995 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:1584 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8428,7 +10527,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1002 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1591 (derivative: schema/derivatives.yaml:520)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -8446,7 +10545,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:355)
+# schema/native_functions.yaml:1599 (derivative: schema/derivatives.yaml:520)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8465,7 +10564,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1606 (derivative: schema/derivatives.yaml:523)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -8483,7 +10582,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:358)
+# schema/native_functions.yaml:1614 (derivative: schema/derivatives.yaml:523)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8502,7 +10601,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1621 (derivative: schema/derivatives.yaml:526)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -8521,7 +10620,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:361)
+# schema/native_functions.yaml:1629 (derivative: schema/derivatives.yaml:526)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8541,7 +10640,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1636 (derivative: schema/derivatives.yaml:529)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -8559,7 +10658,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1055 (derivative: schema/derivatives.yaml:364)
+# schema/native_functions.yaml:1644 (derivative: schema/derivatives.yaml:529)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8578,7 +10677,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1062 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1651 (derivative: schema/derivatives.yaml:532)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -8596,7 +10695,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1070 (derivative: schema/derivatives.yaml:367)
+# schema/native_functions.yaml:1659 (derivative: schema/derivatives.yaml:532)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8615,7 +10714,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1666 (derivative: schema/derivatives.yaml:535)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -8633,7 +10732,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:370)
+# schema/native_functions.yaml:1674 (derivative: schema/derivatives.yaml:535)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8652,7 +10751,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1092 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1681 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -8670,7 +10769,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:373)
+# schema/native_functions.yaml:1689 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8689,7 +10788,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:376)
+# schema/native_functions.yaml:1696 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -8707,7 +10806,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1115 (derivative: schema/derivatives.yaml:376)
+# schema/native_functions.yaml:1704 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8726,7 +10825,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1711 (derivative: schema/derivatives.yaml:545)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -8744,7 +10843,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:380)
+# schema/native_functions.yaml:1719 (derivative: schema/derivatives.yaml:545)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8763,7 +10862,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1726 (derivative: schema/derivatives.yaml:490)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -8781,7 +10880,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:325)
+# schema/native_functions.yaml:1734 (derivative: schema/derivatives.yaml:490)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8800,7 +10899,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1152 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1741 (derivative: schema/derivatives.yaml:548)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -8817,7 +10916,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1749 (derivative: schema/derivatives.yaml:548)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8835,7 +10934,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1756 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -8852,7 +10951,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1764 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8870,7 +10969,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1182 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1771 (derivative: schema/derivatives.yaml:554)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -8887,7 +10986,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1779 (derivative: schema/derivatives.yaml:557)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -8904,7 +11003,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1198 (derivative: schema/derivatives.yaml:389)
+# schema/native_functions.yaml:1787 (derivative: schema/derivatives.yaml:554)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8922,7 +11021,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:392)
+# schema/native_functions.yaml:1794 (derivative: schema/derivatives.yaml:557)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -8940,7 +11039,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1801 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -8957,7 +11056,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1220 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1809 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8975,7 +11074,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1227 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1816 (derivative: schema/derivatives.yaml:563)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -8992,7 +11091,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1235 (derivative: schema/derivatives.yaml:398)
+# schema/native_functions.yaml:1824 (derivative: schema/derivatives.yaml:563)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9010,7 +11109,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1242 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:1831 (derivative: schema/derivatives.yaml:493)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -9027,7 +11126,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1250 (derivative: schema/derivatives.yaml:328)
+# schema/native_functions.yaml:1839 (derivative: schema/derivatives.yaml:493)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9045,7 +11144,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1318 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1907 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -9063,7 +11162,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1326 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -9082,7 +11181,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1333 (derivative: schema/derivatives.yaml:428)
+# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:593)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -9111,7 +11210,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1340 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:598)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -9140,7 +11239,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1362 (derivative: schema/derivatives.yaml:436)
+# schema/native_functions.yaml:1951 (derivative: schema/derivatives.yaml:601)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -9166,7 +11265,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1368 (derivative: schema/derivatives.yaml:440)
+# schema/native_functions.yaml:1957 (derivative: schema/derivatives.yaml:605)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -9188,7 +11287,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1377 (derivative: schema/derivatives.yaml:445)
+# schema/native_functions.yaml:1966 (derivative: schema/derivatives.yaml:610)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -9212,7 +11311,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1384 (derivative: schema/derivatives.yaml:448)
+# schema/native_functions.yaml:1973 (derivative: schema/derivatives.yaml:613)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -9240,7 +11339,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1389 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:617)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -9258,7 +11357,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1396 (derivative: schema/derivatives.yaml:455)
+# schema/native_functions.yaml:1985 (derivative: schema/derivatives.yaml:620)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -9280,7 +11379,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1406 (derivative: schema/derivatives.yaml:459)
+# schema/native_functions.yaml:1995 (derivative: schema/derivatives.yaml:624)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -9298,7 +11397,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:1416 (derivative: schema/derivatives.yaml:462)
+# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:627)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -9319,7 +11418,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:1423 (derivative: schema/derivatives.yaml:466)
+# schema/native_functions.yaml:2012 (derivative: schema/derivatives.yaml:631)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -9339,7 +11438,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:1434 (derivative: schema/derivatives.yaml:470)
+# schema/native_functions.yaml:2023 (derivative: schema/derivatives.yaml:635)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -9361,7 +11460,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:1441 (derivative: schema/derivatives.yaml:474)
+# schema/native_functions.yaml:2030 (derivative: schema/derivatives.yaml:639)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -9383,7 +11482,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:1457 (derivative: schema/derivatives.yaml:478)
+# schema/native_functions.yaml:2046 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -9412,7 +11511,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1464 (derivative: schema/derivatives.yaml:478)
+# schema/native_functions.yaml:2053 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -9442,7 +11541,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1474 (derivative: schema/derivatives.yaml:483)
+# schema/native_functions.yaml:2063 (derivative: schema/derivatives.yaml:648)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -9463,7 +11562,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1481 (derivative: schema/derivatives.yaml:486)
+# schema/native_functions.yaml:2070 (derivative: schema/derivatives.yaml:651)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -9484,7 +11583,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:1500 (derivative: schema/derivatives.yaml:489)
+# schema/native_functions.yaml:2089 (derivative: schema/derivatives.yaml:654)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -9510,7 +11609,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1509 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:2098 (derivative: schema/derivatives.yaml:658)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -9534,7 +11633,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:1515 (derivative: schema/derivatives.yaml:497)
+# schema/native_functions.yaml:2104 (derivative: schema/derivatives.yaml:662)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -9560,7 +11659,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1523 (derivative: schema/derivatives.yaml:501)
+# schema/native_functions.yaml:2112 (derivative: schema/derivatives.yaml:666)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -9579,7 +11678,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1531 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:2120 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -9597,7 +11696,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1539 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -9614,7 +11713,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1547 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9633,7 +11732,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1554 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9651,7 +11750,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1561 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:2150 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -9677,7 +11776,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1569 (derivative: schema/derivatives.yaml:515)
+# schema/native_functions.yaml:2158 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -9695,7 +11794,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1577 (derivative: schema/derivatives.yaml:518)
+# schema/native_functions.yaml:2166 (derivative: schema/derivatives.yaml:683)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -9712,7 +11811,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1585 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:2174 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9739,7 +11838,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1592 (derivative: schema/derivatives.yaml:515)
+# schema/native_functions.yaml:2181 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9758,7 +11857,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1599 (derivative: schema/derivatives.yaml:521)
+# schema/native_functions.yaml:2188 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -9784,7 +11883,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1607 (derivative: schema/derivatives.yaml:525)
+# schema/native_functions.yaml:2196 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -9802,7 +11901,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1615 (derivative: schema/derivatives.yaml:521)
+# schema/native_functions.yaml:2204 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9829,7 +11928,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1622 (derivative: schema/derivatives.yaml:525)
+# schema/native_functions.yaml:2211 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9848,7 +11947,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1629 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:2218 (derivative: schema/derivatives.yaml:694)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -9876,7 +11975,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1637 (derivative: schema/derivatives.yaml:533)
+# schema/native_functions.yaml:2226 (derivative: schema/derivatives.yaml:698)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -9904,7 +12003,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1645 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:2234 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -9925,7 +12024,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1653 (derivative: schema/derivatives.yaml:537)
+# schema/native_functions.yaml:2242 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -9947,7 +12046,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1819 (derivative: schema/derivatives.yaml:540)
+# schema/native_functions.yaml:2408 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -9973,7 +12072,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1827 (derivative: schema/derivatives.yaml:544)
+# schema/native_functions.yaml:2416 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -10007,7 +12106,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1835 (derivative: schema/derivatives.yaml:540)
+# schema/native_functions.yaml:2424 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -10034,7 +12133,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1842 (derivative: schema/derivatives.yaml:544)
+# schema/native_functions.yaml:2431 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -10069,7 +12168,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:1849 (derivative: schema/derivatives.yaml:549)
+# schema/native_functions.yaml:2438 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -10102,7 +12201,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1857 (derivative: schema/derivatives.yaml:549)
+# schema/native_functions.yaml:2446 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -10136,7 +12235,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1864 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2453 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -10170,7 +12269,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1872 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2461 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -10205,7 +12304,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:1903 (derivative: schema/derivatives.yaml:621)
+# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:786)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10230,7 +12329,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1910 (derivative: schema/derivatives.yaml:625)
+# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:790)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10250,7 +12349,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1917 (derivative: schema/derivatives.yaml:628)
+# schema/native_functions.yaml:2506 (derivative: schema/derivatives.yaml:793)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10275,7 +12374,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1924 (derivative: schema/derivatives.yaml:632)
+# schema/native_functions.yaml:2513 (derivative: schema/derivatives.yaml:797)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10295,7 +12394,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1931 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml:2520 (derivative: schema/derivatives.yaml:800)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10320,7 +12419,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1938 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:804)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10340,7 +12439,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1945 (derivative: schema/derivatives.yaml:642)
+# schema/native_functions.yaml:2534 (derivative: schema/derivatives.yaml:807)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10365,7 +12464,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1952 (derivative: schema/derivatives.yaml:646)
+# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:811)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10385,7 +12484,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1959 (derivative: schema/derivatives.yaml:649)
+# schema/native_functions.yaml:2548 (derivative: schema/derivatives.yaml:814)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10410,7 +12509,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1966 (derivative: schema/derivatives.yaml:653)
+# schema/native_functions.yaml:2555 (derivative: schema/derivatives.yaml:818)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10430,7 +12529,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1973 (derivative: schema/derivatives.yaml:656)
+# schema/native_functions.yaml:2562 (derivative: schema/derivatives.yaml:821)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10455,7 +12554,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1980 (derivative: schema/derivatives.yaml:660)
+# schema/native_functions.yaml:2569 (derivative: schema/derivatives.yaml:825)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10475,7 +12574,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:1987 (derivative: schema/derivatives.yaml:559)
+# schema/native_functions.yaml:2576 (derivative: schema/derivatives.yaml:724)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -10496,7 +12595,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:1995 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:2584 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10517,7 +12616,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2002 (derivative: schema/derivatives.yaml:559)
+# schema/native_functions.yaml:2591 (derivative: schema/derivatives.yaml:724)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -10539,7 +12638,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2009 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:2598 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -10559,7 +12658,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:2031 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2620 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -10578,7 +12677,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2039 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2628 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -10598,7 +12697,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2045 (derivative: schema/derivatives.yaml:669)
+# schema/native_functions.yaml:2634 (derivative: schema/derivatives.yaml:834)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -10628,7 +12727,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2052 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2641 (derivative: schema/derivatives.yaml:838)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -10646,7 +12745,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2060 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2649 (derivative: schema/derivatives.yaml:838)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10665,7 +12764,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2067 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2656 (derivative: schema/derivatives.yaml:841)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -10693,7 +12792,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2074 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:845)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -10713,7 +12812,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2082 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:848)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -10745,7 +12844,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2088 (derivative: schema/derivatives.yaml:689)
+# schema/native_functions.yaml:2677 (derivative: schema/derivatives.yaml:854)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -10764,7 +12863,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2096 (derivative: schema/derivatives.yaml:692)
+# schema/native_functions.yaml:2685 (derivative: schema/derivatives.yaml:857)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -10785,7 +12884,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2103 (derivative: schema/derivatives.yaml:695)
+# schema/native_functions.yaml:2692 (derivative: schema/derivatives.yaml:860)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -10811,7 +12910,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:2109 (derivative: schema/derivatives.yaml:699)
+# schema/native_functions.yaml:2698 (derivative: schema/derivatives.yaml:864)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -10832,7 +12931,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2117 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2706 (derivative: schema/derivatives.yaml:867)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -10855,7 +12954,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2124 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2713 (derivative: schema/derivatives.yaml:870)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -10888,7 +12987,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:2130 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2719 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -10908,7 +13007,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2138 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2727 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -10929,7 +13028,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2145 (derivative: schema/derivatives.yaml:712)
+# schema/native_functions.yaml:2734 (derivative: schema/derivatives.yaml:877)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -10956,7 +13055,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2151 (derivative: schema/derivatives.yaml:716)
+# schema/native_functions.yaml:2740 (derivative: schema/derivatives.yaml:881)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -10975,7 +13074,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2159 (derivative: schema/derivatives.yaml:720)
+# schema/native_functions.yaml:2748 (derivative: schema/derivatives.yaml:885)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -10995,7 +13094,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2165 (derivative: schema/derivatives.yaml:723)
+# schema/native_functions.yaml:2754 (derivative: schema/derivatives.yaml:888)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -11023,7 +13122,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2172 (derivative: schema/derivatives.yaml:727)
+# schema/native_functions.yaml:2761 (derivative: schema/derivatives.yaml:892)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -11051,7 +13150,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2179 (derivative: schema/derivatives.yaml:731)
+# schema/native_functions.yaml:2768 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -11070,7 +13169,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2187 (derivative: schema/derivatives.yaml:734)
+# schema/native_functions.yaml:2776 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -11098,7 +13197,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2195 (derivative: schema/derivatives.yaml:731)
+# schema/native_functions.yaml:2784 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -11118,7 +13217,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2202 (derivative: schema/derivatives.yaml:734)
+# schema/native_functions.yaml:2791 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -11147,7 +13246,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2209 (derivative: schema/derivatives.yaml:738)
+# schema/native_functions.yaml:2798 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -11166,7 +13265,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2217 (derivative: schema/derivatives.yaml:741)
+# schema/native_functions.yaml:2806 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -11194,7 +13293,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2225 (derivative: schema/derivatives.yaml:738)
+# schema/native_functions.yaml:2814 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -11214,7 +13313,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2232 (derivative: schema/derivatives.yaml:741)
+# schema/native_functions.yaml:2821 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -11243,7 +13342,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2239 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:2828 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -11267,7 +13366,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:2294 (derivative: schema/derivatives.yaml:745)
+# schema/native_functions.yaml:2883 (derivative: schema/derivatives.yaml:910)
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11294,7 +13393,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:2303 (derivative: schema/derivatives.yaml:751)
+# schema/native_functions.yaml:2892 (derivative: schema/derivatives.yaml:916)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11322,7 +13421,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:2334 (derivative: schema/derivatives.yaml:758)
+# schema/native_functions.yaml:2923 (derivative: schema/derivatives.yaml:923)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11347,7 +13446,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:2340 (derivative: schema/derivatives.yaml:763)
+# schema/native_functions.yaml:2929 (derivative: schema/derivatives.yaml:928)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11374,7 +13473,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:2354 (derivative: schema/derivatives.yaml:769)
+# schema/native_functions.yaml:2943 (derivative: schema/derivatives.yaml:934)
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -11399,7 +13498,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:2361 (derivative: schema/derivatives.yaml:773)
+# schema/native_functions.yaml:2950 (derivative: schema/derivatives.yaml:938)
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -11427,7 +13526,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:2372 (derivative: schema/derivatives.yaml:777)
+# schema/native_functions.yaml:2961 (derivative: schema/derivatives.yaml:942)
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -11458,7 +13557,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:2381 (derivative: schema/derivatives.yaml:783)
+# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:948)
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -11493,7 +13592,7 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
-# schema/native_functions.yaml:2396 (derivative: schema/derivatives.yaml:788)
+# schema/native_functions.yaml:2985 (derivative: schema/derivatives.yaml:953)
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11520,7 +13619,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:2405 (derivative: schema/derivatives.yaml:794)
+# schema/native_functions.yaml:2994 (derivative: schema/derivatives.yaml:959)
 def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -11548,7 +13647,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml:2428 (derivative: schema/derivatives.yaml:801)
+# schema/native_functions.yaml:3017 (derivative: schema/derivatives.yaml:966)
 def _ag_prod(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_prod.get(_ks)
@@ -11568,7 +13667,7 @@ def _ag_prod(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2436 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml:3025 (derivative: schema/derivatives.yaml:969)
 def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_prod_dim_int.get(_ks)
@@ -11590,7 +13689,7 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2444 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml:3033 (derivative: schema/derivatives.yaml:972)
 def _ag_amin(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amin.get(_ks)
@@ -11612,7 +13711,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2452 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml:3041 (derivative: schema/derivatives.yaml:979)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -11632,7 +13731,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2465 (derivative: schema/derivatives.yaml:810)
+# schema/native_functions.yaml:3054 (derivative: schema/derivatives.yaml:975)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -11655,7 +13754,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2477 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml:3066 (derivative: schema/derivatives.yaml:990)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -11683,7 +13782,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2484 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml:3073 (derivative: schema/derivatives.yaml:986)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -11703,7 +13802,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2497 (derivative: schema/derivatives.yaml:817)
+# schema/native_functions.yaml:3086 (derivative: schema/derivatives.yaml:982)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -11726,7 +13825,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2509 (derivative: schema/derivatives.yaml:829)
+# schema/native_functions.yaml:3098 (derivative: schema/derivatives.yaml:994)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -11754,7 +13853,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2535 (derivative: schema/derivatives.yaml:837)
+# schema/native_functions.yaml:3124 (derivative: schema/derivatives.yaml:1002)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -11775,7 +13874,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2554 (derivative: schema/derivatives.yaml:840)
+# schema/native_functions.yaml:3143 (derivative: schema/derivatives.yaml:1005)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -11798,7 +13897,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2570 (derivative: schema/derivatives.yaml:843)
+# schema/native_functions.yaml:3159 (derivative: schema/derivatives.yaml:1008)
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -11819,7 +13918,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2585 (derivative: schema/derivatives.yaml:846)
+# schema/native_functions.yaml:3174 (derivative: schema/derivatives.yaml:1011)
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -11843,7 +13942,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2592 (derivative: schema/derivatives.yaml:849)
+# schema/native_functions.yaml:3181 (derivative: schema/derivatives.yaml:1014)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -11865,7 +13964,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:2600 (derivative: schema/derivatives.yaml:852)
+# schema/native_functions.yaml:3189 (derivative: schema/derivatives.yaml:1017)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -11888,7 +13987,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2695 (derivative: schema/derivatives.yaml:879)
+# schema/native_functions.yaml:3284 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -11907,7 +14006,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2703 (derivative: schema/derivatives.yaml:879)
+# schema/native_functions.yaml:3292 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -11927,7 +14026,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2709 (derivative: schema/derivatives.yaml:882)
+# schema/native_functions.yaml:3298 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -11948,7 +14047,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:2716 (derivative: schema/derivatives.yaml:882)
+# schema/native_functions.yaml:3305 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -12092,6 +14191,101 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.repeat.register("Autograd", _ag_repeat, with_keyset=True)
+_o.repeat_out.register("Autograd", _autograd_out(_o.repeat_out), with_keyset=True)
+_o.flip.register("Autograd", _ag_flip, with_keyset=True)
+_o.flip_out.register("Autograd", _autograd_out(_o.flip_out), with_keyset=True)
+_o.roll.register("Autograd", _ag_roll, with_keyset=True)
+_o.roll_out.register("Autograd", _autograd_out(_o.roll_out), with_keyset=True)
+_o.tril.register("Autograd", _ag_tril, with_keyset=True)
+_o.tril_out.register("Autograd", _autograd_out(_o.tril_out), with_keyset=True)
+_o.tril_.register("Autograd", _ag_tril_, with_keyset=True)
+_o.triu.register("Autograd", _ag_triu, with_keyset=True)
+_o.triu_out.register("Autograd", _autograd_out(_o.triu_out), with_keyset=True)
+_o.triu_.register("Autograd", _ag_triu_, with_keyset=True)
+_o.index_select.register("Autograd", _ag_index_select, with_keyset=True)
+_o.index_select_out.register("Autograd", _autograd_out(_o.index_select_out), with_keyset=True)
+_o.gather.register("Autograd", _ag_gather, with_keyset=True)
+_o.gather_out.register("Autograd", _autograd_out(_o.gather_out), with_keyset=True)
+_o.scatter_src.register("Autograd", _ag_scatter_src, with_keyset=True)
+_o.scatter_src_out.register("Autograd", _autograd_out(_o.scatter_src_out), with_keyset=True)
+_o.scatter_value.register("Autograd", _ag_scatter_value, with_keyset=True)
+_o.scatter_value_out.register("Autograd", _autograd_out(_o.scatter_value_out), with_keyset=True)
+_o.scatter_reduce.register("Autograd", _ag_scatter_reduce, with_keyset=True)
+_o.scatter_reduce_out.register("Autograd", _autograd_out(_o.scatter_reduce_out), with_keyset=True)
+_o.scatter_value_reduce.register("Autograd", _ag_scatter_value_reduce, with_keyset=True)
+_o.scatter_value_reduce_out.register("Autograd", _autograd_out(_o.scatter_value_reduce_out), with_keyset=True)
+_o.scatter__src.register("Autograd", _ag_scatter__src, with_keyset=True)
+_o.scatter__value.register("Autograd", _ag_scatter__value, with_keyset=True)
+_o.scatter__reduce.register("Autograd", _ag_scatter__reduce, with_keyset=True)
+_o.scatter__value_reduce.register("Autograd", _ag_scatter__value_reduce, with_keyset=True)
+_o.scatter_add.register("Autograd", _ag_scatter_add, with_keyset=True)
+_o.scatter_add_out.register("Autograd", _autograd_out(_o.scatter_add_out), with_keyset=True)
+_o.scatter_add_.register("Autograd", _ag_scatter_add_, with_keyset=True)
+_o.scatter_reduce_two.register("Autograd", _ag_scatter_reduce_two, with_keyset=True)
+_o.scatter_reduce_two_out.register("Autograd", _autograd_out(_o.scatter_reduce_two_out), with_keyset=True)
+_o.scatter_reduce__two.register("Autograd", _ag_scatter_reduce__two, with_keyset=True)
+_o.masked_select.register("Autograd", _ag_masked_select, with_keyset=True)
+_o.masked_select_out.register("Autograd", _autograd_out(_o.masked_select_out), with_keyset=True)
+_o.nonzero_out.register("Autograd", _autograd_out(_o.nonzero_out), with_keyset=True)
+_o.topk.register("Autograd", _ag_topk, with_keyset=True)
+_o.topk_values.register("Autograd", _autograd_out(_o.topk_values), with_keyset=True)
+_o.sort.register("Autograd", _ag_sort, with_keyset=True)
+_o.sort_values.register("Autograd", _autograd_out(_o.sort_values), with_keyset=True)
+_o.sort_stable.register("Autograd", _ag_sort_stable, with_keyset=True)
+_o.sort_values_stable.register("Autograd", _autograd_out(_o.sort_values_stable), with_keyset=True)
+_o.argsort_stable_out.register("Autograd", _autograd_out(_o.argsort_stable_out), with_keyset=True)
+_o._unique2.register("Autograd", _ag__unique2, with_keyset=True)
+_o._unique2_out.register("Autograd", _autograd_out(_o._unique2_out), with_keyset=True)
+_o.unique_dim.register("Autograd", _ag_unique_dim, with_keyset=True)
+_o.unique_dim_out.register("Autograd", _autograd_out(_o.unique_dim_out), with_keyset=True)
+_o.slice_scatter.register("Autograd", _ag_slice_scatter, with_keyset=True)
+_o.slice_scatter_out.register("Autograd", _autograd_out(_o.slice_scatter_out), with_keyset=True)
+_o.select_scatter.register("Autograd", _ag_select_scatter, with_keyset=True)
+_o.select_scatter_out.register("Autograd", _autograd_out(_o.select_scatter_out), with_keyset=True)
+_o.diagonal_scatter.register("Autograd", _ag_diagonal_scatter, with_keyset=True)
+_o.diagonal_scatter_out.register("Autograd", _autograd_out(_o.diagonal_scatter_out), with_keyset=True)
+_o.as_strided_scatter.register("Autograd", _ag_as_strided_scatter, with_keyset=True)
+_o.as_strided_scatter_out.register("Autograd", _autograd_out(_o.as_strided_scatter_out), with_keyset=True)
+_o.index_add.register("Autograd", _ag_index_add, with_keyset=True)
+_o.index_add_out.register("Autograd", _autograd_out(_o.index_add_out), with_keyset=True)
+_o.index_add_.register("Autograd", _ag_index_add_, with_keyset=True)
+_o.index_copy.register("Autograd", _ag_index_copy, with_keyset=True)
+_o.index_copy_out.register("Autograd", _autograd_out(_o.index_copy_out), with_keyset=True)
+_o.index_copy_.register("Autograd", _ag_index_copy_, with_keyset=True)
+_o.index_fill_int_Scalar.register("Autograd", _ag_index_fill_int_Scalar, with_keyset=True)
+_o.index_fill_int_Scalar_out.register("Autograd", _autograd_out(_o.index_fill_int_Scalar_out), with_keyset=True)
+_o.index_fill_int_Tensor.register("Autograd", _ag_index_fill_int_Tensor, with_keyset=True)
+_o.index_fill_int_Tensor_out.register("Autograd", _autograd_out(_o.index_fill_int_Tensor_out), with_keyset=True)
+_o.index_fill__int_Scalar.register("Autograd", _ag_index_fill__int_Scalar, with_keyset=True)
+_o.index_fill__int_Tensor.register("Autograd", _ag_index_fill__int_Tensor, with_keyset=True)
+_o.masked_scatter.register("Autograd", _ag_masked_scatter, with_keyset=True)
+_o.masked_scatter_out.register("Autograd", _autograd_out(_o.masked_scatter_out), with_keyset=True)
+_o.masked_scatter_.register("Autograd", _ag_masked_scatter_, with_keyset=True)
+_o.take.register("Autograd", _ag_take, with_keyset=True)
+_o.take_out.register("Autograd", _autograd_out(_o.take_out), with_keyset=True)
+_o.put.register("Autograd", _ag_put, with_keyset=True)
+_o.put_out.register("Autograd", _autograd_out(_o.put_out), with_keyset=True)
+_o.put_.register("Autograd", _ag_put_, with_keyset=True)
+_o.take_along_dim_out.register("Autograd", _autograd_out(_o.take_along_dim_out), with_keyset=True)
+_o.rot90_out.register("Autograd", _autograd_out(_o.rot90_out), with_keyset=True)
+_o.msort_out.register("Autograd", _autograd_out(_o.msort_out), with_keyset=True)
+_o.unique_consecutive.register("Autograd", _ag_unique_consecutive, with_keyset=True)
+_o.unique_consecutive_out.register("Autograd", _autograd_out(_o.unique_consecutive_out), with_keyset=True)
+_o.unfold.register("Autograd", _ag_unfold, with_keyset=True)
+_o.narrow_copy_out.register("Autograd", _autograd_out(_o.narrow_copy_out), with_keyset=True)
+_o.hstack_out.register("Autograd", _autograd_out(_o.hstack_out), with_keyset=True)
+_o.vstack_out.register("Autograd", _autograd_out(_o.vstack_out), with_keyset=True)
+_o.row_stack_out.register("Autograd", _autograd_out(_o.row_stack_out), with_keyset=True)
+_o.dstack_out.register("Autograd", _autograd_out(_o.dstack_out), with_keyset=True)
+_o.column_stack_out.register("Autograd", _autograd_out(_o.column_stack_out), with_keyset=True)
+_o.diag_embed_out.register("Autograd", _autograd_out(_o.diag_embed_out), with_keyset=True)
+_o.diag_out.register("Autograd", _autograd_out(_o.diag_out), with_keyset=True)
+_o.repeat_interleave_Tensor_out.register("Autograd", _autograd_out(_o.repeat_interleave_Tensor_out), with_keyset=True)
+_o.searchsorted_Tensor_out.register("Autograd", _autograd_out(_o.searchsorted_Tensor_out), with_keyset=True)
+_o.searchsorted_Scalar_out.register("Autograd", _autograd_out(_o.searchsorted_Scalar_out), with_keyset=True)
+_o.bucketize_Tensor_out.register("Autograd", _autograd_out(_o.bucketize_Tensor_out), with_keyset=True)
+_o.bucketize_Scalar_out.register("Autograd", _autograd_out(_o.bucketize_Scalar_out), with_keyset=True)
 _o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
 _o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
 _o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)

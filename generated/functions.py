@@ -25,6 +25,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
@@ -71,7 +73,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax_out,
     _entry_argmin,
     _entry_argmin_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
@@ -81,6 +89,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
     _entry_avg_pool2d,
     _entry_avg_pool2d_backward,
     _entry_avg_pool2d_out,
@@ -123,6 +137,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
+    _entry_bucketize_Scalar,
+    _entry_bucketize_Scalar_out,
+    _entry_bucketize_Tensor,
+    _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_ceil,
@@ -149,6 +170,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -178,7 +201,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum_,
     _entry_cumsum_out,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -193,6 +223,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div_out_mode,
     _entry_dot,
     _entry_dot_out,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
     _entry_einsum,
     _entry_elu,
     _entry_elu_,
@@ -229,6 +263,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -249,6 +287,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_gather,
+    _entry_gather_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -273,10 +313,28 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
     _entry_isfinite,
     _entry_isinf,
     _entry_isinf_out,
@@ -345,6 +403,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
     _entry_matmul_out,
     _entry_max,
@@ -361,6 +424,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
     _entry_min,
     _entry_min_dim,
     _entry_min_dim_min,
@@ -371,10 +436,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mse_loss,
     _entry_mse_loss_out,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
     _entry_mul_Scalar_out,
     _entry_mul_Tensor,
@@ -387,6 +456,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
     _entry_native_batch_norm,
     _entry_native_batch_norm_backward,
     _entry_native_batch_norm_backward_out,
@@ -422,6 +493,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nll_loss_forward_output,
     _entry_nll_loss_nd,
     _entry_nll_loss_out,
+    _entry_nonzero,
+    _entry_nonzero_out,
     _entry_norm_Scalar,
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
@@ -445,10 +518,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_prod_dim_int,
     _entry_prod_int_out,
     _entry_prod_out,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_ravel,
     _entry_reciprocal,
     _entry_reciprocal_,
     _entry_reciprocal_out,
@@ -463,14 +540,26 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
     _entry_round,
     _entry_round_,
     _entry_round__decimals,
     _entry_round_decimals,
     _entry_round_decimals_out,
     _entry_round_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
@@ -480,7 +569,31 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scaled_dot_product_attention,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
+    _entry_searchsorted_Scalar,
+    _entry_searchsorted_Scalar_out,
+    _entry_searchsorted_Tensor,
+    _entry_searchsorted_Tensor_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -503,12 +616,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sinh_,
     _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
     _entry_softplus_backward,
     _entry_softplus_backward_grad_input,
     _entry_softplus_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -537,7 +656,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
     _entry_tan,
     _entry_tan_,
     _entry_tan_out,
@@ -546,21 +671,40 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh_backward,
     _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
     _entry_threshold_backward_grad_input,
     _entry_threshold_out,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
+    _entry_tril_indices,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
+    _entry_triu_indices,
+    _entry_triu_out,
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
     _entry_var,
     _entry_var_correction,
@@ -574,6 +718,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
     _entry_where_Scalar,
     _entry_where_ScalarOther,
     _entry_where_ScalarSelf,
@@ -592,6 +740,7 @@ __all__ = [
     '_softmax',
     '_softmax_backward_data',
     '_to_copy',
+    '_unique2',
     'abs',
     'abs_',
     'acos',
@@ -610,12 +759,18 @@ __all__ = [
     'arange',
     'argmax',
     'argmin',
+    'argsort',
+    'argwhere',
     'as_strided',
+    'as_strided_scatter',
     'asin',
     'asin_',
     'atan',
     'atan2',
     'atan_',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
     'avg_pool2d',
     'avg_pool2d_backward',
     'baddbmm',
@@ -628,6 +783,10 @@ __all__ = [
     'bitwise_or',
     'bitwise_xor',
     'bmm',
+    'broadcast_tensors',
+    'broadcast_to',
+    'bucketize',
+    'cartesian_prod',
     'cat',
     'ceil',
     'ceil_',
@@ -639,6 +798,7 @@ __all__ = [
     'clamp_min',
     'clamp_min_',
     'clone',
+    'column_stack',
     'constant_pad_nd',
     'conv1d',
     'conv2d',
@@ -654,9 +814,15 @@ __all__ = [
     'cumprod',
     'cumsum',
     'detach',
+    'diag',
+    'diag_embed',
+    'diagflat',
     'diagonal',
+    'diagonal_scatter',
     'div',
     'dot',
+    'dsplit',
+    'dstack',
     'einsum',
     'elu',
     'elu_',
@@ -677,6 +843,9 @@ __all__ = [
     'expm1_',
     'fill_',
     'flatten',
+    'flip',
+    'fliplr',
+    'flipud',
     'floor',
     'floor_',
     'floor_divide',
@@ -685,6 +854,7 @@ __all__ = [
     'frac_',
     'full',
     'full_like',
+    'gather',
     'ge',
     'gelu',
     'gelu_',
@@ -694,9 +864,15 @@ __all__ = [
     'hardtanh',
     'hardtanh_',
     'hardtanh_backward',
+    'hsplit',
+    'hstack',
     'index',
+    'index_add',
+    'index_copy',
+    'index_fill',
     'index_put',
     'index_put_',
+    'index_select',
     'isfinite',
     'isinf',
     'isnan',
@@ -725,6 +901,8 @@ __all__ = [
     'logsumexp',
     'lt',
     'masked_fill',
+    'masked_scatter',
+    'masked_select',
     'matmul',
     'max',
     'max_pool2d',
@@ -732,16 +910,20 @@ __all__ = [
     'max_pool2d_with_indices_backward',
     'maximum',
     'mean',
+    'meshgrid',
     'min',
     'minimum',
     'mm',
+    'moveaxis',
     'movedim',
     'mse_loss',
+    'msort',
     'mul',
     'mv',
     'nan_to_num',
     'nan_to_num_',
     'narrow',
+    'narrow_copy',
     'native_batch_norm',
     'native_batch_norm_backward',
     'native_layer_norm',
@@ -756,6 +938,7 @@ __all__ = [
     'nll_loss_backward',
     'nll_loss_forward',
     'nll_loss_nd',
+    'nonzero',
     'one_hot',
     'ones',
     'ones_like',
@@ -764,24 +947,35 @@ __all__ = [
     'permute',
     'pow',
     'prod',
+    'put',
     'rand',
     'rand_like',
     'randn',
     'randn_like',
+    'ravel',
     'reciprocal',
     'reciprocal_',
     'relu',
     'relu_',
     'remainder',
+    'repeat_interleave',
     'reshape',
+    'roll',
+    'rot90',
     'round',
     'round_',
+    'row_stack',
     'rsqrt',
     'rsqrt_',
     'rsub',
     'scalar_tensor',
     'scaled_dot_product_attention',
+    'scatter',
+    'scatter_add',
+    'scatter_reduce',
+    'searchsorted',
     'select',
+    'select_scatter',
     'sigmoid',
     'sigmoid_',
     'sigmoid_backward',
@@ -795,9 +989,11 @@ __all__ = [
     'sinh',
     'sinh_',
     'slice',
+    'slice_scatter',
     'softmax',
     'softplus',
     'softplus_backward',
+    'sort',
     'split',
     'split_with_sizes',
     'sqrt',
@@ -808,23 +1004,38 @@ __all__ = [
     'std_mean',
     'sub',
     'sum',
+    'swapaxes',
+    'swapdims',
     't',
+    'take',
+    'take_along_dim',
     'tan',
     'tan_',
     'tanh',
     'tanh_',
     'tanh_backward',
+    'tensor_split',
     'threshold',
     'threshold_',
     'threshold_backward',
+    'tile',
+    'topk',
     'transpose',
+    'tril',
+    'tril_indices',
+    'triu',
+    'triu_indices',
     'trunc',
     'trunc_',
     'unbind',
     'unflatten',
+    'unique_consecutive',
+    'unique_dim',
     'unsqueeze',
     'var',
     'var_mean',
+    'vsplit',
+    'vstack',
     'where',
     'zero_',
     'zeros',
@@ -836,9 +1047,13 @@ _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
 _rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1389
+# schema/native_functions.yaml:1978
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -850,7 +1065,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1985
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -862,7 +1077,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1481
+# schema/native_functions.yaml:2070
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -874,7 +1089,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:2098
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -886,7 +1101,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:2063
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -898,7 +1113,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:1500
+# schema/native_functions.yaml:2089
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -921,7 +1136,19 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1079
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__unique2(input, sorted, return_inverse, return_counts)
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
+
+
+# schema/native_functions.yaml:1726
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -933,7 +1160,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1734
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -943,7 +1170,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1651
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -955,7 +1182,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1659
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -965,7 +1192,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1991
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -987,7 +1214,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:1864
+# schema/native_functions.yaml:2453
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -999,7 +1226,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:1849
+# schema/native_functions.yaml:2438
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1043,7 +1270,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:3210
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1056,7 +1283,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:3217
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1069,7 +1296,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:3224
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1120,7 +1347,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:3033
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1132,7 +1359,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:2658
+# schema/native_functions.yaml:3247
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1145,7 +1372,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:2665
+# schema/native_functions.yaml:3254
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1158,7 +1385,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:2672
+# schema/native_functions.yaml:3261
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1271,7 +1498,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:3105
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1281,6 +1508,63 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     if out is None:
         return _entry_argmin(input, dim, keepdim)
     return _entry_argmin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1068
+def _m0_argsort(input, dim=-1, descending=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending)
+    return None
+
+
+def _c0_argsort(input, dim, descending):
+    return _entry_argsort(input, dim, descending)
+
+
+# schema/native_functions.yaml:1073
+def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_argsort(input, stable, dim, descending, out):
+    if out is None:
+        return _entry_argsort_stable(input, stable, dim, descending)
+    return _entry_argsort_stable_out(input, stable, dim, descending, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim', 'input'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1206
+def argwhere(input):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(input)
 
 
 # schema/native_functions.yaml:703
@@ -1293,7 +1577,19 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1113
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
+    return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
+
+
+# schema/native_functions.yaml:1636
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1305,7 +1601,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1644
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1315,7 +1611,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1666
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1327,7 +1623,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:1645
+# schema/native_functions.yaml:2234
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1339,7 +1635,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1674
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1349,7 +1645,142 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1377
+# schema/native_functions.yaml:1323
+def _m0_atleast_1d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_1d(input):
+    return _entry_atleast_1d(input)
+
+
+# schema/native_functions.yaml:1328
+def _m1_atleast_1d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_1d(tensors):
+    return _entry_atleast_1d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_1d = (
+    (_m0_atleast_1d, _c0_atleast_1d, 1, frozenset(('input',))),
+    (_m1_atleast_1d, _c1_atleast_1d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_1d = (
+    'atleast_1d(Tensor self) -> Tensor',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_1d(*args, **kwargs):
+    """Overloads:
+    atleast_1d(Tensor self) -> Tensor
+    atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
+
+
+# schema/native_functions.yaml:1333
+def _m0_atleast_2d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_2d(input):
+    return _entry_atleast_2d(input)
+
+
+# schema/native_functions.yaml:1338
+def _m1_atleast_2d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_2d(tensors):
+    return _entry_atleast_2d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_2d = (
+    (_m0_atleast_2d, _c0_atleast_2d, 1, frozenset(('input',))),
+    (_m1_atleast_2d, _c1_atleast_2d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_2d = (
+    'atleast_2d(Tensor self) -> Tensor',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_2d(*args, **kwargs):
+    """Overloads:
+    atleast_2d(Tensor self) -> Tensor
+    atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
+
+
+# schema/native_functions.yaml:1343
+def _m0_atleast_3d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_3d(input):
+    return _entry_atleast_3d(input)
+
+
+# schema/native_functions.yaml:1348
+def _m1_atleast_3d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_3d(tensors):
+    return _entry_atleast_3d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_3d = (
+    (_m0_atleast_3d, _c0_atleast_3d, 1, frozenset(('input',))),
+    (_m1_atleast_3d, _c1_atleast_3d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_3d = (
+    'atleast_3d(Tensor self) -> Tensor',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_3d(*args, **kwargs):
+    """Overloads:
+    atleast_3d(Tensor self) -> Tensor
+    atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_3d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
+
+
+# schema/native_functions.yaml:1966
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1361,7 +1792,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1973
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1371,7 +1802,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:1457
+# schema/native_functions.yaml:2046
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1383,7 +1814,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:2387
+# schema/native_functions.yaml:2976
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -1393,7 +1824,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
-# schema/native_functions.yaml:2334
+# schema/native_functions.yaml:2923
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1405,7 +1836,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2929
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1417,7 +1848,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:2349
+# schema/native_functions.yaml:2938
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1429,7 +1860,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:2294
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1442,7 +1873,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1721
+# schema/native_functions.yaml:2310
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1478,7 +1909,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1861
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1490,7 +1921,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:1743
+# schema/native_functions.yaml:2332
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1503,7 +1934,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1759
+# schema/native_functions.yaml:2348
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1539,7 +1970,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:2370
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1552,7 +1983,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1797
+# schema/native_functions.yaml:2386
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1600,6 +2031,85 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
+# schema/native_functions.yaml:1463
+def broadcast_tensors(tensors):
+    """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
+    if _tf[0]:
+        r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_tensors(tensors)
+
+
+# schema/native_functions.yaml:1458
+def broadcast_to(input, size):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(broadcast_to, (input,), (input, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(input, size)
+
+
+# schema/native_functions.yaml:1424
+def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c0_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Tensor(input, boundaries, out_int32, right)
+    return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
+
+
+# schema/native_functions.yaml:1430
+def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c1_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Scalar(input, boundaries, out_int32, right)
+    return _entry_bucketize_Scalar_out(input, boundaries, out_int32, right, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bucketize = (
+    (_m0_bucketize, _c0_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+    (_m1_bucketize, _c1_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+)
+_sigs_bucketize = (
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+)
+
+
+def bucketize(*args, **kwargs):
+    """Overloads:
+    bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bucketize, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
+
+
+# schema/native_functions.yaml:1467
+def cartesian_prod(tensors):
+    """cartesian_prod(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cartesian_prod, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_cartesian_prod(tensors)
+
+
 # schema/native_functions.yaml:851
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
@@ -1612,7 +2122,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1756
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1624,7 +2134,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1764
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1693,7 +2203,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2828
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -1738,7 +2248,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2217
+# schema/native_functions.yaml:2806
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -1751,7 +2261,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:2209
+# schema/native_functions.yaml:2798
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -1787,7 +2297,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2821
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -1798,7 +2308,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:2225
+# schema/native_functions.yaml:2814
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -1832,7 +2342,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2187
+# schema/native_functions.yaml:2776
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -1845,7 +2355,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2768
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -1881,7 +2391,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2791
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -1892,7 +2402,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:2195
+# schema/native_functions.yaml:2784
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -1938,7 +2448,19 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:1373
+def column_stack(tensors, *, out=None):
+    """column_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_column_stack(tensors)
+    return _entry_column_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:1995
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -1950,7 +2472,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1935
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1961,7 +2483,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1943
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -1995,7 +2517,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:1939
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2006,7 +2528,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1947
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2040,7 +2562,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1922
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -2052,7 +2574,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1340
+# schema/native_functions.yaml:1929
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2072,7 +2594,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1606
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2084,7 +2606,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1614
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2094,7 +2616,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1696
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2106,7 +2628,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1704
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2116,7 +2638,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:3311
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -2129,7 +2651,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:2729
+# schema/native_functions.yaml:3318
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -2165,7 +2687,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2910
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -2175,7 +2697,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:2709
+# schema/native_functions.yaml:3298
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2187,7 +2709,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2695
+# schema/native_functions.yaml:3284
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2209,6 +2731,40 @@ def detach(input):
     return _entry_detach(input)
 
 
+# schema/native_functions.yaml:1384
+def diag(input, diagonal=0, *, out=None):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag(input, diagonal)
+    return _entry_diag_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1378
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag_embed(input, offset, dim1, dim2)
+    return _entry_diag_embed_out(input, offset, dim1, dim2, out)
+
+
+# schema/native_functions.yaml:1390
+def diagflat(input, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (input,), (input, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(input, offset)
+
+
 # schema/native_functions.yaml:784
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
@@ -2217,6 +2773,18 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(input, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1107
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
+    return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
 
 
 # schema/native_functions.yaml:293
@@ -2245,7 +2813,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:2576
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -2284,7 +2852,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:2023
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2296,7 +2864,64 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:1313
+def _m0_dsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_dsplit(input, sections):
+    return _entry_dsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1318
+def _m1_dsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_dsplit(input, indices):
+    return _entry_dsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_dsplit, _c1_dsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+
+
+# schema/native_functions.yaml:1368
+def dstack(tensors, *, out=None):
+    """dstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dstack(tensors)
+    return _entry_dstack_out(tensors, out)
+
+
+# schema/native_functions.yaml:2059
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -2306,7 +2931,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml:2698
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -2318,7 +2943,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml:2706
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2328,7 +2953,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml:2713
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -2340,7 +2965,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:2005
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -2352,7 +2977,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:2012
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -2410,7 +3035,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1711
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2422,7 +3047,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1719
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2444,7 +3069,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:1471
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2456,7 +3081,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:1479
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2476,7 +3101,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:1486
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2488,7 +3113,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:1494
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2553,7 +3178,39 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:894
+def flip(input, dims, *, out=None):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flip, (input,), (input, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_flip(input, dims)
+    return _entry_flip_out(input, dims, out)
+
+
+# schema/native_functions.yaml:1211
+def fliplr(input):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(input)
+
+
+# schema/native_functions.yaml:1216
+def flipud(input):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(input)
+
+
+# schema/native_functions.yaml:1741
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2565,7 +3222,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1749
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2575,7 +3232,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:2120
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2588,7 +3245,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:2128
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2624,7 +3281,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2188
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2636,7 +3293,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1816
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2648,7 +3305,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1824
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2680,6 +3337,18 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:941
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gather(input, dim, index, sparse_grad)
+    return _entry_gather_out(input, dim, index, sparse_grad, out)
+
+
 # schema/native_functions.yaml:425
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -2692,7 +3361,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2620
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2704,7 +3373,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2628
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -2714,7 +3383,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:2045
+# schema/native_functions.yaml:2634
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2726,7 +3395,7 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:3008
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2750,7 +3419,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2130
+# schema/native_functions.yaml:2719
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -2762,7 +3431,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:2138
+# schema/native_functions.yaml:2727
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2772,7 +3441,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:2145
+# schema/native_functions.yaml:2734
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -2782,6 +3451,63 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     if out is None:
         return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:1293
+def _m0_hsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_hsplit(input, sections):
+    return _entry_hsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1298
+def _m1_hsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_hsplit(input, indices):
+    return _entry_hsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_hsplit, _c1_hsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+
+
+# schema/native_functions.yaml:1353
+def hstack(tensors, *, out=None):
+    """hstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hstack(tensors)
+    return _entry_hstack_out(tensors, out)
 
 
 # schema/native_functions.yaml:862
@@ -2794,6 +3520,79 @@ def index(input, indices, *, out=None):
     if out is None:
         return _entry_index_Tensor(input, indices)
     return _entry_index_Tensor_out(input, indices, out)
+
+
+# schema/native_functions.yaml:1119
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_add(input, dim, index, source, alpha)
+    return _entry_index_add_out(input, dim, index, source, alpha, out)
+
+
+# schema/native_functions.yaml:1132
+def index_copy(input, dim, index, source, *, out=None):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_copy(input, dim, index, source)
+    return _entry_index_copy_out(input, dim, index, source, out)
+
+
+# schema/native_functions.yaml:1151
+def _m0_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c0_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Tensor(input, dim, index, value)
+    return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:1145
+def _m1_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c1_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Scalar(input, dim, index, value)
+    return _entry_index_fill_int_Scalar_out(input, dim, index, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
 # schema/native_functions.yaml:876
@@ -2816,7 +3615,19 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:934
+def index_select(input, dim, index, *, out=None):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_select(input, dim, index)
+    return _entry_index_select_out(input, dim, index, out)
+
+
+# schema/native_functions.yaml:1892
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2826,7 +3637,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1884
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2838,7 +3649,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1287
+# schema/native_functions.yaml:1876
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2850,7 +3661,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2919
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2860,7 +3671,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2957
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -2882,7 +3693,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2677
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -2894,7 +3705,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:2096
+# schema/native_functions.yaml:2685
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -2904,7 +3715,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2692
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -2916,7 +3727,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:1827
+# schema/native_functions.yaml:2416
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2928,7 +3739,7 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:2600
+# schema/native_functions.yaml:3189
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2964,7 +3775,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:1516
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2976,7 +3787,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:1524
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2986,7 +3797,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:1531
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2998,7 +3809,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:1539
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3008,7 +3819,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:1501
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3020,7 +3831,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:1509
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3040,7 +3851,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:2083
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3052,7 +3863,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:1660
+# schema/native_functions.yaml:2249
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3064,7 +3875,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1846
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3076,7 +3887,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:1675
+# schema/native_functions.yaml:2264
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3088,7 +3899,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:1690
+# schema/native_functions.yaml:2279
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3100,7 +3911,7 @@ def logical_xor(input, other, *, out=None):
     return _entry_logical_xor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:3181
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3136,6 +3947,30 @@ def masked_fill(input, mask, value, *, out=None):
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
+# schema/native_functions.yaml:1169
+def masked_scatter(input, mask, source, *, out=None):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_scatter(input, mask, source)
+    return _entry_masked_scatter_out(input, mask, source, out)
+
+
+# schema/native_functions.yaml:1026
+def masked_select(input, mask, *, out=None):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_select(input, mask)
+    return _entry_masked_select_out(input, mask, out)
+
+
 # schema/native_functions.yaml:664
 def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
@@ -3148,7 +3983,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:3041
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -3161,7 +3996,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml:3054
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -3174,7 +4009,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:3066
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -3213,7 +4048,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1962
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -3223,7 +4058,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1362
+# schema/native_functions.yaml:1951
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -3233,7 +4068,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1957
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -3243,7 +4078,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2218
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3302,7 +4137,52 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:1450
+def _m0_meshgrid(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c0_meshgrid(tensors):
+    return _entry_meshgrid(tensors)
+
+
+# schema/native_functions.yaml:1454
+def _m1_meshgrid(tensors, *, indexing):
+    if _F['Tensor[]'](tensors) and _F['str'](indexing):
+        return (tensors, indexing)
+    return None
+
+
+def _c1_meshgrid(tensors, indexing):
+    return _entry_meshgrid_indexing(tensors, indexing)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_meshgrid = (
+    (_m0_meshgrid, _c0_meshgrid, 1, frozenset(('tensors',))),
+    (_m1_meshgrid, _c1_meshgrid, 1, frozenset(('indexing', 'tensors'))),
+)
+_sigs_meshgrid = (
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+)
+
+
+def meshgrid(*args, **kwargs):
+    """Overloads:
+    meshgrid(Tensor[] tensors) -> Tensor[]
+    meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(meshgrid, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
+
+
+# schema/native_functions.yaml:3073
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -3315,7 +4195,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:2497
+# schema/native_functions.yaml:3086
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -3328,7 +4208,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:2509
+# schema/native_functions.yaml:3098
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -3367,7 +4247,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:1637
+# schema/native_functions.yaml:2226
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3389,6 +4269,51 @@ def mm(input, mat2, *, out=None):
     if out is None:
         return _entry_mm(input, mat2)
     return _entry_mm_out(input, mat2, out)
+
+
+# schema/native_functions.yaml:1257
+def _m0_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c0_moveaxis(input, source, destination):
+    return _entry_moveaxis_intlist(input, source, destination)
+
+
+# schema/native_functions.yaml:1262
+def _m1_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c1_moveaxis(input, source, destination):
+    return _entry_moveaxis_int(input, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
 # schema/native_functions.yaml:828
@@ -3436,7 +4361,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2914
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -3446,6 +4371,18 @@ def mse_loss(input, target, reduction=1, *, out=None):
     if out is None:
         return _entry_mse_loss(input, target, reduction)
     return _entry_mse_loss_out(input, target, reduction, out)
+
+
+# schema/native_functions.yaml:1227
+def msort(input, *, out=None):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_msort(input)
+    return _entry_msort_out(input, out)
 
 
 # schema/native_functions.yaml:263
@@ -3460,7 +4397,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1441
+# schema/native_functions.yaml:2030
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -3472,7 +4409,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1907
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -3484,7 +4421,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1915
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3504,7 +4441,19 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:2372
+# schema/native_functions.yaml:1272
+def narrow_copy(input, dim, start, length, *, out=None):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_narrow_copy(input, dim, start, length)
+    return _entry_narrow_copy_out(input, dim, start, length, out)
+
+
+# schema/native_functions.yaml:2961
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -3516,7 +4465,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
 
 
-# schema/native_functions.yaml:2381
+# schema/native_functions.yaml:2970
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -3528,7 +4477,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2943
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -3540,7 +4489,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
 
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2950
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -3586,7 +4535,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml:2901
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -3598,7 +4547,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:3003
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -3610,7 +4559,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:2405
+# schema/native_functions.yaml:2994
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -3622,7 +4571,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:2396
+# schema/native_functions.yaml:2985
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -3634,7 +4583,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:2303
+# schema/native_functions.yaml:2892
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -3646,7 +4595,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2883
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -3658,7 +4607,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2906
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -3668,7 +4617,19 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1034
+def nonzero(input, *, out=None):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nonzero(input)
+    return _entry_nonzero_out(input, out)
+
+
+# schema/native_functions.yaml:2018
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -3701,7 +4662,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:2037
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3713,7 +4674,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:2001
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -3782,7 +4743,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:2428
+# schema/native_functions.yaml:3017
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -3795,7 +4756,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:3025
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -3829,6 +4790,18 @@ def prod(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:1188
+def put(input, index, source, accumulate=False, *, out=None):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_put(input, index, source, accumulate)
+    return _entry_put_out(input, index, source, accumulate, out)
 
 
 # schema/native_functions.yaml:72
@@ -3877,7 +4850,17 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1267
+def ravel(input):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(ravel, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_ravel(input)
+
+
+# schema/native_functions.yaml:1576
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3889,7 +4872,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1584
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3921,7 +4904,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:2150
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3934,7 +4917,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1577
+# schema/native_functions.yaml:2166
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3970,6 +4953,67 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
+# schema/native_functions.yaml:1395
+def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
+    if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
+        return (repeats, output_size, out)
+    return None
+
+
+def _c0_repeat_interleave(repeats, output_size, out):
+    if out is None:
+        return _entry_repeat_interleave_Tensor(repeats, output_size)
+    return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
+
+
+# schema/native_functions.yaml:1402
+def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1407
+def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c2_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(input, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 1, frozenset(('out', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+    (_m2_repeat_interleave, _c2_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+
+
 # schema/native_functions.yaml:688
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
@@ -3980,7 +5024,31 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:1182
+# schema/native_functions.yaml:901
+def roll(input, shifts, dims=(), *, out=None):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_roll(input, shifts, dims)
+    return _entry_roll_out(input, shifts, dims, out)
+
+
+# schema/native_functions.yaml:1221
+def rot90(input, k=1, dims=(0, 1), *, out=None):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (input,), (input, k, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rot90(input, k, dims)
+    return _entry_rot90_out(input, k, dims, out)
+
+
+# schema/native_functions.yaml:1771
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -3993,7 +5061,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1779
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -4029,7 +5097,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1787
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -4040,7 +5108,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1794
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -4074,7 +5142,19 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:1363
+def row_stack(tensors, *, out=None):
+    """row_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_row_stack(tensors)
+    return _entry_row_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:1561
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4086,7 +5166,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:1569
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4096,7 +5176,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml:2104
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -4119,7 +5199,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2980
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -4127,6 +5207,160 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if r is not _NO:
             return r
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+# schema/native_functions.yaml:948
+def _m0_scatter(input, dim, index, src, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (input, dim, index, src, out)
+    return None
+
+
+def _c0_scatter(input, dim, index, src, out):
+    if out is None:
+        return _entry_scatter_src(input, dim, index, src)
+    return _entry_scatter_src_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:962
+def _m1_scatter(input, dim, index, src, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (input, dim, index, src, reduce, out)
+    return None
+
+
+def _c1_scatter(input, dim, index, src, reduce, out):
+    if out is None:
+        return _entry_scatter_reduce(input, dim, index, src, reduce)
+    return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
+
+
+# schema/native_functions.yaml:955
+def _m2_scatter(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c2_scatter(input, dim, index, value, out):
+    if out is None:
+        return _entry_scatter_value(input, dim, index, value)
+    return _entry_scatter_value_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:969
+def _m3_scatter(input, dim, index, value, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (input, dim, index, value, reduce, out)
+    return None
+
+
+def _c3_scatter(input, dim, index, value, reduce, out):
+    if out is None:
+        return _entry_scatter_value_reduce(input, dim, index, value, reduce)
+    return _entry_scatter_value_reduce_out(input, dim, index, value, reduce, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:1000
+def scatter_add(input, dim, index, src, *, out=None):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_add(input, dim, index, src)
+    return _entry_scatter_add_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:1013
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
+    return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+
+
+# schema/native_functions.yaml:1412
+def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Tensor(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# schema/native_functions.yaml:1418
+def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c1_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Scalar(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Scalar_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_searchsorted = (
+    (_m0_searchsorted, _c0_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+    (_m1_searchsorted, _c1_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+)
+_sigs_searchsorted = (
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+)
+
+
+def searchsorted(*args, **kwargs):
+    """Overloads:
+    searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(searchsorted, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
 # schema/native_functions.yaml:773
@@ -4137,6 +5371,18 @@ def select(input, dim, index):
         if r is not _NO:
             return r
     return _entry_select_int(input, dim, index)
+
+
+# schema/native_functions.yaml:1101
+def select_scatter(input, src, dim, index, *, out=None):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_select_scatter(input, src, dim, index)
+    return _entry_select_scatter_out(input, src, dim, index, out)
 
 
 # schema/native_functions.yaml:562
@@ -4161,7 +5407,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:2165
+# schema/native_functions.yaml:2754
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -4173,7 +5419,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1831
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4185,7 +5431,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1899
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4197,7 +5443,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:2052
+# schema/native_functions.yaml:2641
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4209,7 +5455,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:2060
+# schema/native_functions.yaml:2649
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4219,7 +5465,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:2067
+# schema/native_functions.yaml:2656
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4231,7 +5477,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1591
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4243,7 +5489,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1599
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4253,7 +5499,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1681
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4265,7 +5511,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1689
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4285,7 +5531,19 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:1095
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_slice_scatter(input, src, dim, start, end, step)
+    return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
+
+
+# schema/native_functions.yaml:2077
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4297,7 +5555,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2074
+# schema/native_functions.yaml:2663
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -4309,7 +5567,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:2082
+# schema/native_functions.yaml:2671
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -4319,6 +5577,55 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     if out is None:
         return _entry_softplus_backward(grad_output, input, beta, threshold)
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:1054
+def _m0_sort(input, dim=-1, descending=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending, out)
+    return None
+
+
+def _c0_sort(input, dim, descending, out):
+    if out is None:
+        return _rt_sort._make(_entry_sort(input, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
+
+
+# schema/native_functions.yaml:1061
+def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_sort(input, stable, dim, descending, out):
+    if out is None:
+        return _rt_sort._make(_entry_sort_stable(input, stable, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, *out))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim', 'input', 'out'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
 # schema/native_functions.yaml:790
@@ -4376,7 +5683,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:1546
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4388,7 +5695,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:1554
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4467,7 +5774,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:2543
+# schema/native_functions.yaml:3132
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -4478,7 +5785,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:3137
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -4491,7 +5798,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:3143
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -4530,7 +5837,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:2577
+# schema/native_functions.yaml:3166
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -4541,7 +5848,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:2581
+# schema/native_functions.yaml:3170
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -4552,7 +5859,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:2585
+# schema/native_functions.yaml:3174
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -4650,6 +5957,26 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
+# schema/native_functions.yaml:1247
+def swapaxes(input, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(input, axis0, axis1)
+
+
+# schema/native_functions.yaml:1252
+def swapdims(input, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (input,), (input, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(input, dim0, dim1)
+
+
 # schema/native_functions.yaml:721
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
@@ -4660,7 +5987,31 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1181
+def take(input, index, *, out=None):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (input, index), (input, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take(input, index)
+    return _entry_take_out(input, index, out)
+
+
+# schema/native_functions.yaml:1200
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take_along_dim(input, indices, dim)
+    return _entry_take_along_dim_out(input, indices, dim, out)
+
+
+# schema/native_functions.yaml:1621
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4672,7 +6023,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1629
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4704,7 +6055,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2761
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -4716,7 +6067,66 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:1278
+def _m0_tensor_split(input, sections, dim=0):
+    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
+        return (input, sections, dim)
+    return None
+
+
+def _c0_tensor_split(input, sections, dim):
+    return _entry_tensor_split_sections(input, sections, dim)
+
+
+# schema/native_functions.yaml:1283
+def _m1_tensor_split(input, indices, dim=0):
+    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (input, indices, dim)
+    return None
+
+
+def _c1_tensor_split(input, indices, dim):
+    return _entry_tensor_split_indices(input, indices, dim)
+
+
+# schema/native_functions.yaml:1288
+def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (input, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(input, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'input', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices', 'input'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'input', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+
+
+# schema/native_functions.yaml:2740
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -4728,7 +6138,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2748
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -4750,6 +6160,28 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
+# schema/native_functions.yaml:889
+def tile(input, dims):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tile, (input,), (input, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(input, dims)
+
+
+# schema/native_functions.yaml:1047
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
+    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
+
+
 # schema/native_functions.yaml:715
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -4760,7 +6192,53 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:908
+def tril(input, diagonal=0, *, out=None):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tril(input, diagonal)
+    return _entry_tril_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1438
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:921
+def triu(input, diagonal=0, *, out=None):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_triu(input, diagonal)
+    return _entry_triu_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1444
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1801
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4772,7 +6250,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1809
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4802,6 +6280,30 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
+# schema/native_functions.yaml:1233
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
+    """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
+
+
+# schema/native_functions.yaml:1087
+def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
+
+
 # schema/native_functions.yaml:732
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -4812,7 +6314,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:2524
+# schema/native_functions.yaml:3113
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -4823,7 +6325,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:2529
+# schema/native_functions.yaml:3118
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -4836,7 +6338,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:2535
+# schema/native_functions.yaml:3124
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -4875,7 +6377,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml:3151
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -4886,7 +6388,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:2566
+# schema/native_functions.yaml:3155
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -4897,7 +6399,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:2570
+# schema/native_functions.yaml:3159
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -4936,6 +6438,63 @@ def var_mean(*args, **kwargs):
     return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
+# schema/native_functions.yaml:1303
+def _m0_vsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_vsplit(input, sections):
+    return _entry_vsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1308
+def _m1_vsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_vsplit(input, indices):
+    return _entry_vsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_vsplit, _c1_vsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(vsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+
+
+# schema/native_functions.yaml:1358
+def vstack(tensors, *, out=None):
+    """vstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(vstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_vstack(tensors)
+    return _entry_vstack_out(tensors, out)
+
+
 # schema/native_functions.yaml:433
 def _m0_where(condition, input, other, *, out=None):
     if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
@@ -4949,7 +6508,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2605
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -4960,7 +6519,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2610
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -4971,7 +6530,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:2026
+# schema/native_functions.yaml:2615
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)

@@ -35,10 +35,10 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_memory_format.get(ks)
-    if k is None:
-        k = empty_memory_format._fill(ks)
-    return k(size, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_memory_format.get(ks)
+    if _k is None:
+        _k = empty_memory_format._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_memory_format._bind = _bind_empty_memory_format
@@ -60,10 +60,10 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_strided.get(ks)
-    if k is None:
-        k = empty_strided._fill(ks)
-    return k(size, stride, dtype, layout, device, pin_memory)
+    _k = _c_empty_strided.get(ks)
+    if _k is None:
+        _k = empty_strided._fill(ks)
+    return _k(size, stride, dtype, layout, device, pin_memory)
 
 
 empty_strided._bind = _bind_empty_strided
@@ -85,10 +85,10 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_zeros(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_zeros.get(ks)
-    if k is None:
-        k = zeros._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_zeros.get(ks)
+    if _k is None:
+        _k = zeros._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 zeros._bind = _bind_zeros
@@ -110,10 +110,10 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_ones(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_ones.get(ks)
-    if k is None:
-        k = ones._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_ones.get(ks)
+    if _k is None:
+        _k = ones._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 ones._bind = _bind_ones
@@ -135,10 +135,10 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_full.get(ks)
-    if k is None:
-        k = full._fill(ks)
-    return k(size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_full.get(ks)
+    if _k is None:
+        _k = full._fill(ks)
+    return _k(size, fill_value, dtype, layout, device, pin_memory)
 
 
 full._bind = _bind_full
@@ -160,10 +160,10 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_scalar_tensor.get(ks)
-    if k is None:
-        k = scalar_tensor._fill(ks)
-    return k(s, dtype, layout, device, pin_memory)
+    _k = _c_scalar_tensor.get(ks)
+    if _k is None:
+        _k = scalar_tensor._fill(ks)
+    return _k(s, dtype, layout, device, pin_memory)
 
 
 scalar_tensor._bind = _bind_scalar_tensor
@@ -185,10 +185,10 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_arange(end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange.get(ks)
-    if k is None:
-        k = arange._fill(ks)
-    return k(end, dtype, layout, device, pin_memory)
+    _k = _c_arange.get(ks)
+    if _k is None:
+        _k = arange._fill(ks)
+    return _k(end, dtype, layout, device, pin_memory)
 
 
 arange._bind = _bind_arange
@@ -210,10 +210,10 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start.get(ks)
-    if k is None:
-        k = arange_start._fill(ks)
-    return k(start, end, dtype, layout, device, pin_memory)
+    _k = _c_arange_start.get(ks)
+    if _k is None:
+        _k = arange_start._fill(ks)
+    return _k(start, end, dtype, layout, device, pin_memory)
 
 
 arange_start._bind = _bind_arange_start
@@ -235,10 +235,10 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start_step.get(ks)
-    if k is None:
-        k = arange_start_step._fill(ks)
-    return k(start, end, step, dtype, layout, device, pin_memory)
+    _k = _c_arange_start_step.get(ks)
+    if _k is None:
+        _k = arange_start_step._fill(ks)
+    return _k(start, end, step, dtype, layout, device, pin_memory)
 
 
 arange_start_step._bind = _bind_arange_start_step
@@ -260,10 +260,10 @@ def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pi
 def _entry_rand(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_rand.get(ks)
-    if k is None:
-        k = rand._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_rand.get(ks)
+    if _k is None:
+        _k = rand._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 rand._bind = _bind_rand
@@ -285,10 +285,10 @@ def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, p
 def _entry_randn(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randn.get(ks)
-    if k is None:
-        k = randn._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_randn.get(ks)
+    if _k is None:
+        _k = randn._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 randn._bind = _bind_randn
@@ -313,10 +313,10 @@ def _entry_empty_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(empty_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_empty_like.get(ks)
-    if k is None:
-        k = empty_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_like.get(ks)
+    if _k is None:
+        _k = empty_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_like._bind = _bind_empty_like
@@ -341,10 +341,10 @@ def _entry_zeros_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zeros_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_zeros_like.get(ks)
-    if k is None:
-        k = zeros_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_zeros_like.get(ks)
+    if _k is None:
+        _k = zeros_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 zeros_like._bind = _bind_zeros_like
@@ -369,10 +369,10 @@ def _entry_ones_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ones_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_ones_like.get(ks)
-    if k is None:
-        k = ones_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_ones_like.get(ks)
+    if _k is None:
+        _k = ones_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 ones_like._bind = _bind_ones_like
@@ -397,10 +397,10 @@ def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_full_like.get(ks)
-    if k is None:
-        k = full_like._fill(ks)
-    return k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_full_like.get(ks)
+    if _k is None:
+        _k = full_like._fill(ks)
+    return _k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
 full_like._bind = _bind_full_like
@@ -425,10 +425,10 @@ def _entry_rand_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rand_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_rand_like.get(ks)
-    if k is None:
-        k = rand_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_rand_like.get(ks)
+    if _k is None:
+        _k = rand_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 rand_like._bind = _bind_rand_like
@@ -453,10 +453,10 @@ def _entry_randn_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randn_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randn_like.get(ks)
-    if k is None:
-        k = randn_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randn_like.get(ks)
+    if _k is None:
+        _k = randn_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 randn_like._bind = _bind_randn_like
@@ -481,10 +481,10 @@ def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty.get(ks)
-    if k is None:
-        k = new_empty._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_empty.get(ks)
+    if _k is None:
+        _k = new_empty._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_empty._bind = _bind_new_empty
@@ -509,10 +509,10 @@ def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memo
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty_strided, (self, size, stride, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty_strided.get(ks)
-    if k is None:
-        k = new_empty_strided._fill(ks)
-    return k(self, size, stride, dtype, layout, device, pin_memory)
+    _k = _c_new_empty_strided.get(ks)
+    if _k is None:
+        _k = new_empty_strided._fill(ks)
+    return _k(self, size, stride, dtype, layout, device, pin_memory)
 
 
 new_empty_strided._bind = _bind_new_empty_strided
@@ -537,10 +537,10 @@ def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
-    k = _c_new_full.get(ks)
-    if k is None:
-        k = new_full._fill(ks)
-    return k(self, size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_new_full.get(ks)
+    if _k is None:
+        _k = new_full._fill(ks)
+    return _k(self, size, fill_value, dtype, layout, device, pin_memory)
 
 
 new_full._bind = _bind_new_full
@@ -565,10 +565,10 @@ def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_zeros, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_zeros.get(ks)
-    if k is None:
-        k = new_zeros._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_zeros.get(ks)
+    if _k is None:
+        _k = new_zeros._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_zeros._bind = _bind_new_zeros
@@ -593,10 +593,10 @@ def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_ones, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_ones.get(ks)
-    if k is None:
-        k = new_ones._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_ones.get(ks)
+    if _k is None:
+        _k = new_ones._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_ones._bind = _bind_new_ones
@@ -621,10 +621,10 @@ def _entry_clone(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone, (self, memory_format)) from None
-    k = _c_clone.get(ks)
-    if k is None:
-        k = clone._fill(ks)
-    return k(self, memory_format)
+    _k = _c_clone.get(ks)
+    if _k is None:
+        _k = clone._fill(ks)
+    return _k(self, memory_format)
 
 
 clone._bind = _bind_clone
@@ -651,10 +651,10 @@ def _entry_clone_out(self, memory_format, out):
         raise _arg_error(clone_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clone_out.get(ks)
-    if k is None:
-        k = clone_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_clone_out.get(ks)
+    if _k is None:
+        _k = clone_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 clone_out._bind = _bind_clone_out
@@ -681,10 +681,10 @@ def _entry_copy_(self, src, non_blocking):
         raise _arg_error(copy_, (self, src, non_blocking)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_copy_.get(ks)
-    if k is None:
-        k = copy_._fill(ks)
-    return k(self, src, non_blocking)
+    _k = _c_copy_.get(ks)
+    if _k is None:
+        _k = copy_._fill(ks)
+    return _k(self, src, non_blocking)
 
 
 copy_._bind = _bind_copy_
@@ -709,10 +709,10 @@ def _entry__to_copy(self, dtype, layout, device, pin_memory, non_blocking, memor
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy, (self, dtype, layout, device, pin_memory, non_blocking, memory_format)) from None
-    k = _c__to_copy.get(ks)
-    if k is None:
-        k = _to_copy._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+    _k = _c__to_copy.get(ks)
+    if _k is None:
+        _k = _to_copy._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
 
 
 _to_copy._bind = _bind__to_copy
@@ -739,10 +739,10 @@ def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, m
         raise _arg_error(_to_copy_out, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__to_copy_out.get(ks)
-    if k is None:
-        k = _to_copy_out._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    _k = _c__to_copy_out.get(ks)
+    if _k is None:
+        _k = _to_copy_out._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
 _to_copy_out._bind = _bind__to_copy_out
@@ -767,10 +767,10 @@ def _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype_layout, (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype_layout.get(ks)
-    if k is None:
-        k = to_dtype_layout._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+    _k = _c_to_dtype_layout.get(ks)
+    if _k is None:
+        _k = to_dtype_layout._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 
 
 to_dtype_layout._bind = _bind_to_dtype_layout
@@ -795,10 +795,10 @@ def _entry_to_device(self, device, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_device, (self, device, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_device.get(ks)
-    if k is None:
-        k = to_device._fill(ks)
-    return k(self, device, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_device.get(ks)
+    if _k is None:
+        _k = to_device._fill(ks)
+    return _k(self, device, dtype, non_blocking, copy, memory_format)
 
 
 to_device._bind = _bind_to_device
@@ -823,10 +823,10 @@ def _entry_to_dtype(self, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype, (self, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype.get(ks)
-    if k is None:
-        k = to_dtype._fill(ks)
-    return k(self, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_dtype.get(ks)
+    if _k is None:
+        _k = to_dtype._fill(ks)
+    return _k(self, dtype, non_blocking, copy, memory_format)
 
 
 to_dtype._bind = _bind_to_dtype
@@ -851,10 +851,10 @@ def _entry_to_other(self, other, non_blocking, copy, memory_format):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_other, (self, other, non_blocking, copy, memory_format)) from None
-    k = _c_to_other.get(ks)
-    if k is None:
-        k = to_other._fill(ks)
-    return k(self, other, non_blocking, copy, memory_format)
+    _k = _c_to_other.get(ks)
+    if _k is None:
+        _k = to_other._fill(ks)
+    return _k(self, other, non_blocking, copy, memory_format)
 
 
 to_other._bind = _bind_to_other
@@ -879,10 +879,10 @@ def _entry_contiguous(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(contiguous, (self, memory_format)) from None
-    k = _c_contiguous.get(ks)
-    if k is None:
-        k = contiguous._fill(ks)
-    return k(self, memory_format)
+    _k = _c_contiguous.get(ks)
+    if _k is None:
+        _k = contiguous._fill(ks)
+    return _k(self, memory_format)
 
 
 contiguous._bind = _bind_contiguous
@@ -909,10 +909,10 @@ def _entry_fill__Scalar(self, value):
         raise _arg_error(fill__Scalar, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Scalar.get(ks)
-    if k is None:
-        k = fill__Scalar._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Scalar.get(ks)
+    if _k is None:
+        _k = fill__Scalar._fill(ks)
+    return _k(self, value)
 
 
 fill__Scalar._bind = _bind_fill__Scalar
@@ -939,10 +939,10 @@ def _entry_fill__Tensor(self, value):
         raise _arg_error(fill__Tensor, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Tensor.get(ks)
-    if k is None:
-        k = fill__Tensor._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Tensor.get(ks)
+    if _k is None:
+        _k = fill__Tensor._fill(ks)
+    return _k(self, value)
 
 
 fill__Tensor._bind = _bind_fill__Tensor
@@ -969,10 +969,10 @@ def _entry_zero_(self):
         raise _arg_error(zero_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_zero_.get(ks)
-    if k is None:
-        k = zero_._fill(ks)
-    return k(self)
+    _k = _c_zero_.get(ks)
+    if _k is None:
+        _k = zero_._fill(ks)
+    return _k(self)
 
 
 zero_._bind = _bind_zero_
@@ -997,10 +997,10 @@ def _entry_add_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
-    k = _c_add_Tensor.get(ks)
-    if k is None:
-        k = add_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Tensor.get(ks)
+    if _k is None:
+        _k = add_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Tensor._bind = _bind_add_Tensor
@@ -1027,10 +1027,10 @@ def _entry_add_out(self, other, alpha, out):
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_add_out.get(ks)
-    if k is None:
-        k = add_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_add_out.get(ks)
+    if _k is None:
+        _k = add_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 add_out._bind = _bind_add_out
@@ -1055,10 +1055,10 @@ def _entry_add_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
-    k = _c_add_Scalar.get(ks)
-    if k is None:
-        k = add_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Scalar.get(ks)
+    if _k is None:
+        _k = add_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Scalar._bind = _bind_add_Scalar
@@ -1085,10 +1085,10 @@ def _entry_add_Scalar_out(self, other, alpha, out):
         raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_add_Scalar_out.get(ks)
-    if k is None:
-        k = add_Scalar_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_add_Scalar_out.get(ks)
+    if _k is None:
+        _k = add_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 add_Scalar_out._bind = _bind_add_Scalar_out
@@ -1115,10 +1115,10 @@ def _entry_add__Tensor(self, other, alpha):
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Tensor.get(ks)
-    if k is None:
-        k = add__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Tensor.get(ks)
+    if _k is None:
+        _k = add__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Tensor._bind = _bind_add__Tensor
@@ -1145,10 +1145,10 @@ def _entry_add__Scalar(self, other, alpha):
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Scalar.get(ks)
-    if k is None:
-        k = add__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Scalar.get(ks)
+    if _k is None:
+        _k = add__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Scalar._bind = _bind_add__Scalar
@@ -1173,10 +1173,10 @@ def _entry_sub_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
-    k = _c_sub_Tensor.get(ks)
-    if k is None:
-        k = sub_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Tensor.get(ks)
+    if _k is None:
+        _k = sub_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Tensor._bind = _bind_sub_Tensor
@@ -1203,10 +1203,10 @@ def _entry_sub_out(self, other, alpha, out):
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sub_out.get(ks)
-    if k is None:
-        k = sub_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_sub_out.get(ks)
+    if _k is None:
+        _k = sub_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 sub_out._bind = _bind_sub_out
@@ -1231,10 +1231,10 @@ def _entry_sub_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
-    k = _c_sub_Scalar.get(ks)
-    if k is None:
-        k = sub_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Scalar.get(ks)
+    if _k is None:
+        _k = sub_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Scalar._bind = _bind_sub_Scalar
@@ -1261,10 +1261,10 @@ def _entry_sub_Scalar_out(self, other, alpha, out):
         raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sub_Scalar_out.get(ks)
-    if k is None:
-        k = sub_Scalar_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_sub_Scalar_out.get(ks)
+    if _k is None:
+        _k = sub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 sub_Scalar_out._bind = _bind_sub_Scalar_out
@@ -1291,10 +1291,10 @@ def _entry_sub__Tensor(self, other, alpha):
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Tensor.get(ks)
-    if k is None:
-        k = sub__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Tensor.get(ks)
+    if _k is None:
+        _k = sub__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Tensor._bind = _bind_sub__Tensor
@@ -1321,10 +1321,10 @@ def _entry_sub__Scalar(self, other, alpha):
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Scalar.get(ks)
-    if k is None:
-        k = sub__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Scalar.get(ks)
+    if _k is None:
+        _k = sub__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Scalar._bind = _bind_sub__Scalar
@@ -1349,10 +1349,10 @@ def _entry_mul_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Tensor, (self, other)) from None
-    k = _c_mul_Tensor.get(ks)
-    if k is None:
-        k = mul_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Tensor.get(ks)
+    if _k is None:
+        _k = mul_Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul_Tensor._bind = _bind_mul_Tensor
@@ -1379,10 +1379,10 @@ def _entry_mul_out(self, other, out):
         raise _arg_error(mul_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mul_out.get(ks)
-    if k is None:
-        k = mul_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_mul_out.get(ks)
+    if _k is None:
+        _k = mul_out._fill(ks)
+    return _k(self, other, out)
 
 
 mul_out._bind = _bind_mul_out
@@ -1407,10 +1407,10 @@ def _entry_mul_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
-    k = _c_mul_Scalar.get(ks)
-    if k is None:
-        k = mul_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Scalar.get(ks)
+    if _k is None:
+        _k = mul_Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul_Scalar._bind = _bind_mul_Scalar
@@ -1437,10 +1437,10 @@ def _entry_mul_Scalar_out(self, other, out):
         raise _arg_error(mul_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mul_Scalar_out.get(ks)
-    if k is None:
-        k = mul_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_mul_Scalar_out.get(ks)
+    if _k is None:
+        _k = mul_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 mul_Scalar_out._bind = _bind_mul_Scalar_out
@@ -1467,10 +1467,10 @@ def _entry_mul__Tensor(self, other):
         raise _arg_error(mul__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Tensor.get(ks)
-    if k is None:
-        k = mul__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Tensor.get(ks)
+    if _k is None:
+        _k = mul__Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul__Tensor._bind = _bind_mul__Tensor
@@ -1497,10 +1497,10 @@ def _entry_mul__Scalar(self, other):
         raise _arg_error(mul__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Scalar.get(ks)
-    if k is None:
-        k = mul__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Scalar.get(ks)
+    if _k is None:
+        _k = mul__Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul__Scalar._bind = _bind_mul__Scalar
@@ -1525,10 +1525,10 @@ def _entry_div_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor, (self, other)) from None
-    k = _c_div_Tensor.get(ks)
-    if k is None:
-        k = div_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div_Tensor.get(ks)
+    if _k is None:
+        _k = div_Tensor._fill(ks)
+    return _k(self, other)
 
 
 div_Tensor._bind = _bind_div_Tensor
@@ -1555,10 +1555,10 @@ def _entry_div_out(self, other, out):
         raise _arg_error(div_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out.get(ks)
-    if k is None:
-        k = div_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_div_out.get(ks)
+    if _k is None:
+        _k = div_out._fill(ks)
+    return _k(self, other, out)
 
 
 div_out._bind = _bind_div_out
@@ -1583,10 +1583,10 @@ def _entry_div_Tensor_mode(self, other, rounding_mode):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor_mode, (self, other, rounding_mode)) from None
-    k = _c_div_Tensor_mode.get(ks)
-    if k is None:
-        k = div_Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div_Tensor_mode.get(ks)
+    if _k is None:
+        _k = div_Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div_Tensor_mode._bind = _bind_div_Tensor_mode
@@ -1613,10 +1613,10 @@ def _entry_div_out_mode(self, other, rounding_mode, out):
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out_mode.get(ks)
-    if k is None:
-        k = div_out_mode._fill(ks)
-    return k(self, other, rounding_mode, out)
+    _k = _c_div_out_mode.get(ks)
+    if _k is None:
+        _k = div_out_mode._fill(ks)
+    return _k(self, other, rounding_mode, out)
 
 
 div_out_mode._bind = _bind_div_out_mode
@@ -1641,10 +1641,10 @@ def _entry_div_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
-    k = _c_div_Scalar.get(ks)
-    if k is None:
-        k = div_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_div_Scalar.get(ks)
+    if _k is None:
+        _k = div_Scalar._fill(ks)
+    return _k(self, other)
 
 
 div_Scalar._bind = _bind_div_Scalar
@@ -1671,10 +1671,10 @@ def _entry_div_Scalar_out(self, other, out):
         raise _arg_error(div_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_Scalar_out.get(ks)
-    if k is None:
-        k = div_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_div_Scalar_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 div_Scalar_out._bind = _bind_div_Scalar_out
@@ -1701,10 +1701,10 @@ def _entry_div__Tensor(self, other):
         raise _arg_error(div__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor.get(ks)
-    if k is None:
-        k = div__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div__Tensor.get(ks)
+    if _k is None:
+        _k = div__Tensor._fill(ks)
+    return _k(self, other)
 
 
 div__Tensor._bind = _bind_div__Tensor
@@ -1731,10 +1731,10 @@ def _entry_div__Tensor_mode(self, other, rounding_mode):
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor_mode.get(ks)
-    if k is None:
-        k = div__Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div__Tensor_mode.get(ks)
+    if _k is None:
+        _k = div__Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div__Tensor_mode._bind = _bind_div__Tensor_mode
@@ -1759,10 +1759,10 @@ def _entry_pow_Tensor_Tensor(self, exponent):
         ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor, (self, exponent)) from None
-    k = _c_pow_Tensor_Tensor.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Tensor._bind = _bind_pow_Tensor_Tensor
@@ -1789,10 +1789,10 @@ def _entry_pow_Tensor_Tensor_out(self, exponent, out):
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_pow_Tensor_Tensor_out.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor_out._fill(ks)
-    return k(self, exponent, out)
+    _k = _c_pow_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor_out._fill(ks)
+    return _k(self, exponent, out)
 
 
 pow_Tensor_Tensor_out._bind = _bind_pow_Tensor_Tensor_out
@@ -1817,10 +1817,10 @@ def _entry_pow_Tensor_Scalar(self, exponent):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
-    k = _c_pow_Tensor_Scalar.get(ks)
-    if k is None:
-        k = pow_Tensor_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Scalar._bind = _bind_pow_Tensor_Scalar
@@ -1847,10 +1847,10 @@ def _entry_pow_Tensor_Scalar_out(self, exponent, out):
         raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_pow_Tensor_Scalar_out.get(ks)
-    if k is None:
-        k = pow_Tensor_Scalar_out._fill(ks)
-    return k(self, exponent, out)
+    _k = _c_pow_Tensor_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
 
 
 pow_Tensor_Scalar_out._bind = _bind_pow_Tensor_Scalar_out
@@ -1875,10 +1875,10 @@ def _entry_pow_Scalar(self, exponent):
         ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
-    k = _c_pow_Scalar.get(ks)
-    if k is None:
-        k = pow_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Scalar._bind = _bind_pow_Scalar
@@ -1905,10 +1905,10 @@ def _entry_pow_Scalar_out(self, exponent, out):
         raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_pow_Scalar_out.get(ks)
-    if k is None:
-        k = pow_Scalar_out._fill(ks)
-    return k(self, exponent, out)
+    _k = _c_pow_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
 
 
 pow_Scalar_out._bind = _bind_pow_Scalar_out
@@ -1935,10 +1935,10 @@ def _entry_pow__Tensor(self, exponent):
         raise _arg_error(pow__Tensor, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_pow__Tensor.get(ks)
-    if k is None:
-        k = pow__Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow__Tensor.get(ks)
+    if _k is None:
+        _k = pow__Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow__Tensor._bind = _bind_pow__Tensor
@@ -1963,10 +1963,10 @@ def _entry_eq_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor, (self, other)) from None
-    k = _c_eq_Tensor.get(ks)
-    if k is None:
-        k = eq_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Tensor.get(ks)
+    if _k is None:
+        _k = eq_Tensor._fill(ks)
+    return _k(self, other)
 
 
 eq_Tensor._bind = _bind_eq_Tensor
@@ -1993,10 +1993,10 @@ def _entry_eq_Tensor_out(self, other, out):
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eq_Tensor_out.get(ks)
-    if k is None:
-        k = eq_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_eq_Tensor_out.get(ks)
+    if _k is None:
+        _k = eq_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 eq_Tensor_out._bind = _bind_eq_Tensor_out
@@ -2021,10 +2021,10 @@ def _entry_eq_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
-    k = _c_eq_Scalar.get(ks)
-    if k is None:
-        k = eq_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Scalar.get(ks)
+    if _k is None:
+        _k = eq_Scalar._fill(ks)
+    return _k(self, other)
 
 
 eq_Scalar._bind = _bind_eq_Scalar
@@ -2051,10 +2051,10 @@ def _entry_eq_Scalar_out(self, other, out):
         raise _arg_error(eq_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eq_Scalar_out.get(ks)
-    if k is None:
-        k = eq_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_eq_Scalar_out.get(ks)
+    if _k is None:
+        _k = eq_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 eq_Scalar_out._bind = _bind_eq_Scalar_out
@@ -2079,10 +2079,10 @@ def _entry_ne_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor, (self, other)) from None
-    k = _c_ne_Tensor.get(ks)
-    if k is None:
-        k = ne_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ne_Tensor.get(ks)
+    if _k is None:
+        _k = ne_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ne_Tensor._bind = _bind_ne_Tensor
@@ -2109,10 +2109,10 @@ def _entry_ne_Tensor_out(self, other, out):
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ne_Tensor_out.get(ks)
-    if k is None:
-        k = ne_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ne_Tensor_out.get(ks)
+    if _k is None:
+        _k = ne_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ne_Tensor_out._bind = _bind_ne_Tensor_out
@@ -2137,10 +2137,10 @@ def _entry_lt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor, (self, other)) from None
-    k = _c_lt_Tensor.get(ks)
-    if k is None:
-        k = lt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Tensor.get(ks)
+    if _k is None:
+        _k = lt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 lt_Tensor._bind = _bind_lt_Tensor
@@ -2167,10 +2167,10 @@ def _entry_lt_Tensor_out(self, other, out):
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lt_Tensor_out.get(ks)
-    if k is None:
-        k = lt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_lt_Tensor_out.get(ks)
+    if _k is None:
+        _k = lt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 lt_Tensor_out._bind = _bind_lt_Tensor_out
@@ -2195,10 +2195,10 @@ def _entry_lt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
-    k = _c_lt_Scalar.get(ks)
-    if k is None:
-        k = lt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Scalar.get(ks)
+    if _k is None:
+        _k = lt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 lt_Scalar._bind = _bind_lt_Scalar
@@ -2225,10 +2225,10 @@ def _entry_lt_Scalar_out(self, other, out):
         raise _arg_error(lt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lt_Scalar_out.get(ks)
-    if k is None:
-        k = lt_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_lt_Scalar_out.get(ks)
+    if _k is None:
+        _k = lt_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 lt_Scalar_out._bind = _bind_lt_Scalar_out
@@ -2253,10 +2253,10 @@ def _entry_le_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor, (self, other)) from None
-    k = _c_le_Tensor.get(ks)
-    if k is None:
-        k = le_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_le_Tensor.get(ks)
+    if _k is None:
+        _k = le_Tensor._fill(ks)
+    return _k(self, other)
 
 
 le_Tensor._bind = _bind_le_Tensor
@@ -2283,10 +2283,10 @@ def _entry_le_Tensor_out(self, other, out):
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_le_Tensor_out.get(ks)
-    if k is None:
-        k = le_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_le_Tensor_out.get(ks)
+    if _k is None:
+        _k = le_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 le_Tensor_out._bind = _bind_le_Tensor_out
@@ -2311,10 +2311,10 @@ def _entry_gt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor, (self, other)) from None
-    k = _c_gt_Tensor.get(ks)
-    if k is None:
-        k = gt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Tensor.get(ks)
+    if _k is None:
+        _k = gt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 gt_Tensor._bind = _bind_gt_Tensor
@@ -2341,10 +2341,10 @@ def _entry_gt_Tensor_out(self, other, out):
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_gt_Tensor_out.get(ks)
-    if k is None:
-        k = gt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_gt_Tensor_out.get(ks)
+    if _k is None:
+        _k = gt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 gt_Tensor_out._bind = _bind_gt_Tensor_out
@@ -2369,10 +2369,10 @@ def _entry_gt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
-    k = _c_gt_Scalar.get(ks)
-    if k is None:
-        k = gt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Scalar.get(ks)
+    if _k is None:
+        _k = gt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 gt_Scalar._bind = _bind_gt_Scalar
@@ -2399,10 +2399,10 @@ def _entry_gt_Scalar_out(self, other, out):
         raise _arg_error(gt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_gt_Scalar_out.get(ks)
-    if k is None:
-        k = gt_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_gt_Scalar_out.get(ks)
+    if _k is None:
+        _k = gt_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 gt_Scalar_out._bind = _bind_gt_Scalar_out
@@ -2427,10 +2427,10 @@ def _entry_ge_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor, (self, other)) from None
-    k = _c_ge_Tensor.get(ks)
-    if k is None:
-        k = ge_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ge_Tensor.get(ks)
+    if _k is None:
+        _k = ge_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ge_Tensor._bind = _bind_ge_Tensor
@@ -2457,10 +2457,10 @@ def _entry_ge_Tensor_out(self, other, out):
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ge_Tensor_out.get(ks)
-    if k is None:
-        k = ge_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ge_Tensor_out.get(ks)
+    if _k is None:
+        _k = ge_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ge_Tensor_out._bind = _bind_ge_Tensor_out
@@ -2485,10 +2485,10 @@ def _entry_where_self(condition, self, other):
         ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self, (condition, self, other)) from None
-    k = _c_where_self.get(ks)
-    if k is None:
-        k = where_self._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_self.get(ks)
+    if _k is None:
+        _k = where_self._fill(ks)
+    return _k(condition, self, other)
 
 
 where_self._bind = _bind_where_self
@@ -2515,10 +2515,10 @@ def _entry_where_self_out(condition, self, other, out):
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_where_self_out.get(ks)
-    if k is None:
-        k = where_self_out._fill(ks)
-    return k(condition, self, other, out)
+    _k = _c_where_self_out.get(ks)
+    if _k is None:
+        _k = where_self_out._fill(ks)
+    return _k(condition, self, other, out)
 
 
 where_self_out._bind = _bind_where_self_out
@@ -2543,10 +2543,10 @@ def _entry_clamp(self, min, max):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
-    k = _c_clamp.get(ks)
-    if k is None:
-        k = clamp._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp.get(ks)
+    if _k is None:
+        _k = clamp._fill(ks)
+    return _k(self, min, max)
 
 
 clamp._bind = _bind_clamp
@@ -2573,10 +2573,10 @@ def _entry_clamp_out(self, min, max, out):
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_out.get(ks)
-    if k is None:
-        k = clamp_out._fill(ks)
-    return k(self, min, max, out)
+    _k = _c_clamp_out.get(ks)
+    if _k is None:
+        _k = clamp_out._fill(ks)
+    return _k(self, min, max, out)
 
 
 clamp_out._bind = _bind_clamp_out
@@ -2601,10 +2601,10 @@ def _entry_clamp_Tensor(self, min, max):
         ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_Tensor, (self, min, max)) from None
-    k = _c_clamp_Tensor.get(ks)
-    if k is None:
-        k = clamp_Tensor._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_Tensor._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_Tensor._bind = _bind_clamp_Tensor
@@ -2631,10 +2631,10 @@ def _entry_clamp_Tensor_out(self, min, max, out):
         raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_Tensor_out.get(ks)
-    if k is None:
-        k = clamp_Tensor_out._fill(ks)
-    return k(self, min, max, out)
+    _k = _c_clamp_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_Tensor_out._fill(ks)
+    return _k(self, min, max, out)
 
 
 clamp_Tensor_out._bind = _bind_clamp_Tensor_out
@@ -2661,10 +2661,10 @@ def _entry_clamp_(self, min, max):
         raise _arg_error(clamp_, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_.get(ks)
-    if k is None:
-        k = clamp_._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_.get(ks)
+    if _k is None:
+        _k = clamp_._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_._bind = _bind_clamp_
@@ -2689,10 +2689,10 @@ def _entry_masked_fill_Scalar(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
-    k = _c_masked_fill_Scalar.get(ks)
-    if k is None:
-        k = masked_fill_Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Scalar._bind = _bind_masked_fill_Scalar
@@ -2719,10 +2719,10 @@ def _entry_masked_fill_Scalar_out(self, mask, value, out):
         raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_masked_fill_Scalar_out.get(ks)
-    if k is None:
-        k = masked_fill_Scalar_out._fill(ks)
-    return k(self, mask, value, out)
+    _k = _c_masked_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar_out._fill(ks)
+    return _k(self, mask, value, out)
 
 
 masked_fill_Scalar_out._bind = _bind_masked_fill_Scalar_out
@@ -2747,10 +2747,10 @@ def _entry_masked_fill_Tensor(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor, (self, mask, value)) from None
-    k = _c_masked_fill_Tensor.get(ks)
-    if k is None:
-        k = masked_fill_Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Tensor._bind = _bind_masked_fill_Tensor
@@ -2777,10 +2777,10 @@ def _entry_masked_fill_Tensor_out(self, mask, value, out):
         raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_masked_fill_Tensor_out.get(ks)
-    if k is None:
-        k = masked_fill_Tensor_out._fill(ks)
-    return k(self, mask, value, out)
+    _k = _c_masked_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor_out._fill(ks)
+    return _k(self, mask, value, out)
 
 
 masked_fill_Tensor_out._bind = _bind_masked_fill_Tensor_out
@@ -2807,10 +2807,10 @@ def _entry_masked_fill__Scalar(self, mask, value):
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Scalar.get(ks)
-    if k is None:
-        k = masked_fill__Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill__Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Scalar._bind = _bind_masked_fill__Scalar
@@ -2837,10 +2837,10 @@ def _entry_masked_fill__Tensor(self, mask, value):
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Tensor.get(ks)
-    if k is None:
-        k = masked_fill__Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill__Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Tensor._bind = _bind_masked_fill__Tensor
@@ -2865,10 +2865,10 @@ def _entry_neg(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg, (self,)) from None
-    k = _c_neg.get(ks)
-    if k is None:
-        k = neg._fill(ks)
-    return k(self)
+    _k = _c_neg.get(ks)
+    if _k is None:
+        _k = neg._fill(ks)
+    return _k(self)
 
 
 neg._bind = _bind_neg
@@ -2895,10 +2895,10 @@ def _entry_neg_out(self, out):
         raise _arg_error(neg_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_neg_out.get(ks)
-    if k is None:
-        k = neg_out._fill(ks)
-    return k(self, out)
+    _k = _c_neg_out.get(ks)
+    if _k is None:
+        _k = neg_out._fill(ks)
+    return _k(self, out)
 
 
 neg_out._bind = _bind_neg_out
@@ -2925,10 +2925,10 @@ def _entry_neg_(self):
         raise _arg_error(neg_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_neg_.get(ks)
-    if k is None:
-        k = neg_._fill(ks)
-    return k(self)
+    _k = _c_neg_.get(ks)
+    if _k is None:
+        _k = neg_._fill(ks)
+    return _k(self)
 
 
 neg_._bind = _bind_neg_
@@ -2953,10 +2953,10 @@ def _entry_exp(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp, (self,)) from None
-    k = _c_exp.get(ks)
-    if k is None:
-        k = exp._fill(ks)
-    return k(self)
+    _k = _c_exp.get(ks)
+    if _k is None:
+        _k = exp._fill(ks)
+    return _k(self)
 
 
 exp._bind = _bind_exp
@@ -2983,10 +2983,10 @@ def _entry_exp_out(self, out):
         raise _arg_error(exp_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_exp_out.get(ks)
-    if k is None:
-        k = exp_out._fill(ks)
-    return k(self, out)
+    _k = _c_exp_out.get(ks)
+    if _k is None:
+        _k = exp_out._fill(ks)
+    return _k(self, out)
 
 
 exp_out._bind = _bind_exp_out
@@ -3013,10 +3013,10 @@ def _entry_exp_(self):
         raise _arg_error(exp_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_exp_.get(ks)
-    if k is None:
-        k = exp_._fill(ks)
-    return k(self)
+    _k = _c_exp_.get(ks)
+    if _k is None:
+        _k = exp_._fill(ks)
+    return _k(self)
 
 
 exp_._bind = _bind_exp_
@@ -3041,10 +3041,10 @@ def _entry_log(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log, (self,)) from None
-    k = _c_log.get(ks)
-    if k is None:
-        k = log._fill(ks)
-    return k(self)
+    _k = _c_log.get(ks)
+    if _k is None:
+        _k = log._fill(ks)
+    return _k(self)
 
 
 log._bind = _bind_log
@@ -3071,10 +3071,10 @@ def _entry_log_out(self, out):
         raise _arg_error(log_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log_out.get(ks)
-    if k is None:
-        k = log_out._fill(ks)
-    return k(self, out)
+    _k = _c_log_out.get(ks)
+    if _k is None:
+        _k = log_out._fill(ks)
+    return _k(self, out)
 
 
 log_out._bind = _bind_log_out
@@ -3101,10 +3101,10 @@ def _entry_log_(self):
         raise _arg_error(log_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log_.get(ks)
-    if k is None:
-        k = log_._fill(ks)
-    return k(self)
+    _k = _c_log_.get(ks)
+    if _k is None:
+        _k = log_._fill(ks)
+    return _k(self)
 
 
 log_._bind = _bind_log_
@@ -3129,10 +3129,10 @@ def _entry_relu(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu, (self,)) from None
-    k = _c_relu.get(ks)
-    if k is None:
-        k = relu._fill(ks)
-    return k(self)
+    _k = _c_relu.get(ks)
+    if _k is None:
+        _k = relu._fill(ks)
+    return _k(self)
 
 
 relu._bind = _bind_relu
@@ -3159,10 +3159,10 @@ def _entry_relu_out(self, out):
         raise _arg_error(relu_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_relu_out.get(ks)
-    if k is None:
-        k = relu_out._fill(ks)
-    return k(self, out)
+    _k = _c_relu_out.get(ks)
+    if _k is None:
+        _k = relu_out._fill(ks)
+    return _k(self, out)
 
 
 relu_out._bind = _bind_relu_out
@@ -3189,10 +3189,10 @@ def _entry_relu_(self):
         raise _arg_error(relu_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_relu_.get(ks)
-    if k is None:
-        k = relu_._fill(ks)
-    return k(self)
+    _k = _c_relu_.get(ks)
+    if _k is None:
+        _k = relu_._fill(ks)
+    return _k(self)
 
 
 relu_._bind = _bind_relu_
@@ -3217,10 +3217,10 @@ def _entry_threshold_backward(grad_output, self, threshold):
         ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
-    k = _c_threshold_backward.get(ks)
-    if k is None:
-        k = threshold_backward._fill(ks)
-    return k(grad_output, self, threshold)
+    _k = _c_threshold_backward.get(ks)
+    if _k is None:
+        _k = threshold_backward._fill(ks)
+    return _k(grad_output, self, threshold)
 
 
 threshold_backward._bind = _bind_threshold_backward
@@ -3245,10 +3245,10 @@ def _entry_sigmoid(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid, (self,)) from None
-    k = _c_sigmoid.get(ks)
-    if k is None:
-        k = sigmoid._fill(ks)
-    return k(self)
+    _k = _c_sigmoid.get(ks)
+    if _k is None:
+        _k = sigmoid._fill(ks)
+    return _k(self)
 
 
 sigmoid._bind = _bind_sigmoid
@@ -3275,10 +3275,10 @@ def _entry_sigmoid_out(self, out):
         raise _arg_error(sigmoid_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sigmoid_out.get(ks)
-    if k is None:
-        k = sigmoid_out._fill(ks)
-    return k(self, out)
+    _k = _c_sigmoid_out.get(ks)
+    if _k is None:
+        _k = sigmoid_out._fill(ks)
+    return _k(self, out)
 
 
 sigmoid_out._bind = _bind_sigmoid_out
@@ -3305,10 +3305,10 @@ def _entry_sigmoid_(self):
         raise _arg_error(sigmoid_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sigmoid_.get(ks)
-    if k is None:
-        k = sigmoid_._fill(ks)
-    return k(self)
+    _k = _c_sigmoid_.get(ks)
+    if _k is None:
+        _k = sigmoid_._fill(ks)
+    return _k(self)
 
 
 sigmoid_._bind = _bind_sigmoid_
@@ -3333,10 +3333,10 @@ def _entry_tanh(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh, (self,)) from None
-    k = _c_tanh.get(ks)
-    if k is None:
-        k = tanh._fill(ks)
-    return k(self)
+    _k = _c_tanh.get(ks)
+    if _k is None:
+        _k = tanh._fill(ks)
+    return _k(self)
 
 
 tanh._bind = _bind_tanh
@@ -3363,10 +3363,10 @@ def _entry_tanh_out(self, out):
         raise _arg_error(tanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_tanh_out.get(ks)
-    if k is None:
-        k = tanh_out._fill(ks)
-    return k(self, out)
+    _k = _c_tanh_out.get(ks)
+    if _k is None:
+        _k = tanh_out._fill(ks)
+    return _k(self, out)
 
 
 tanh_out._bind = _bind_tanh_out
@@ -3393,10 +3393,10 @@ def _entry_tanh_(self):
         raise _arg_error(tanh_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_tanh_.get(ks)
-    if k is None:
-        k = tanh_._fill(ks)
-    return k(self)
+    _k = _c_tanh_.get(ks)
+    if _k is None:
+        _k = tanh_._fill(ks)
+    return _k(self)
 
 
 tanh_._bind = _bind_tanh_
@@ -3421,10 +3421,10 @@ def _entry_sum(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum, (self, dtype)) from None
-    k = _c_sum.get(ks)
-    if k is None:
-        k = sum._fill(ks)
-    return k(self, dtype)
+    _k = _c_sum.get(ks)
+    if _k is None:
+        _k = sum._fill(ks)
+    return _k(self, dtype)
 
 
 sum._bind = _bind_sum
@@ -3449,10 +3449,10 @@ def _entry_sum_dim_IntList(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_dim_IntList, (self, dim, keepdim, dtype)) from None
-    k = _c_sum_dim_IntList.get(ks)
-    if k is None:
-        k = sum_dim_IntList._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_sum_dim_IntList.get(ks)
+    if _k is None:
+        _k = sum_dim_IntList._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 sum_dim_IntList._bind = _bind_sum_dim_IntList
@@ -3479,10 +3479,10 @@ def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
         raise _arg_error(sum_IntList_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sum_IntList_out.get(ks)
-    if k is None:
-        k = sum_IntList_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_sum_IntList_out.get(ks)
+    if _k is None:
+        _k = sum_IntList_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 sum_IntList_out._bind = _bind_sum_IntList_out
@@ -3507,10 +3507,10 @@ def _entry_mean(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean, (self, dtype)) from None
-    k = _c_mean.get(ks)
-    if k is None:
-        k = mean._fill(ks)
-    return k(self, dtype)
+    _k = _c_mean.get(ks)
+    if _k is None:
+        _k = mean._fill(ks)
+    return _k(self, dtype)
 
 
 mean._bind = _bind_mean
@@ -3535,10 +3535,10 @@ def _entry_mean_dim(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_dim, (self, dim, keepdim, dtype)) from None
-    k = _c_mean_dim.get(ks)
-    if k is None:
-        k = mean_dim._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_mean_dim.get(ks)
+    if _k is None:
+        _k = mean_dim._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 mean_dim._bind = _bind_mean_dim
@@ -3565,10 +3565,10 @@ def _entry_mean_out(self, dim, keepdim, dtype, out):
         raise _arg_error(mean_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mean_out.get(ks)
-    if k is None:
-        k = mean_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_mean_out.get(ks)
+    if _k is None:
+        _k = mean_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 mean_out._bind = _bind_mean_out
@@ -3593,10 +3593,10 @@ def _entry_amax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax, (self, dim, keepdim)) from None
-    k = _c_amax.get(ks)
-    if k is None:
-        k = amax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_amax.get(ks)
+    if _k is None:
+        _k = amax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 amax._bind = _bind_amax
@@ -3623,10 +3623,10 @@ def _entry_amax_out(self, dim, keepdim, out):
         raise _arg_error(amax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_amax_out.get(ks)
-    if k is None:
-        k = amax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_amax_out.get(ks)
+    if _k is None:
+        _k = amax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 amax_out._bind = _bind_amax_out
@@ -3651,10 +3651,10 @@ def _entry_argmax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax, (self, dim, keepdim)) from None
-    k = _c_argmax.get(ks)
-    if k is None:
-        k = argmax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_argmax.get(ks)
+    if _k is None:
+        _k = argmax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 argmax._bind = _bind_argmax
@@ -3681,10 +3681,10 @@ def _entry_argmax_out(self, dim, keepdim, out):
         raise _arg_error(argmax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_argmax_out.get(ks)
-    if k is None:
-        k = argmax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_argmax_out.get(ks)
+    if _k is None:
+        _k = argmax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 argmax_out._bind = _bind_argmax_out
@@ -3709,10 +3709,10 @@ def _entry_mm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm, (self, mat2)) from None
-    k = _c_mm.get(ks)
-    if k is None:
-        k = mm._fill(ks)
-    return k(self, mat2)
+    _k = _c_mm.get(ks)
+    if _k is None:
+        _k = mm._fill(ks)
+    return _k(self, mat2)
 
 
 mm._bind = _bind_mm
@@ -3739,10 +3739,10 @@ def _entry_mm_out(self, mat2, out):
         raise _arg_error(mm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mm_out.get(ks)
-    if k is None:
-        k = mm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_mm_out.get(ks)
+    if _k is None:
+        _k = mm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 mm_out._bind = _bind_mm_out
@@ -3767,10 +3767,10 @@ def _entry_bmm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm, (self, mat2)) from None
-    k = _c_bmm.get(ks)
-    if k is None:
-        k = bmm._fill(ks)
-    return k(self, mat2)
+    _k = _c_bmm.get(ks)
+    if _k is None:
+        _k = bmm._fill(ks)
+    return _k(self, mat2)
 
 
 bmm._bind = _bind_bmm
@@ -3797,10 +3797,10 @@ def _entry_bmm_out(self, mat2, out):
         raise _arg_error(bmm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bmm_out.get(ks)
-    if k is None:
-        k = bmm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_bmm_out.get(ks)
+    if _k is None:
+        _k = bmm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 bmm_out._bind = _bind_bmm_out
@@ -3825,10 +3825,10 @@ def _entry_addmm(self, mat1, mat2, beta, alpha):
         ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
-    k = _c_addmm.get(ks)
-    if k is None:
-        k = addmm._fill(ks)
-    return k(self, mat1, mat2, beta, alpha)
+    _k = _c_addmm.get(ks)
+    if _k is None:
+        _k = addmm._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha)
 
 
 addmm._bind = _bind_addmm
@@ -3855,10 +3855,10 @@ def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_addmm_out.get(ks)
-    if k is None:
-        k = addmm_out._fill(ks)
-    return k(self, mat1, mat2, beta, alpha, out)
+    _k = _c_addmm_out.get(ks)
+    if _k is None:
+        _k = addmm_out._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha, out)
 
 
 addmm_out._bind = _bind_addmm_out
@@ -3883,10 +3883,10 @@ def _entry_matmul(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(matmul, (self, other)) from None
-    k = _c_matmul.get(ks)
-    if k is None:
-        k = matmul._fill(ks)
-    return k(self, other)
+    _k = _c_matmul.get(ks)
+    if _k is None:
+        _k = matmul._fill(ks)
+    return _k(self, other)
 
 
 matmul._bind = _bind_matmul
@@ -3913,10 +3913,10 @@ def _entry_matmul_out(self, other, out):
         raise _arg_error(matmul_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_matmul_out.get(ks)
-    if k is None:
-        k = matmul_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_matmul_out.get(ks)
+    if _k is None:
+        _k = matmul_out._fill(ks)
+    return _k(self, other, out)
 
 
 matmul_out._bind = _bind_matmul_out
@@ -3941,10 +3941,10 @@ def _entry_linear(input, weight, bias):
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linear, (input, weight, bias)) from None
-    k = _c_linear.get(ks)
-    if k is None:
-        k = linear._fill(ks)
-    return k(input, weight, bias)
+    _k = _c_linear.get(ks)
+    if _k is None:
+        _k = linear._fill(ks)
+    return _k(input, weight, bias)
 
 
 linear._bind = _bind_linear
@@ -3971,10 +3971,10 @@ def _entry_linear_out(input, weight, bias, out):
         raise _arg_error(linear_out, (input, weight, bias, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_linear_out.get(ks)
-    if k is None:
-        k = linear_out._fill(ks)
-    return k(input, weight, bias, out)
+    _k = _c_linear_out.get(ks)
+    if _k is None:
+        _k = linear_out._fill(ks)
+    return _k(input, weight, bias, out)
 
 
 linear_out._bind = _bind_linear_out
@@ -3999,10 +3999,10 @@ def _entry_view(self, size):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view, (self, size)) from None
-    k = _c_view.get(ks)
-    if k is None:
-        k = view._fill(ks)
-    return k(self, size)
+    _k = _c_view.get(ks)
+    if _k is None:
+        _k = view._fill(ks)
+    return _k(self, size)
 
 
 view._bind = _bind_view
@@ -4027,10 +4027,10 @@ def _entry_view_dtype(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_dtype, (self, dtype)) from None
-    k = _c_view_dtype.get(ks)
-    if k is None:
-        k = view_dtype._fill(ks)
-    return k(self, dtype)
+    _k = _c_view_dtype.get(ks)
+    if _k is None:
+        _k = view_dtype._fill(ks)
+    return _k(self, dtype)
 
 
 view_dtype._bind = _bind_view_dtype
@@ -4055,10 +4055,10 @@ def _entry_reshape(self, shape):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape, (self, shape)) from None
-    k = _c_reshape.get(ks)
-    if k is None:
-        k = reshape._fill(ks)
-    return k(self, shape)
+    _k = _c_reshape.get(ks)
+    if _k is None:
+        _k = reshape._fill(ks)
+    return _k(self, shape)
 
 
 reshape._bind = _bind_reshape
@@ -4083,10 +4083,10 @@ def _entry_view_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_as, (self, other)) from None
-    k = _c_view_as.get(ks)
-    if k is None:
-        k = view_as._fill(ks)
-    return k(self, other)
+    _k = _c_view_as.get(ks)
+    if _k is None:
+        _k = view_as._fill(ks)
+    return _k(self, other)
 
 
 view_as._bind = _bind_view_as
@@ -4111,10 +4111,10 @@ def _entry_reshape_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape_as, (self, other)) from None
-    k = _c_reshape_as.get(ks)
-    if k is None:
-        k = reshape_as._fill(ks)
-    return k(self, other)
+    _k = _c_reshape_as.get(ks)
+    if _k is None:
+        _k = reshape_as._fill(ks)
+    return _k(self, other)
 
 
 reshape_as._bind = _bind_reshape_as
@@ -4139,10 +4139,10 @@ def _entry_as_strided(self, size, stride, storage_offset):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(as_strided, (self, size, stride, storage_offset)) from None
-    k = _c_as_strided.get(ks)
-    if k is None:
-        k = as_strided._fill(ks)
-    return k(self, size, stride, storage_offset)
+    _k = _c_as_strided.get(ks)
+    if _k is None:
+        _k = as_strided._fill(ks)
+    return _k(self, size, stride, storage_offset)
 
 
 as_strided._bind = _bind_as_strided
@@ -4167,10 +4167,10 @@ def _entry_permute(self, dims):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(permute, (self, dims)) from None
-    k = _c_permute.get(ks)
-    if k is None:
-        k = permute._fill(ks)
-    return k(self, dims)
+    _k = _c_permute.get(ks)
+    if _k is None:
+        _k = permute._fill(ks)
+    return _k(self, dims)
 
 
 permute._bind = _bind_permute
@@ -4195,10 +4195,10 @@ def _entry_transpose_int(self, dim0, dim1):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(transpose_int, (self, dim0, dim1)) from None
-    k = _c_transpose_int.get(ks)
-    if k is None:
-        k = transpose_int._fill(ks)
-    return k(self, dim0, dim1)
+    _k = _c_transpose_int.get(ks)
+    if _k is None:
+        _k = transpose_int._fill(ks)
+    return _k(self, dim0, dim1)
 
 
 transpose_int._bind = _bind_transpose_int
@@ -4223,10 +4223,10 @@ def _entry_t(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(t, (self,)) from None
-    k = _c_t.get(ks)
-    if k is None:
-        k = t._fill(ks)
-    return k(self)
+    _k = _c_t.get(ks)
+    if _k is None:
+        _k = t._fill(ks)
+    return _k(self)
 
 
 t._bind = _bind_t
@@ -4251,10 +4251,10 @@ def _entry_adjoint(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(adjoint, (self,)) from None
-    k = _c_adjoint.get(ks)
-    if k is None:
-        k = adjoint._fill(ks)
-    return k(self)
+    _k = _c_adjoint.get(ks)
+    if _k is None:
+        _k = adjoint._fill(ks)
+    return _k(self)
 
 
 adjoint._bind = _bind_adjoint
@@ -4279,10 +4279,10 @@ def _entry_unsqueeze(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unsqueeze, (self, dim)) from None
-    k = _c_unsqueeze.get(ks)
-    if k is None:
-        k = unsqueeze._fill(ks)
-    return k(self, dim)
+    _k = _c_unsqueeze.get(ks)
+    if _k is None:
+        _k = unsqueeze._fill(ks)
+    return _k(self, dim)
 
 
 unsqueeze._bind = _bind_unsqueeze
@@ -4307,10 +4307,10 @@ def _entry_squeeze(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze, (self,)) from None
-    k = _c_squeeze.get(ks)
-    if k is None:
-        k = squeeze._fill(ks)
-    return k(self)
+    _k = _c_squeeze.get(ks)
+    if _k is None:
+        _k = squeeze._fill(ks)
+    return _k(self)
 
 
 squeeze._bind = _bind_squeeze
@@ -4335,10 +4335,10 @@ def _entry_squeeze_dim(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dim, (self, dim)) from None
-    k = _c_squeeze_dim.get(ks)
-    if k is None:
-        k = squeeze_dim._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dim.get(ks)
+    if _k is None:
+        _k = squeeze_dim._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dim._bind = _bind_squeeze_dim
@@ -4363,10 +4363,10 @@ def _entry_squeeze_dims(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dims, (self, dim)) from None
-    k = _c_squeeze_dims.get(ks)
-    if k is None:
-        k = squeeze_dims._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dims.get(ks)
+    if _k is None:
+        _k = squeeze_dims._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dims._bind = _bind_squeeze_dims
@@ -4391,10 +4391,10 @@ def _entry_expand(self, size, implicit):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand, (self, size, implicit)) from None
-    k = _c_expand.get(ks)
-    if k is None:
-        k = expand._fill(ks)
-    return k(self, size, implicit)
+    _k = _c_expand.get(ks)
+    if _k is None:
+        _k = expand._fill(ks)
+    return _k(self, size, implicit)
 
 
 expand._bind = _bind_expand
@@ -4419,10 +4419,10 @@ def _entry_expand_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand_as, (self, other)) from None
-    k = _c_expand_as.get(ks)
-    if k is None:
-        k = expand_as._fill(ks)
-    return k(self, other)
+    _k = _c_expand_as.get(ks)
+    if _k is None:
+        _k = expand_as._fill(ks)
+    return _k(self, other)
 
 
 expand_as._bind = _bind_expand_as
@@ -4447,10 +4447,10 @@ def _entry_slice_Tensor(self, dim, start, end, step):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(slice_Tensor, (self, dim, start, end, step)) from None
-    k = _c_slice_Tensor.get(ks)
-    if k is None:
-        k = slice_Tensor._fill(ks)
-    return k(self, dim, start, end, step)
+    _k = _c_slice_Tensor.get(ks)
+    if _k is None:
+        _k = slice_Tensor._fill(ks)
+    return _k(self, dim, start, end, step)
 
 
 slice_Tensor._bind = _bind_slice_Tensor
@@ -4475,10 +4475,10 @@ def _entry_select_int(self, dim, index):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(select_int, (self, dim, index)) from None
-    k = _c_select_int.get(ks)
-    if k is None:
-        k = select_int._fill(ks)
-    return k(self, dim, index)
+    _k = _c_select_int.get(ks)
+    if _k is None:
+        _k = select_int._fill(ks)
+    return _k(self, dim, index)
 
 
 select_int._bind = _bind_select_int
@@ -4503,10 +4503,10 @@ def _entry_narrow(self, dim, start, length):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(narrow, (self, dim, start, length)) from None
-    k = _c_narrow.get(ks)
-    if k is None:
-        k = narrow._fill(ks)
-    return k(self, dim, start, length)
+    _k = _c_narrow.get(ks)
+    if _k is None:
+        _k = narrow._fill(ks)
+    return _k(self, dim, start, length)
 
 
 narrow._bind = _bind_narrow
@@ -4531,10 +4531,10 @@ def _entry_diagonal(self, offset, dim1, dim2):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(diagonal, (self, offset, dim1, dim2)) from None
-    k = _c_diagonal.get(ks)
-    if k is None:
-        k = diagonal._fill(ks)
-    return k(self, offset, dim1, dim2)
+    _k = _c_diagonal.get(ks)
+    if _k is None:
+        _k = diagonal._fill(ks)
+    return _k(self, offset, dim1, dim2)
 
 
 diagonal._bind = _bind_diagonal
@@ -4559,10 +4559,10 @@ def _entry_split_Tensor(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_Tensor, (self, split_size, dim)) from None
-    k = _c_split_Tensor.get(ks)
-    if k is None:
-        k = split_Tensor._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_Tensor.get(ks)
+    if _k is None:
+        _k = split_Tensor._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_Tensor._bind = _bind_split_Tensor
@@ -4587,10 +4587,10 @@ def _entry_split_sizes(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_sizes, (self, split_size, dim)) from None
-    k = _c_split_sizes.get(ks)
-    if k is None:
-        k = split_sizes._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_sizes.get(ks)
+    if _k is None:
+        _k = split_sizes._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_sizes._bind = _bind_split_sizes
@@ -4615,10 +4615,10 @@ def _entry_split_with_sizes(self, split_sizes, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_with_sizes, (self, split_sizes, dim)) from None
-    k = _c_split_with_sizes.get(ks)
-    if k is None:
-        k = split_with_sizes._fill(ks)
-    return k(self, split_sizes, dim)
+    _k = _c_split_with_sizes.get(ks)
+    if _k is None:
+        _k = split_with_sizes._fill(ks)
+    return _k(self, split_sizes, dim)
 
 
 split_with_sizes._bind = _bind_split_with_sizes
@@ -4643,10 +4643,10 @@ def _entry_chunk(self, chunks, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(chunk, (self, chunks, dim)) from None
-    k = _c_chunk.get(ks)
-    if k is None:
-        k = chunk._fill(ks)
-    return k(self, chunks, dim)
+    _k = _c_chunk.get(ks)
+    if _k is None:
+        _k = chunk._fill(ks)
+    return _k(self, chunks, dim)
 
 
 chunk._bind = _bind_chunk
@@ -4671,10 +4671,10 @@ def _entry_unbind_int(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unbind_int, (self, dim)) from None
-    k = _c_unbind_int.get(ks)
-    if k is None:
-        k = unbind_int._fill(ks)
-    return k(self, dim)
+    _k = _c_unbind_int.get(ks)
+    if _k is None:
+        _k = unbind_int._fill(ks)
+    return _k(self, dim)
 
 
 unbind_int._bind = _bind_unbind_int
@@ -4699,10 +4699,10 @@ def _entry_flatten_using_ints(self, start_dim, end_dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(flatten_using_ints, (self, start_dim, end_dim)) from None
-    k = _c_flatten_using_ints.get(ks)
-    if k is None:
-        k = flatten_using_ints._fill(ks)
-    return k(self, start_dim, end_dim)
+    _k = _c_flatten_using_ints.get(ks)
+    if _k is None:
+        _k = flatten_using_ints._fill(ks)
+    return _k(self, start_dim, end_dim)
 
 
 flatten_using_ints._bind = _bind_flatten_using_ints
@@ -4727,10 +4727,10 @@ def _entry_unflatten_int(self, dim, sizes):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unflatten_int, (self, dim, sizes)) from None
-    k = _c_unflatten_int.get(ks)
-    if k is None:
-        k = unflatten_int._fill(ks)
-    return k(self, dim, sizes)
+    _k = _c_unflatten_int.get(ks)
+    if _k is None:
+        _k = unflatten_int._fill(ks)
+    return _k(self, dim, sizes)
 
 
 unflatten_int._bind = _bind_unflatten_int
@@ -4755,10 +4755,10 @@ def _entry_movedim_intlist(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_intlist, (self, source, destination)) from None
-    k = _c_movedim_intlist.get(ks)
-    if k is None:
-        k = movedim_intlist._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_intlist.get(ks)
+    if _k is None:
+        _k = movedim_intlist._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_intlist._bind = _bind_movedim_intlist
@@ -4783,10 +4783,10 @@ def _entry_movedim_int(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_int, (self, source, destination)) from None
-    k = _c_movedim_int.get(ks)
-    if k is None:
-        k = movedim_int._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_int.get(ks)
+    if _k is None:
+        _k = movedim_int._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_int._bind = _bind_movedim_int
@@ -4811,10 +4811,10 @@ def _entry_detach(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(detach, (self,)) from None
-    k = _c_detach.get(ks)
-    if k is None:
-        k = detach._fill(ks)
-    return k(self)
+    _k = _c_detach.get(ks)
+    if _k is None:
+        _k = detach._fill(ks)
+    return _k(self)
 
 
 detach._bind = _bind_detach
@@ -4839,10 +4839,10 @@ def _entry_alias(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(alias, (self,)) from None
-    k = _c_alias.get(ks)
-    if k is None:
-        k = alias._fill(ks)
-    return k(self)
+    _k = _c_alias.get(ks)
+    if _k is None:
+        _k = alias._fill(ks)
+    return _k(self)
 
 
 alias._bind = _bind_alias
@@ -4867,10 +4867,10 @@ def _entry_cat(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat, (tensors, dim)) from None
-    k = _c_cat.get(ks)
-    if k is None:
-        k = cat._fill(ks)
-    return k(tensors, dim)
+    _k = _c_cat.get(ks)
+    if _k is None:
+        _k = cat._fill(ks)
+    return _k(tensors, dim)
 
 
 cat._bind = _bind_cat
@@ -4897,10 +4897,10 @@ def _entry_cat_out(tensors, dim, out):
         raise _arg_error(cat_out, (tensors, dim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cat_out.get(ks)
-    if k is None:
-        k = cat_out._fill(ks)
-    return k(tensors, dim, out)
+    _k = _c_cat_out.get(ks)
+    if _k is None:
+        _k = cat_out._fill(ks)
+    return _k(tensors, dim, out)
 
 
 cat_out._bind = _bind_cat_out
@@ -4925,10 +4925,10 @@ def _entry_stack(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(stack, (tensors, dim)) from None
-    k = _c_stack.get(ks)
-    if k is None:
-        k = stack._fill(ks)
-    return k(tensors, dim)
+    _k = _c_stack.get(ks)
+    if _k is None:
+        _k = stack._fill(ks)
+    return _k(tensors, dim)
 
 
 stack._bind = _bind_stack
@@ -4953,10 +4953,10 @@ def _entry_index_Tensor(self, indices):
         ks = (self._ks | _ks_optlist(indices) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor, (self, indices)) from None
-    k = _c_index_Tensor.get(ks)
-    if k is None:
-        k = index_Tensor._fill(ks)
-    return k(self, indices)
+    _k = _c_index_Tensor.get(ks)
+    if _k is None:
+        _k = index_Tensor._fill(ks)
+    return _k(self, indices)
 
 
 index_Tensor._bind = _bind_index_Tensor
@@ -4983,10 +4983,10 @@ def _entry_index_Tensor_out(self, indices, out):
         raise _arg_error(index_Tensor_out, (self, indices, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_index_Tensor_out.get(ks)
-    if k is None:
-        k = index_Tensor_out._fill(ks)
-    return k(self, indices, out)
+    _k = _c_index_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_Tensor_out._fill(ks)
+    return _k(self, indices, out)
 
 
 index_Tensor_out._bind = _bind_index_Tensor_out
@@ -5013,10 +5013,10 @@ def _entry_index_put_(self, indices, values, accumulate):
         raise _arg_error(index_put_, (self, indices, values, accumulate)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_index_put_.get(ks)
-    if k is None:
-        k = index_put_._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put_.get(ks)
+    if _k is None:
+        _k = index_put_._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put_._bind = _bind_index_put_
@@ -5041,10 +5041,10 @@ def _entry_index_put(self, indices, values, accumulate):
         ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put, (self, indices, values, accumulate)) from None
-    k = _c_index_put.get(ks)
-    if k is None:
-        k = index_put._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put.get(ks)
+    if _k is None:
+        _k = index_put._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put._bind = _bind_index_put
@@ -5053,6 +5053,4288 @@ _aten._packet('index_put')._add(index_put)
 
 
 # schema/native_functions.yaml:882
+repeat = _Op("aten", 'repeat', 'default',
+    'repeat(Tensor self, SymInt[] repeats) -> Tensor',
+    ('self', 'repeats'), 2, tags=())
+_c_repeat = repeat._cache
+
+
+def _bind_repeat(self, repeats):
+    return (self, repeats)
+
+
+def _entry_repeat(self, repeats):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat, (self, repeats)) from None
+    _k = _c_repeat.get(ks)
+    if _k is None:
+        _k = repeat._fill(ks)
+    return _k(self, repeats)
+
+
+repeat._bind = _bind_repeat
+repeat._entry = _entry_repeat
+_aten._packet('repeat')._add(repeat)
+
+
+# schema/native_functions.yaml:887
+repeat_out = _Op("aten", 'repeat', 'out',
+    'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'repeats', 'out'), 2, tags=())
+_c_repeat_out = repeat_out._cache
+
+
+def _bind_repeat_out(self, repeats, *, out):
+    return (self, repeats, out)
+
+
+def _entry_repeat_out(self, repeats, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_out, (self, repeats, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_out.get(ks)
+    if _k is None:
+        _k = repeat_out._fill(ks)
+    return _k(self, repeats, out)
+
+
+repeat_out._bind = _bind_repeat_out
+repeat_out._entry = _entry_repeat_out
+_aten._packet('repeat')._add(repeat_out)
+
+
+# schema/native_functions.yaml:889
+tile = _Op("aten", 'tile', 'default',
+    'tile(Tensor self, SymInt[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_tile = tile._cache
+
+
+def _bind_tile(self, dims):
+    return (self, dims)
+
+
+def _entry_tile(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tile, (self, dims)) from None
+    _k = _c_tile.get(ks)
+    if _k is None:
+        _k = tile._fill(ks)
+    return _k(self, dims)
+
+
+tile._bind = _bind_tile
+tile._entry = _entry_tile
+_aten._packet('tile')._add(tile)
+
+
+# schema/native_functions.yaml:894
+flip = _Op("aten", 'flip', 'default',
+    'flip(Tensor self, int[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_flip = flip._cache
+
+
+def _bind_flip(self, dims):
+    return (self, dims)
+
+
+def _entry_flip(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip, (self, dims)) from None
+    _k = _c_flip.get(ks)
+    if _k is None:
+        _k = flip._fill(ks)
+    return _k(self, dims)
+
+
+flip._bind = _bind_flip
+flip._entry = _entry_flip
+_aten._packet('flip')._add(flip)
+
+
+# schema/native_functions.yaml:899
+flip_out = _Op("aten", 'flip', 'out',
+    'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dims', 'out'), 2, tags=())
+_c_flip_out = flip_out._cache
+
+
+def _bind_flip_out(self, dims, *, out):
+    return (self, dims, out)
+
+
+def _entry_flip_out(self, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip_out, (self, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_flip_out.get(ks)
+    if _k is None:
+        _k = flip_out._fill(ks)
+    return _k(self, dims, out)
+
+
+flip_out._bind = _bind_flip_out
+flip_out._entry = _entry_flip_out
+_aten._packet('flip')._add(flip_out)
+
+
+# schema/native_functions.yaml:901
+roll = _Op("aten", 'roll', 'default',
+    'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
+    ('self', 'shifts', 'dims'), 3, tags=())
+_c_roll = roll._cache
+
+
+def _bind_roll(self, shifts, dims=()):
+    return (self, shifts, dims)
+
+
+def _entry_roll(self, shifts, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll, (self, shifts, dims)) from None
+    _k = _c_roll.get(ks)
+    if _k is None:
+        _k = roll._fill(ks)
+    return _k(self, shifts, dims)
+
+
+roll._bind = _bind_roll
+roll._entry = _entry_roll
+_aten._packet('roll')._add(roll)
+
+
+# schema/native_functions.yaml:906
+roll_out = _Op("aten", 'roll', 'out',
+    'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'shifts', 'dims', 'out'), 3, tags=())
+_c_roll_out = roll_out._cache
+
+
+def _bind_roll_out(self, shifts, dims=(), *, out):
+    return (self, shifts, dims, out)
+
+
+def _entry_roll_out(self, shifts, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll_out, (self, shifts, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_roll_out.get(ks)
+    if _k is None:
+        _k = roll_out._fill(ks)
+    return _k(self, shifts, dims, out)
+
+
+roll_out._bind = _bind_roll_out
+roll_out._entry = _entry_roll_out
+_aten._packet('roll')._add(roll_out)
+
+
+# schema/native_functions.yaml:908
+tril = _Op("aten", 'tril', 'default',
+    'tril(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril = tril._cache
+
+
+def _bind_tril(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril, (self, diagonal)) from None
+    _k = _c_tril.get(ks)
+    if _k is None:
+        _k = tril._fill(ks)
+    return _k(self, diagonal)
+
+
+tril._bind = _bind_tril
+tril._entry = _entry_tril
+_aten._packet('tril')._add(tril)
+
+
+# schema/native_functions.yaml:913
+tril_out = _Op("aten", 'tril', 'out',
+    'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_tril_out = tril_out._cache
+
+
+def _bind_tril_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_tril_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tril_out.get(ks)
+    if _k is None:
+        _k = tril_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+tril_out._bind = _bind_tril_out
+tril_out._entry = _entry_tril_out
+_aten._packet('tril')._add(tril_out)
+
+
+# schema/native_functions.yaml:915
+tril_ = _Op("aten", 'tril_', 'default',
+    'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril_ = tril_._cache
+
+
+def _bind_tril_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tril_.get(ks)
+    if _k is None:
+        _k = tril_._fill(ks)
+    return _k(self, diagonal)
+
+
+tril_._bind = _bind_tril_
+tril_._entry = _entry_tril_
+_aten._packet('tril_')._add(tril_)
+
+
+# schema/native_functions.yaml:921
+triu = _Op("aten", 'triu', 'default',
+    'triu(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu = triu._cache
+
+
+def _bind_triu(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu, (self, diagonal)) from None
+    _k = _c_triu.get(ks)
+    if _k is None:
+        _k = triu._fill(ks)
+    return _k(self, diagonal)
+
+
+triu._bind = _bind_triu
+triu._entry = _entry_triu
+_aten._packet('triu')._add(triu)
+
+
+# schema/native_functions.yaml:926
+triu_out = _Op("aten", 'triu', 'out',
+    'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_triu_out = triu_out._cache
+
+
+def _bind_triu_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_triu_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_triu_out.get(ks)
+    if _k is None:
+        _k = triu_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+triu_out._bind = _bind_triu_out
+triu_out._entry = _entry_triu_out
+_aten._packet('triu')._add(triu_out)
+
+
+# schema/native_functions.yaml:928
+triu_ = _Op("aten", 'triu_', 'default',
+    'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu_ = triu_._cache
+
+
+def _bind_triu_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_triu_.get(ks)
+    if _k is None:
+        _k = triu_._fill(ks)
+    return _k(self, diagonal)
+
+
+triu_._bind = _bind_triu_
+triu_._entry = _entry_triu_
+_aten._packet('triu_')._add(triu_)
+
+
+# schema/native_functions.yaml:934
+index_select = _Op("aten", 'index_select', 'default',
+    'index_select(Tensor self, int dim, Tensor index) -> Tensor',
+    ('self', 'dim', 'index'), 3, tags=())
+_c_index_select = index_select._cache
+
+
+def _bind_index_select(self, dim, index):
+    return (self, dim, index)
+
+
+def _entry_index_select(self, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select, (self, dim, index)) from None
+    _k = _c_index_select.get(ks)
+    if _k is None:
+        _k = index_select._fill(ks)
+    return _k(self, dim, index)
+
+
+index_select._bind = _bind_index_select
+index_select._entry = _entry_index_select
+_aten._packet('index_select')._add(index_select)
+
+
+# schema/native_functions.yaml:939
+index_select_out = _Op("aten", 'index_select', 'out',
+    'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'out'), 3, tags=())
+_c_index_select_out = index_select_out._cache
+
+
+def _bind_index_select_out(self, dim, index, *, out):
+    return (self, dim, index, out)
+
+
+def _entry_index_select_out(self, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select_out, (self, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_select_out.get(ks)
+    if _k is None:
+        _k = index_select_out._fill(ks)
+    return _k(self, dim, index, out)
+
+
+index_select_out._bind = _bind_index_select_out
+index_select_out._entry = _entry_index_select_out
+_aten._packet('index_select')._add(index_select_out)
+
+
+# schema/native_functions.yaml:941
+gather = _Op("aten", 'gather', 'default',
+    'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
+    ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
+_c_gather = gather._cache
+
+
+def _bind_gather(self, dim, index, *, sparse_grad=False):
+    return (self, dim, index, sparse_grad)
+
+
+def _entry_gather(self, dim, index, sparse_grad):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather, (self, dim, index, sparse_grad)) from None
+    _k = _c_gather.get(ks)
+    if _k is None:
+        _k = gather._fill(ks)
+    return _k(self, dim, index, sparse_grad)
+
+
+gather._bind = _bind_gather
+gather._entry = _entry_gather
+_aten._packet('gather')._add(gather)
+
+
+# schema/native_functions.yaml:946
+gather_out = _Op("aten", 'gather', 'out',
+    'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
+_c_gather_out = gather_out._cache
+
+
+def _bind_gather_out(self, dim, index, *, sparse_grad=False, out):
+    return (self, dim, index, sparse_grad, out)
+
+
+def _entry_gather_out(self, dim, index, sparse_grad, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather_out, (self, dim, index, sparse_grad, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gather_out.get(ks)
+    if _k is None:
+        _k = gather_out._fill(ks)
+    return _k(self, dim, index, sparse_grad, out)
+
+
+gather_out._bind = _bind_gather_out
+gather_out._entry = _entry_gather_out
+_aten._packet('gather')._add(gather_out)
+
+
+# schema/native_functions.yaml:948
+scatter_src = _Op("aten", 'scatter', 'src',
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_src = scatter_src._cache
+
+
+def _bind_scatter_src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src, (self, dim, index, src)) from None
+    _k = _c_scatter_src.get(ks)
+    if _k is None:
+        _k = scatter_src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_src._bind = _bind_scatter_src
+scatter_src._entry = _entry_scatter_src
+_aten._packet('scatter')._add(scatter_src)
+
+
+# schema/native_functions.yaml:953
+scatter_src_out = _Op("aten", 'scatter', 'src_out',
+    'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_src_out = scatter_src_out._cache
+
+
+def _bind_scatter_src_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_src_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_src_out.get(ks)
+    if _k is None:
+        _k = scatter_src_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_src_out._bind = _bind_scatter_src_out
+scatter_src_out._entry = _entry_scatter_src_out
+_aten._packet('scatter')._add(scatter_src_out)
+
+
+# schema/native_functions.yaml:955
+scatter_value = _Op("aten", 'scatter', 'value',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter_value = scatter_value._cache
+
+
+def _bind_scatter_value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter_value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value, (self, dim, index, value)) from None
+    _k = _c_scatter_value.get(ks)
+    if _k is None:
+        _k = scatter_value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter_value._bind = _bind_scatter_value
+scatter_value._entry = _entry_scatter_value
+_aten._packet('scatter')._add(scatter_value)
+
+
+# schema/native_functions.yaml:960
+scatter_value_out = _Op("aten", 'scatter', 'value_out',
+    'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_scatter_value_out = scatter_value_out._cache
+
+
+def _bind_scatter_value_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_scatter_value_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_out.get(ks)
+    if _k is None:
+        _k = scatter_value_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+scatter_value_out._bind = _bind_scatter_value_out
+scatter_value_out._entry = _entry_scatter_value_out
+_aten._packet('scatter')._add(scatter_value_out)
+
+
+# schema/native_functions.yaml:962
+scatter_reduce = _Op("aten", 'scatter', 'reduce',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter_reduce = scatter_reduce._cache
+
+
+def _bind_scatter_reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter_reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce, (self, dim, index, src, reduce)) from None
+    _k = _c_scatter_reduce.get(ks)
+    if _k is None:
+        _k = scatter_reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter_reduce._bind = _bind_scatter_reduce
+scatter_reduce._entry = _entry_scatter_reduce
+_aten._packet('scatter')._add(scatter_reduce)
+
+
+# schema/native_functions.yaml:967
+scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
+    'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
+_c_scatter_reduce_out = scatter_reduce_out._cache
+
+
+def _bind_scatter_reduce_out(self, dim, index, src, *, reduce, out):
+    return (self, dim, index, src, reduce, out)
+
+
+def _entry_scatter_reduce_out(self, dim, index, src, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_out, (self, dim, index, src, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_out._fill(ks)
+    return _k(self, dim, index, src, reduce, out)
+
+
+scatter_reduce_out._bind = _bind_scatter_reduce_out
+scatter_reduce_out._entry = _entry_scatter_reduce_out
+_aten._packet('scatter')._add(scatter_reduce_out)
+
+
+# schema/native_functions.yaml:969
+scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter_value_reduce = scatter_value_reduce._cache
+
+
+def _bind_scatter_value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter_value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce, (self, dim, index, value, reduce)) from None
+    _k = _c_scatter_value_reduce.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter_value_reduce._bind = _bind_scatter_value_reduce
+scatter_value_reduce._entry = _entry_scatter_value_reduce
+_aten._packet('scatter')._add(scatter_value_reduce)
+
+
+# schema/native_functions.yaml:974
+scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
+    'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
+_c_scatter_value_reduce_out = scatter_value_reduce_out._cache
+
+
+def _bind_scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
+    return (self, dim, index, value, reduce, out)
+
+
+def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce_out, (self, dim, index, value, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce_out._fill(ks)
+    return _k(self, dim, index, value, reduce, out)
+
+
+scatter_value_reduce_out._bind = _bind_scatter_value_reduce_out
+scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
+_aten._packet('scatter')._add(scatter_value_reduce_out)
+
+
+# schema/native_functions.yaml:976
+scatter__src = _Op("aten", 'scatter_', 'src',
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter__src = scatter__src._cache
+
+
+def _bind_scatter__src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter__src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__src, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__src.get(ks)
+    if _k is None:
+        _k = scatter__src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter__src._bind = _bind_scatter__src
+scatter__src._entry = _entry_scatter__src
+_aten._packet('scatter_')._add(scatter__src)
+
+
+# schema/native_functions.yaml:982
+scatter__value = _Op("aten", 'scatter_', 'value',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter__value = scatter__value._cache
+
+
+def _bind_scatter__value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter__value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value.get(ks)
+    if _k is None:
+        _k = scatter__value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter__value._bind = _bind_scatter__value
+scatter__value._entry = _entry_scatter__value
+_aten._packet('scatter_')._add(scatter__value)
+
+
+# schema/native_functions.yaml:988
+scatter__reduce = _Op("aten", 'scatter_', 'reduce',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter__reduce = scatter__reduce._cache
+
+
+def _bind_scatter__reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter__reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__reduce, (self, dim, index, src, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__reduce.get(ks)
+    if _k is None:
+        _k = scatter__reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter__reduce._bind = _bind_scatter__reduce
+scatter__reduce._entry = _entry_scatter__reduce
+_aten._packet('scatter_')._add(scatter__reduce)
+
+
+# schema/native_functions.yaml:994
+scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter__value_reduce = scatter__value_reduce._cache
+
+
+def _bind_scatter__value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter__value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value_reduce, (self, dim, index, value, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value_reduce.get(ks)
+    if _k is None:
+        _k = scatter__value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter__value_reduce._bind = _bind_scatter__value_reduce
+scatter__value_reduce._entry = _entry_scatter__value_reduce
+_aten._packet('scatter_')._add(scatter__value_reduce)
+
+
+# schema/native_functions.yaml:1000
+scatter_add = _Op("aten", 'scatter_add', 'default',
+    'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add = scatter_add._cache
+
+
+def _bind_scatter_add(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add, (self, dim, index, src)) from None
+    _k = _c_scatter_add.get(ks)
+    if _k is None:
+        _k = scatter_add._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add._bind = _bind_scatter_add
+scatter_add._entry = _entry_scatter_add
+_aten._packet('scatter_add')._add(scatter_add)
+
+
+# schema/native_functions.yaml:1005
+scatter_add_out = _Op("aten", 'scatter_add', 'out',
+    'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_add_out = scatter_add_out._cache
+
+
+def _bind_scatter_add_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_add_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_add_out.get(ks)
+    if _k is None:
+        _k = scatter_add_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_add_out._bind = _bind_scatter_add_out
+scatter_add_out._entry = _entry_scatter_add_out
+_aten._packet('scatter_add')._add(scatter_add_out)
+
+
+# schema/native_functions.yaml:1007
+scatter_add_ = _Op("aten", 'scatter_add_', 'default',
+    'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add_ = scatter_add_._cache
+
+
+def _bind_scatter_add_(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add_(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_add_.get(ks)
+    if _k is None:
+        _k = scatter_add_._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add_._bind = _bind_scatter_add_
+scatter_add_._entry = _entry_scatter_add_
+_aten._packet('scatter_add_')._add(scatter_add_)
+
+
+# schema/native_functions.yaml:1013
+scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
+    'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce_two = scatter_reduce_two._cache
+
+
+def _bind_scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two, (self, dim, index, src, reduce, include_self)) from None
+    _k = _c_scatter_reduce_two.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce_two._bind = _bind_scatter_reduce_two
+scatter_reduce_two._entry = _entry_scatter_reduce_two
+_aten._packet('scatter_reduce')._add(scatter_reduce_two)
+
+
+# schema/native_functions.yaml:1018
+scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
+    'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
+_c_scatter_reduce_two_out = scatter_reduce_two_out._cache
+
+
+def _bind_scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    return (self, dim, index, src, reduce, include_self, out)
+
+
+def _entry_scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two_out, (self, dim, index, src, reduce, include_self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_two_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two_out._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self, out)
+
+
+scatter_reduce_two_out._bind = _bind_scatter_reduce_two_out
+scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
+_aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
+
+
+# schema/native_functions.yaml:1020
+scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
+    'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce__two = scatter_reduce__two._cache
+
+
+def _bind_scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce__two, (self, dim, index, src, reduce, include_self)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_reduce__two.get(ks)
+    if _k is None:
+        _k = scatter_reduce__two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce__two._bind = _bind_scatter_reduce__two
+scatter_reduce__two._entry = _entry_scatter_reduce__two
+_aten._packet('scatter_reduce_')._add(scatter_reduce__two)
+
+
+# schema/native_functions.yaml:1026
+masked_select = _Op("aten", 'masked_select', 'default',
+    'masked_select(Tensor self, Tensor mask) -> Tensor',
+    ('self', 'mask'), 2, tags=('dynamic_output_shape',))
+_c_masked_select = masked_select._cache
+
+
+def _bind_masked_select(self, mask):
+    return (self, mask)
+
+
+def _entry_masked_select(self, mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select, (self, mask)) from None
+    _k = _c_masked_select.get(ks)
+    if _k is None:
+        _k = masked_select._fill(ks)
+    return _k(self, mask)
+
+
+masked_select._bind = _bind_masked_select
+masked_select._entry = _entry_masked_select
+_aten._packet('masked_select')._add(masked_select)
+
+
+# schema/native_functions.yaml:1031
+masked_select_out = _Op("aten", 'masked_select', 'out',
+    'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
+_c_masked_select_out = masked_select_out._cache
+
+
+def _bind_masked_select_out(self, mask, *, out):
+    return (self, mask, out)
+
+
+def _entry_masked_select_out(self, mask, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select_out, (self, mask, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_select_out.get(ks)
+    if _k is None:
+        _k = masked_select_out._fill(ks)
+    return _k(self, mask, out)
+
+
+masked_select_out._bind = _bind_masked_select_out
+masked_select_out._entry = _entry_masked_select_out
+_aten._packet('masked_select')._add(masked_select_out)
+
+
+# schema/native_functions.yaml:1034
+nonzero = _Op("aten", 'nonzero', 'default',
+    'nonzero(Tensor self) -> Tensor',
+    ('self',), 1, tags=('dynamic_output_shape',))
+_c_nonzero = nonzero._cache
+
+
+def _bind_nonzero(self):
+    return (self,)
+
+
+def _entry_nonzero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero, (self,)) from None
+    _k = _c_nonzero.get(ks)
+    if _k is None:
+        _k = nonzero._fill(ks)
+    return _k(self)
+
+
+nonzero._bind = _bind_nonzero
+nonzero._entry = _entry_nonzero
+_aten._packet('nonzero')._add(nonzero)
+
+
+# schema/native_functions.yaml:1041
+nonzero_out = _Op("aten", 'nonzero', 'out',
+    'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('dynamic_output_shape',))
+_c_nonzero_out = nonzero_out._cache
+
+
+def _bind_nonzero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_nonzero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nonzero_out.get(ks)
+    if _k is None:
+        _k = nonzero_out._fill(ks)
+    return _k(self, out)
+
+
+nonzero_out._bind = _bind_nonzero_out
+nonzero_out._entry = _entry_nonzero_out
+_aten._packet('nonzero')._add(nonzero_out)
+
+
+# schema/native_functions.yaml:1047
+topk = _Op("aten", 'topk', 'default',
+    'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
+_c_topk = topk._cache
+
+
+def _bind_topk(self, k, dim=-1, largest=True, sorted=True):
+    return (self, k, dim, largest, sorted)
+
+
+def _entry_topk(self, k, dim, largest, sorted):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk, (self, k, dim, largest, sorted)) from None
+    _k = _c_topk.get(ks)
+    if _k is None:
+        _k = topk._fill(ks)
+    return _k(self, k, dim, largest, sorted)
+
+
+topk._bind = _bind_topk
+topk._entry = _entry_topk
+_aten._packet('topk')._add(topk)
+
+
+# schema/native_functions.yaml:1052
+topk_values = _Op("aten", 'topk', 'values',
+    'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
+_c_topk_values = topk_values._cache
+
+
+def _bind_topk_values(self, k, dim=-1, largest=True, sorted=True, *, values, indices):
+    return (self, k, dim, largest, sorted, values, indices)
+
+
+def _entry_topk_values(self, k, dim, largest, sorted, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk_values, (self, k, dim, largest, sorted, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_topk_values.get(ks)
+    if _k is None:
+        _k = topk_values._fill(ks)
+    return _k(self, k, dim, largest, sorted, values, indices)
+
+
+topk_values._bind = _bind_topk_values
+topk_values._entry = _entry_topk_values
+_aten._packet('topk')._add(topk_values)
+
+
+# schema/native_functions.yaml:1054
+sort = _Op("aten", 'sort', 'default',
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_sort = sort._cache
+
+
+def _bind_sort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_sort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort, (self, dim, descending)) from None
+    _k = _c_sort.get(ks)
+    if _k is None:
+        _k = sort._fill(ks)
+    return _k(self, dim, descending)
+
+
+sort._bind = _bind_sort
+sort._entry = _entry_sort
+_aten._packet('sort')._add(sort)
+
+
+# schema/native_functions.yaml:1059
+sort_values = _Op("aten", 'sort', 'values',
+    'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
+_c_sort_values = sort_values._cache
+
+
+def _bind_sort_values(self, dim=-1, descending=False, *, values, indices):
+    return (self, dim, descending, values, indices)
+
+
+def _entry_sort_values(self, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values, (self, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values.get(ks)
+    if _k is None:
+        _k = sort_values._fill(ks)
+    return _k(self, dim, descending, values, indices)
+
+
+sort_values._bind = _bind_sort_values
+sort_values._entry = _entry_sort_values
+_aten._packet('sort')._add(sort_values)
+
+
+# schema/native_functions.yaml:1061
+sort_stable = _Op("aten", 'sort', 'stable',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_sort_stable = sort_stable._cache
+
+
+def _bind_sort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_sort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_stable, (self, stable, dim, descending)) from None
+    _k = _c_sort_stable.get(ks)
+    if _k is None:
+        _k = sort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+sort_stable._bind = _bind_sort_stable
+sort_stable._entry = _entry_sort_stable
+_aten._packet('sort')._add(sort_stable)
+
+
+# schema/native_functions.yaml:1066
+sort_values_stable = _Op("aten", 'sort', 'values_stable',
+    'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
+_c_sort_values_stable = sort_values_stable._cache
+
+
+def _bind_sort_values_stable(self, *, stable, dim=-1, descending=False, values, indices):
+    return (self, stable, dim, descending, values, indices)
+
+
+def _entry_sort_values_stable(self, stable, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values_stable, (self, stable, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values_stable.get(ks)
+    if _k is None:
+        _k = sort_values_stable._fill(ks)
+    return _k(self, stable, dim, descending, values, indices)
+
+
+sort_values_stable._bind = _bind_sort_values_stable
+sort_values_stable._entry = _entry_sort_values_stable
+_aten._packet('sort')._add(sort_values_stable)
+
+
+# schema/native_functions.yaml:1068
+argsort = _Op("aten", 'argsort', 'default',
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_argsort = argsort._cache
+
+
+def _bind_argsort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_argsort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort, (self, dim, descending)) from None
+    _k = _c_argsort.get(ks)
+    if _k is None:
+        _k = argsort._fill(ks)
+    return _k(self, dim, descending)
+
+
+argsort._bind = _bind_argsort
+argsort._entry = _entry_argsort
+_aten._packet('argsort')._add(argsort)
+
+
+# schema/native_functions.yaml:1073
+argsort_stable = _Op("aten", 'argsort', 'stable',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_argsort_stable = argsort_stable._cache
+
+
+def _bind_argsort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_argsort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable, (self, stable, dim, descending)) from None
+    _k = _c_argsort_stable.get(ks)
+    if _k is None:
+        _k = argsort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+argsort_stable._bind = _bind_argsort_stable
+argsort_stable._entry = _entry_argsort_stable
+_aten._packet('argsort')._add(argsort_stable)
+
+
+# schema/native_functions.yaml:1077
+argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
+    'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
+_c_argsort_stable_out = argsort_stable_out._cache
+
+
+def _bind_argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    return (self, stable, dim, descending, out)
+
+
+def _entry_argsort_stable_out(self, stable, dim, descending, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable_out, (self, stable, dim, descending, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argsort_stable_out.get(ks)
+    if _k is None:
+        _k = argsort_stable_out._fill(ks)
+    return _k(self, stable, dim, descending, out)
+
+
+argsort_stable_out._bind = _bind_argsort_stable_out
+argsort_stable_out._entry = _entry_argsort_stable_out
+_aten._packet('argsort')._add(argsort_stable_out)
+
+
+# schema/native_functions.yaml:1079
+_unique2 = _Op("aten", '_unique2', 'default',
+    '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
+_c__unique2 = _unique2._cache
+
+
+def _bind__unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    return (self, sorted, return_inverse, return_counts)
+
+
+def _entry__unique2(self, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2, (self, sorted, return_inverse, return_counts)) from None
+    _k = _c__unique2.get(ks)
+    if _k is None:
+        _k = _unique2._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts)
+
+
+_unique2._bind = _bind__unique2
+_unique2._entry = _entry__unique2
+_aten._packet('_unique2')._add(_unique2)
+
+
+# schema/native_functions.yaml:1084
+_unique2_out = _Op("aten", '_unique2', 'out',
+    '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c__unique2_out = _unique2_out._cache
+
+
+def _bind__unique2_out(self, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry__unique2_out(self, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2_out, (self, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c__unique2_out.get(ks)
+    if _k is None:
+        _k = _unique2_out._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+_unique2_out._bind = _bind__unique2_out
+_unique2_out._entry = _entry__unique2_out
+_aten._packet('_unique2')._add(_unique2_out)
+
+
+# schema/native_functions.yaml:1087
+unique_dim = _Op("aten", 'unique_dim', 'default',
+    'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim = unique_dim._cache
+
+
+def _bind_unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    return (self, dim, sorted, return_inverse, return_counts)
+
+
+def _entry_unique_dim(self, dim, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim, (self, dim, sorted, return_inverse, return_counts)) from None
+    _k = _c_unique_dim.get(ks)
+    if _k is None:
+        _k = unique_dim._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts)
+
+
+unique_dim._bind = _bind_unique_dim
+unique_dim._entry = _entry_unique_dim
+_aten._packet('unique_dim')._add(unique_dim)
+
+
+# schema/native_functions.yaml:1092
+unique_dim_out = _Op("aten", 'unique_dim', 'out',
+    'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim_out = unique_dim_out._cache
+
+
+def _bind_unique_dim_out(self, dim, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry_unique_dim_out(self, dim, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim_out, (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_dim_out.get(ks)
+    if _k is None:
+        _k = unique_dim_out._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+unique_dim_out._bind = _bind_unique_dim_out
+unique_dim_out._entry = _entry_unique_dim_out
+_aten._packet('unique_dim')._add(unique_dim_out)
+
+
+# schema/native_functions.yaml:1095
+slice_scatter = _Op("aten", 'slice_scatter', 'default',
+    'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
+    ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
+_c_slice_scatter = slice_scatter._cache
+
+
+def _bind_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return (self, src, dim, start, end, step)
+
+
+def _entry_slice_scatter(self, src, dim, start, end, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter, (self, src, dim, start, end, step)) from None
+    _k = _c_slice_scatter.get(ks)
+    if _k is None:
+        _k = slice_scatter._fill(ks)
+    return _k(self, src, dim, start, end, step)
+
+
+slice_scatter._bind = _bind_slice_scatter
+slice_scatter._entry = _entry_slice_scatter
+_aten._packet('slice_scatter')._add(slice_scatter)
+
+
+# schema/native_functions.yaml:1099
+slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
+    'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
+_c_slice_scatter_out = slice_scatter_out._cache
+
+
+def _bind_slice_scatter_out(self, src, dim=0, start=None, end=None, step=1, *, out):
+    return (self, src, dim, start, end, step, out)
+
+
+def _entry_slice_scatter_out(self, src, dim, start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter_out, (self, src, dim, start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_slice_scatter_out.get(ks)
+    if _k is None:
+        _k = slice_scatter_out._fill(ks)
+    return _k(self, src, dim, start, end, step, out)
+
+
+slice_scatter_out._bind = _bind_slice_scatter_out
+slice_scatter_out._entry = _entry_slice_scatter_out
+_aten._packet('slice_scatter')._add(slice_scatter_out)
+
+
+# schema/native_functions.yaml:1101
+select_scatter = _Op("aten", 'select_scatter', 'default',
+    'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
+    ('self', 'src', 'dim', 'index'), 4, tags=())
+_c_select_scatter = select_scatter._cache
+
+
+def _bind_select_scatter(self, src, dim, index):
+    return (self, src, dim, index)
+
+
+def _entry_select_scatter(self, src, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter, (self, src, dim, index)) from None
+    _k = _c_select_scatter.get(ks)
+    if _k is None:
+        _k = select_scatter._fill(ks)
+    return _k(self, src, dim, index)
+
+
+select_scatter._bind = _bind_select_scatter
+select_scatter._entry = _entry_select_scatter
+_aten._packet('select_scatter')._add(select_scatter)
+
+
+# schema/native_functions.yaml:1105
+select_scatter_out = _Op("aten", 'select_scatter', 'out',
+    'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
+_c_select_scatter_out = select_scatter_out._cache
+
+
+def _bind_select_scatter_out(self, src, dim, index, *, out):
+    return (self, src, dim, index, out)
+
+
+def _entry_select_scatter_out(self, src, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter_out, (self, src, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_select_scatter_out.get(ks)
+    if _k is None:
+        _k = select_scatter_out._fill(ks)
+    return _k(self, src, dim, index, out)
+
+
+select_scatter_out._bind = _bind_select_scatter_out
+select_scatter_out._entry = _entry_select_scatter_out
+_aten._packet('select_scatter')._add(select_scatter_out)
+
+
+# schema/native_functions.yaml:1107
+diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
+    'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
+    ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
+_c_diagonal_scatter = diagonal_scatter._cache
+
+
+def _bind_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return (self, src, offset, dim1, dim2)
+
+
+def _entry_diagonal_scatter(self, src, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter, (self, src, offset, dim1, dim2)) from None
+    _k = _c_diagonal_scatter.get(ks)
+    if _k is None:
+        _k = diagonal_scatter._fill(ks)
+    return _k(self, src, offset, dim1, dim2)
+
+
+diagonal_scatter._bind = _bind_diagonal_scatter
+diagonal_scatter._entry = _entry_diagonal_scatter
+_aten._packet('diagonal_scatter')._add(diagonal_scatter)
+
+
+# schema/native_functions.yaml:1111
+diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
+    'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
+_c_diagonal_scatter_out = diagonal_scatter_out._cache
+
+
+def _bind_diagonal_scatter_out(self, src, offset=0, dim1=0, dim2=1, *, out):
+    return (self, src, offset, dim1, dim2, out)
+
+
+def _entry_diagonal_scatter_out(self, src, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter_out, (self, src, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diagonal_scatter_out.get(ks)
+    if _k is None:
+        _k = diagonal_scatter_out._fill(ks)
+    return _k(self, src, offset, dim1, dim2, out)
+
+
+diagonal_scatter_out._bind = _bind_diagonal_scatter_out
+diagonal_scatter_out._entry = _entry_diagonal_scatter_out
+_aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
+
+
+# schema/native_functions.yaml:1113
+as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
+    'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
+    ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
+_c_as_strided_scatter = as_strided_scatter._cache
+
+
+def _bind_as_strided_scatter(self, src, size, stride, storage_offset=None):
+    return (self, src, size, stride, storage_offset)
+
+
+def _entry_as_strided_scatter(self, src, size, stride, storage_offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter, (self, src, size, stride, storage_offset)) from None
+    _k = _c_as_strided_scatter.get(ks)
+    if _k is None:
+        _k = as_strided_scatter._fill(ks)
+    return _k(self, src, size, stride, storage_offset)
+
+
+as_strided_scatter._bind = _bind_as_strided_scatter
+as_strided_scatter._entry = _entry_as_strided_scatter
+_aten._packet('as_strided_scatter')._add(as_strided_scatter)
+
+
+# schema/native_functions.yaml:1117
+as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
+    'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
+_c_as_strided_scatter_out = as_strided_scatter_out._cache
+
+
+def _bind_as_strided_scatter_out(self, src, size, stride, storage_offset=None, *, out):
+    return (self, src, size, stride, storage_offset, out)
+
+
+def _entry_as_strided_scatter_out(self, src, size, stride, storage_offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter_out, (self, src, size, stride, storage_offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_as_strided_scatter_out.get(ks)
+    if _k is None:
+        _k = as_strided_scatter_out._fill(ks)
+    return _k(self, src, size, stride, storage_offset, out)
+
+
+as_strided_scatter_out._bind = _bind_as_strided_scatter_out
+as_strided_scatter_out._entry = _entry_as_strided_scatter_out
+_aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
+
+
+# schema/native_functions.yaml:1119
+index_add = _Op("aten", 'index_add', 'default',
+    'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add = index_add._cache
+
+
+def _bind_index_add(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add, (self, dim, index, source, alpha)) from None
+    _k = _c_index_add.get(ks)
+    if _k is None:
+        _k = index_add._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add._bind = _bind_index_add
+index_add._entry = _entry_index_add
+_aten._packet('index_add')._add(index_add)
+
+
+# schema/native_functions.yaml:1124
+index_add_out = _Op("aten", 'index_add', 'out',
+    'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
+_c_index_add_out = index_add_out._cache
+
+
+def _bind_index_add_out(self, dim, index, source, *, alpha=1, out):
+    return (self, dim, index, source, alpha, out)
+
+
+def _entry_index_add_out(self, dim, index, source, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_out, (self, dim, index, source, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_add_out.get(ks)
+    if _k is None:
+        _k = index_add_out._fill(ks)
+    return _k(self, dim, index, source, alpha, out)
+
+
+index_add_out._bind = _bind_index_add_out
+index_add_out._entry = _entry_index_add_out
+_aten._packet('index_add')._add(index_add_out)
+
+
+# schema/native_functions.yaml:1126
+index_add_ = _Op("aten", 'index_add_', 'default',
+    'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add_ = index_add_._cache
+
+
+def _bind_index_add_(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add_(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_, (self, dim, index, source, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_add_.get(ks)
+    if _k is None:
+        _k = index_add_._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add_._bind = _bind_index_add_
+index_add_._entry = _entry_index_add_
+_aten._packet('index_add_')._add(index_add_)
+
+
+# schema/native_functions.yaml:1132
+index_copy = _Op("aten", 'index_copy', 'default',
+    'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy = index_copy._cache
+
+
+def _bind_index_copy(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy, (self, dim, index, source)) from None
+    _k = _c_index_copy.get(ks)
+    if _k is None:
+        _k = index_copy._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy._bind = _bind_index_copy
+index_copy._entry = _entry_index_copy
+_aten._packet('index_copy')._add(index_copy)
+
+
+# schema/native_functions.yaml:1137
+index_copy_out = _Op("aten", 'index_copy', 'out',
+    'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
+_c_index_copy_out = index_copy_out._cache
+
+
+def _bind_index_copy_out(self, dim, index, source, *, out):
+    return (self, dim, index, source, out)
+
+
+def _entry_index_copy_out(self, dim, index, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_out, (self, dim, index, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_copy_out.get(ks)
+    if _k is None:
+        _k = index_copy_out._fill(ks)
+    return _k(self, dim, index, source, out)
+
+
+index_copy_out._bind = _bind_index_copy_out
+index_copy_out._entry = _entry_index_copy_out
+_aten._packet('index_copy')._add(index_copy_out)
+
+
+# schema/native_functions.yaml:1139
+index_copy_ = _Op("aten", 'index_copy_', 'default',
+    'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy_ = index_copy_._cache
+
+
+def _bind_index_copy_(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy_(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_, (self, dim, index, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_copy_.get(ks)
+    if _k is None:
+        _k = index_copy_._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy_._bind = _bind_index_copy_
+index_copy_._entry = _entry_index_copy_
+_aten._packet('index_copy_')._add(index_copy_)
+
+
+# schema/native_functions.yaml:1145
+index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Scalar = index_fill_int_Scalar._cache
+
+
+def _bind_index_fill_int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Scalar._bind = _bind_index_fill_int_Scalar
+index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
+_aten._packet('index_fill')._add(index_fill_int_Scalar)
+
+
+# schema/native_functions.yaml:1149
+index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
+    'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Scalar_out = index_fill_int_Scalar_out._cache
+
+
+def _bind_index_fill_int_Scalar_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Scalar_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Scalar_out._bind = _bind_index_fill_int_Scalar_out
+index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
+_aten._packet('index_fill')._add(index_fill_int_Scalar_out)
+
+
+# schema/native_functions.yaml:1151
+index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Tensor = index_fill_int_Tensor._cache
+
+
+def _bind_index_fill_int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Tensor._bind = _bind_index_fill_int_Tensor
+index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
+_aten._packet('index_fill')._add(index_fill_int_Tensor)
+
+
+# schema/native_functions.yaml:1155
+index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
+    'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Tensor_out = index_fill_int_Tensor_out._cache
+
+
+def _bind_index_fill_int_Tensor_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Tensor_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Tensor_out._bind = _bind_index_fill_int_Tensor_out
+index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
+_aten._packet('index_fill')._add(index_fill_int_Tensor_out)
+
+
+# schema/native_functions.yaml:1157
+index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Scalar = index_fill__int_Scalar._cache
+
+
+def _bind_index_fill__int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Scalar, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill__int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Scalar._bind = _bind_index_fill__int_Scalar
+index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
+_aten._packet('index_fill_')._add(index_fill__int_Scalar)
+
+
+# schema/native_functions.yaml:1163
+index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Tensor = index_fill__int_Tensor._cache
+
+
+def _bind_index_fill__int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Tensor, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill__int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Tensor._bind = _bind_index_fill__int_Tensor
+index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
+_aten._packet('index_fill_')._add(index_fill__int_Tensor)
+
+
+# schema/native_functions.yaml:1169
+masked_scatter = _Op("aten", 'masked_scatter', 'default',
+    'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter = masked_scatter._cache
+
+
+def _bind_masked_scatter(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter, (self, mask, source)) from None
+    _k = _c_masked_scatter.get(ks)
+    if _k is None:
+        _k = masked_scatter._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter._bind = _bind_masked_scatter
+masked_scatter._entry = _entry_masked_scatter
+_aten._packet('masked_scatter')._add(masked_scatter)
+
+
+# schema/native_functions.yaml:1173
+masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
+    'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'source', 'out'), 3, tags=())
+_c_masked_scatter_out = masked_scatter_out._cache
+
+
+def _bind_masked_scatter_out(self, mask, source, *, out):
+    return (self, mask, source, out)
+
+
+def _entry_masked_scatter_out(self, mask, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_out, (self, mask, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_scatter_out.get(ks)
+    if _k is None:
+        _k = masked_scatter_out._fill(ks)
+    return _k(self, mask, source, out)
+
+
+masked_scatter_out._bind = _bind_masked_scatter_out
+masked_scatter_out._entry = _entry_masked_scatter_out
+_aten._packet('masked_scatter')._add(masked_scatter_out)
+
+
+# schema/native_functions.yaml:1175
+masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
+    'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter_ = masked_scatter_._cache
+
+
+def _bind_masked_scatter_(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter_(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_, (self, mask, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_masked_scatter_.get(ks)
+    if _k is None:
+        _k = masked_scatter_._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter_._bind = _bind_masked_scatter_
+masked_scatter_._entry = _entry_masked_scatter_
+_aten._packet('masked_scatter_')._add(masked_scatter_)
+
+
+# schema/native_functions.yaml:1181
+take = _Op("aten", 'take', 'default',
+    'take(Tensor self, Tensor index) -> Tensor',
+    ('self', 'index'), 2, tags=())
+_c_take = take._cache
+
+
+def _bind_take(self, index):
+    return (self, index)
+
+
+def _entry_take(self, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take, (self, index)) from None
+    _k = _c_take.get(ks)
+    if _k is None:
+        _k = take._fill(ks)
+    return _k(self, index)
+
+
+take._bind = _bind_take
+take._entry = _entry_take
+_aten._packet('take')._add(take)
+
+
+# schema/native_functions.yaml:1186
+take_out = _Op("aten", 'take', 'out',
+    'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'out'), 2, tags=())
+_c_take_out = take_out._cache
+
+
+def _bind_take_out(self, index, *, out):
+    return (self, index, out)
+
+
+def _entry_take_out(self, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_out, (self, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_out.get(ks)
+    if _k is None:
+        _k = take_out._fill(ks)
+    return _k(self, index, out)
+
+
+take_out._bind = _bind_take_out
+take_out._entry = _entry_take_out
+_aten._packet('take')._add(take_out)
+
+
+# schema/native_functions.yaml:1188
+put = _Op("aten", 'put', 'default',
+    'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put = put._cache
+
+
+def _bind_put(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put, (self, index, source, accumulate)) from None
+    _k = _c_put.get(ks)
+    if _k is None:
+        _k = put._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put._bind = _bind_put
+put._entry = _entry_put
+_aten._packet('put')._add(put)
+
+
+# schema/native_functions.yaml:1192
+put_out = _Op("aten", 'put', 'out',
+    'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
+_c_put_out = put_out._cache
+
+
+def _bind_put_out(self, index, source, accumulate=False, *, out):
+    return (self, index, source, accumulate, out)
+
+
+def _entry_put_out(self, index, source, accumulate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_out, (self, index, source, accumulate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_put_out.get(ks)
+    if _k is None:
+        _k = put_out._fill(ks)
+    return _k(self, index, source, accumulate, out)
+
+
+put_out._bind = _bind_put_out
+put_out._entry = _entry_put_out
+_aten._packet('put')._add(put_out)
+
+
+# schema/native_functions.yaml:1194
+put_ = _Op("aten", 'put_', 'default',
+    'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put_ = put_._cache
+
+
+def _bind_put_(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put_(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_, (self, index, source, accumulate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_put_.get(ks)
+    if _k is None:
+        _k = put_._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put_._bind = _bind_put_
+put_._entry = _entry_put_
+_aten._packet('put_')._add(put_)
+
+
+# schema/native_functions.yaml:1200
+take_along_dim = _Op("aten", 'take_along_dim', 'default',
+    'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_take_along_dim = take_along_dim._cache
+
+
+def _bind_take_along_dim(self, indices, dim=None):
+    return (self, indices, dim)
+
+
+def _entry_take_along_dim(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim, (self, indices, dim)) from None
+    _k = _c_take_along_dim.get(ks)
+    if _k is None:
+        _k = take_along_dim._fill(ks)
+    return _k(self, indices, dim)
+
+
+take_along_dim._bind = _bind_take_along_dim
+take_along_dim._entry = _entry_take_along_dim
+_aten._packet('take_along_dim')._add(take_along_dim)
+
+
+# schema/native_functions.yaml:1204
+take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
+    'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'indices', 'dim', 'out'), 3, tags=())
+_c_take_along_dim_out = take_along_dim_out._cache
+
+
+def _bind_take_along_dim_out(self, indices, dim=None, *, out):
+    return (self, indices, dim, out)
+
+
+def _entry_take_along_dim_out(self, indices, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim_out, (self, indices, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_along_dim_out.get(ks)
+    if _k is None:
+        _k = take_along_dim_out._fill(ks)
+    return _k(self, indices, dim, out)
+
+
+take_along_dim_out._bind = _bind_take_along_dim_out
+take_along_dim_out._entry = _entry_take_along_dim_out
+_aten._packet('take_along_dim')._add(take_along_dim_out)
+
+
+# schema/native_functions.yaml:1206
+argwhere = _Op("aten", 'argwhere', 'default',
+    'argwhere(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_argwhere = argwhere._cache
+
+
+def _bind_argwhere(self):
+    return (self,)
+
+
+def _entry_argwhere(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argwhere, (self,)) from None
+    _k = _c_argwhere.get(ks)
+    if _k is None:
+        _k = argwhere._fill(ks)
+    return _k(self)
+
+
+argwhere._bind = _bind_argwhere
+argwhere._entry = _entry_argwhere
+_aten._packet('argwhere')._add(argwhere)
+
+
+# schema/native_functions.yaml:1211
+fliplr = _Op("aten", 'fliplr', 'default',
+    'fliplr(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_fliplr = fliplr._cache
+
+
+def _bind_fliplr(self):
+    return (self,)
+
+
+def _entry_fliplr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fliplr, (self,)) from None
+    _k = _c_fliplr.get(ks)
+    if _k is None:
+        _k = fliplr._fill(ks)
+    return _k(self)
+
+
+fliplr._bind = _bind_fliplr
+fliplr._entry = _entry_fliplr
+_aten._packet('fliplr')._add(fliplr)
+
+
+# schema/native_functions.yaml:1216
+flipud = _Op("aten", 'flipud', 'default',
+    'flipud(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_flipud = flipud._cache
+
+
+def _bind_flipud(self):
+    return (self,)
+
+
+def _entry_flipud(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flipud, (self,)) from None
+    _k = _c_flipud.get(ks)
+    if _k is None:
+        _k = flipud._fill(ks)
+    return _k(self)
+
+
+flipud._bind = _bind_flipud
+flipud._entry = _entry_flipud
+_aten._packet('flipud')._add(flipud)
+
+
+# schema/native_functions.yaml:1221
+rot90 = _Op("aten", 'rot90', 'default',
+    'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
+    ('self', 'k', 'dims'), 3, tags=())
+_c_rot90 = rot90._cache
+
+
+def _bind_rot90(self, k=1, dims=(0, 1)):
+    return (self, k, dims)
+
+
+def _entry_rot90(self, k, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90, (self, k, dims)) from None
+    _k = _c_rot90.get(ks)
+    if _k is None:
+        _k = rot90._fill(ks)
+    return _k(self, k, dims)
+
+
+rot90._bind = _bind_rot90
+rot90._entry = _entry_rot90
+_aten._packet('rot90')._add(rot90)
+
+
+# schema/native_functions.yaml:1225
+rot90_out = _Op("aten", 'rot90', 'out',
+    'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'k', 'dims', 'out'), 3, tags=())
+_c_rot90_out = rot90_out._cache
+
+
+def _bind_rot90_out(self, k=1, dims=(0, 1), *, out):
+    return (self, k, dims, out)
+
+
+def _entry_rot90_out(self, k, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90_out, (self, k, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rot90_out.get(ks)
+    if _k is None:
+        _k = rot90_out._fill(ks)
+    return _k(self, k, dims, out)
+
+
+rot90_out._bind = _bind_rot90_out
+rot90_out._entry = _entry_rot90_out
+_aten._packet('rot90')._add(rot90_out)
+
+
+# schema/native_functions.yaml:1227
+msort = _Op("aten", 'msort', 'default',
+    'msort(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_msort = msort._cache
+
+
+def _bind_msort(self):
+    return (self,)
+
+
+def _entry_msort(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort, (self,)) from None
+    _k = _c_msort.get(ks)
+    if _k is None:
+        _k = msort._fill(ks)
+    return _k(self)
+
+
+msort._bind = _bind_msort
+msort._entry = _entry_msort
+_aten._packet('msort')._add(msort)
+
+
+# schema/native_functions.yaml:1231
+msort_out = _Op("aten", 'msort', 'out',
+    'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_msort_out = msort_out._cache
+
+
+def _bind_msort_out(self, *, out):
+    return (self, out)
+
+
+def _entry_msort_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_msort_out.get(ks)
+    if _k is None:
+        _k = msort_out._fill(ks)
+    return _k(self, out)
+
+
+msort_out._bind = _bind_msort_out
+msort_out._entry = _entry_msort_out
+_aten._packet('msort')._add(msort_out)
+
+
+# schema/native_functions.yaml:1233
+unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
+    'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
+    ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive = unique_consecutive._cache
+
+
+def _bind_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    return (self, return_inverse, return_counts, dim)
+
+
+def _entry_unique_consecutive(self, return_inverse, return_counts, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive, (self, return_inverse, return_counts, dim)) from None
+    _k = _c_unique_consecutive.get(ks)
+    if _k is None:
+        _k = unique_consecutive._fill(ks)
+    return _k(self, return_inverse, return_counts, dim)
+
+
+unique_consecutive._bind = _bind_unique_consecutive
+unique_consecutive._entry = _entry_unique_consecutive
+_aten._packet('unique_consecutive')._add(unique_consecutive)
+
+
+# schema/native_functions.yaml:1238
+unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
+    'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive_out = unique_consecutive_out._cache
+
+
+def _bind_unique_consecutive_out(self, return_inverse=False, return_counts=False, dim=None, *, out0, out1, out2):
+    return (self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+def _entry_unique_consecutive_out(self, return_inverse, return_counts, dim, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive_out, (self, return_inverse, return_counts, dim, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_consecutive_out.get(ks)
+    if _k is None:
+        _k = unique_consecutive_out._fill(ks)
+    return _k(self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+unique_consecutive_out._bind = _bind_unique_consecutive_out
+unique_consecutive_out._entry = _entry_unique_consecutive_out
+_aten._packet('unique_consecutive')._add(unique_consecutive_out)
+
+
+# schema/native_functions.yaml:1241
+unfold = _Op("aten", 'unfold', 'default',
+    'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
+    ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
+_c_unfold = unfold._cache
+
+
+def _bind_unfold(self, dimension, size, step):
+    return (self, dimension, size, step)
+
+
+def _entry_unfold(self, dimension, size, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unfold, (self, dimension, size, step)) from None
+    _k = _c_unfold.get(ks)
+    if _k is None:
+        _k = unfold._fill(ks)
+    return _k(self, dimension, size, step)
+
+
+unfold._bind = _bind_unfold
+unfold._entry = _entry_unfold
+_aten._packet('unfold')._add(unfold)
+
+
+# schema/native_functions.yaml:1247
+swapaxes = _Op("aten", 'swapaxes', 'default',
+    'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
+    ('self', 'axis0', 'axis1'), 3, tags=())
+_c_swapaxes = swapaxes._cache
+
+
+def _bind_swapaxes(self, axis0, axis1):
+    return (self, axis0, axis1)
+
+
+def _entry_swapaxes(self, axis0, axis1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapaxes, (self, axis0, axis1)) from None
+    _k = _c_swapaxes.get(ks)
+    if _k is None:
+        _k = swapaxes._fill(ks)
+    return _k(self, axis0, axis1)
+
+
+swapaxes._bind = _bind_swapaxes
+swapaxes._entry = _entry_swapaxes
+_aten._packet('swapaxes')._add(swapaxes)
+
+
+# schema/native_functions.yaml:1252
+swapdims = _Op("aten", 'swapdims', 'default',
+    'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
+    ('self', 'dim0', 'dim1'), 3, tags=())
+_c_swapdims = swapdims._cache
+
+
+def _bind_swapdims(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_swapdims(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapdims, (self, dim0, dim1)) from None
+    _k = _c_swapdims.get(ks)
+    if _k is None:
+        _k = swapdims._fill(ks)
+    return _k(self, dim0, dim1)
+
+
+swapdims._bind = _bind_swapdims
+swapdims._entry = _entry_swapdims
+_aten._packet('swapdims')._add(swapdims)
+
+
+# schema/native_functions.yaml:1257
+moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_intlist = moveaxis_intlist._cache
+
+
+def _bind_moveaxis_intlist(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_intlist(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_intlist, (self, source, destination)) from None
+    _k = _c_moveaxis_intlist.get(ks)
+    if _k is None:
+        _k = moveaxis_intlist._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_intlist._bind = _bind_moveaxis_intlist
+moveaxis_intlist._entry = _entry_moveaxis_intlist
+_aten._packet('moveaxis')._add(moveaxis_intlist)
+
+
+# schema/native_functions.yaml:1262
+moveaxis_int = _Op("aten", 'moveaxis', 'int',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_int = moveaxis_int._cache
+
+
+def _bind_moveaxis_int(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_int(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_int, (self, source, destination)) from None
+    _k = _c_moveaxis_int.get(ks)
+    if _k is None:
+        _k = moveaxis_int._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_int._bind = _bind_moveaxis_int
+moveaxis_int._entry = _entry_moveaxis_int
+_aten._packet('moveaxis')._add(moveaxis_int)
+
+
+# schema/native_functions.yaml:1267
+ravel = _Op("aten", 'ravel', 'default',
+    'ravel(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_ravel = ravel._cache
+
+
+def _bind_ravel(self):
+    return (self,)
+
+
+def _entry_ravel(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ravel, (self,)) from None
+    _k = _c_ravel.get(ks)
+    if _k is None:
+        _k = ravel._fill(ks)
+    return _k(self)
+
+
+ravel._bind = _bind_ravel
+ravel._entry = _entry_ravel
+_aten._packet('ravel')._add(ravel)
+
+
+# schema/native_functions.yaml:1272
+narrow_copy = _Op("aten", 'narrow_copy', 'default',
+    'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
+    ('self', 'dim', 'start', 'length'), 4, tags=())
+_c_narrow_copy = narrow_copy._cache
+
+
+def _bind_narrow_copy(self, dim, start, length):
+    return (self, dim, start, length)
+
+
+def _entry_narrow_copy(self, dim, start, length):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy, (self, dim, start, length)) from None
+    _k = _c_narrow_copy.get(ks)
+    if _k is None:
+        _k = narrow_copy._fill(ks)
+    return _k(self, dim, start, length)
+
+
+narrow_copy._bind = _bind_narrow_copy
+narrow_copy._entry = _entry_narrow_copy
+_aten._packet('narrow_copy')._add(narrow_copy)
+
+
+# schema/native_functions.yaml:1276
+narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
+    'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
+_c_narrow_copy_out = narrow_copy_out._cache
+
+
+def _bind_narrow_copy_out(self, dim, start, length, *, out):
+    return (self, dim, start, length, out)
+
+
+def _entry_narrow_copy_out(self, dim, start, length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy_out, (self, dim, start, length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_narrow_copy_out.get(ks)
+    if _k is None:
+        _k = narrow_copy_out._fill(ks)
+    return _k(self, dim, start, length, out)
+
+
+narrow_copy_out._bind = _bind_narrow_copy_out
+narrow_copy_out._entry = _entry_narrow_copy_out
+_aten._packet('narrow_copy')._add(narrow_copy_out)
+
+
+# schema/native_functions.yaml:1278
+tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'sections', 'dim'), 3, tags=())
+_c_tensor_split_sections = tensor_split_sections._cache
+
+
+def _bind_tensor_split_sections(self, sections, dim=0):
+    return (self, sections, dim)
+
+
+def _entry_tensor_split_sections(self, sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_sections, (self, sections, dim)) from None
+    _k = _c_tensor_split_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_sections._fill(ks)
+    return _k(self, sections, dim)
+
+
+tensor_split_sections._bind = _bind_tensor_split_sections
+tensor_split_sections._entry = _entry_tensor_split_sections
+_aten._packet('tensor_split')._add(tensor_split_sections)
+
+
+# schema/native_functions.yaml:1283
+tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_tensor_split_indices = tensor_split_indices._cache
+
+
+def _bind_tensor_split_indices(self, indices, dim=0):
+    return (self, indices, dim)
+
+
+def _entry_tensor_split_indices(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_indices, (self, indices, dim)) from None
+    _k = _c_tensor_split_indices.get(ks)
+    if _k is None:
+        _k = tensor_split_indices._fill(ks)
+    return _k(self, indices, dim)
+
+
+tensor_split_indices._bind = _bind_tensor_split_indices
+tensor_split_indices._entry = _entry_tensor_split_indices
+_aten._packet('tensor_split')._add(tensor_split_indices)
+
+
+# schema/native_functions.yaml:1288
+tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
+_c_tensor_split_tensor_indices_or_sections = tensor_split_tensor_indices_or_sections._cache
+
+
+def _bind_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    return (self, tensor_indices_or_sections, dim)
+
+
+def _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor_indices_or_sections._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_tensor_indices_or_sections, (self, tensor_indices_or_sections, dim)) from None
+    _k = _c_tensor_split_tensor_indices_or_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_tensor_indices_or_sections._fill(ks)
+    return _k(self, tensor_indices_or_sections, dim)
+
+
+tensor_split_tensor_indices_or_sections._bind = _bind_tensor_split_tensor_indices_or_sections
+tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indices_or_sections
+_aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
+
+
+# schema/native_functions.yaml:1293
+hsplit_int = _Op("aten", 'hsplit', 'int',
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_hsplit_int = hsplit_int._cache
+
+
+def _bind_hsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_hsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_int, (self, sections)) from None
+    _k = _c_hsplit_int.get(ks)
+    if _k is None:
+        _k = hsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+hsplit_int._bind = _bind_hsplit_int
+hsplit_int._entry = _entry_hsplit_int
+_aten._packet('hsplit')._add(hsplit_int)
+
+
+# schema/native_functions.yaml:1298
+hsplit_array = _Op("aten", 'hsplit', 'array',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_hsplit_array = hsplit_array._cache
+
+
+def _bind_hsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_hsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_array, (self, indices)) from None
+    _k = _c_hsplit_array.get(ks)
+    if _k is None:
+        _k = hsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+hsplit_array._bind = _bind_hsplit_array
+hsplit_array._entry = _entry_hsplit_array
+_aten._packet('hsplit')._add(hsplit_array)
+
+
+# schema/native_functions.yaml:1303
+vsplit_int = _Op("aten", 'vsplit', 'int',
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_vsplit_int = vsplit_int._cache
+
+
+def _bind_vsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_vsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_int, (self, sections)) from None
+    _k = _c_vsplit_int.get(ks)
+    if _k is None:
+        _k = vsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+vsplit_int._bind = _bind_vsplit_int
+vsplit_int._entry = _entry_vsplit_int
+_aten._packet('vsplit')._add(vsplit_int)
+
+
+# schema/native_functions.yaml:1308
+vsplit_array = _Op("aten", 'vsplit', 'array',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_vsplit_array = vsplit_array._cache
+
+
+def _bind_vsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_vsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_array, (self, indices)) from None
+    _k = _c_vsplit_array.get(ks)
+    if _k is None:
+        _k = vsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+vsplit_array._bind = _bind_vsplit_array
+vsplit_array._entry = _entry_vsplit_array
+_aten._packet('vsplit')._add(vsplit_array)
+
+
+# schema/native_functions.yaml:1313
+dsplit_int = _Op("aten", 'dsplit', 'int',
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_dsplit_int = dsplit_int._cache
+
+
+def _bind_dsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_dsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_int, (self, sections)) from None
+    _k = _c_dsplit_int.get(ks)
+    if _k is None:
+        _k = dsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+dsplit_int._bind = _bind_dsplit_int
+dsplit_int._entry = _entry_dsplit_int
+_aten._packet('dsplit')._add(dsplit_int)
+
+
+# schema/native_functions.yaml:1318
+dsplit_array = _Op("aten", 'dsplit', 'array',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_dsplit_array = dsplit_array._cache
+
+
+def _bind_dsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_dsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_array, (self, indices)) from None
+    _k = _c_dsplit_array.get(ks)
+    if _k is None:
+        _k = dsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+dsplit_array._bind = _bind_dsplit_array
+dsplit_array._entry = _entry_dsplit_array
+_aten._packet('dsplit')._add(dsplit_array)
+
+
+# schema/native_functions.yaml:1323
+atleast_1d = _Op("aten", 'atleast_1d', 'default',
+    'atleast_1d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_1d = atleast_1d._cache
+
+
+def _bind_atleast_1d(self):
+    return (self,)
+
+
+def _entry_atleast_1d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d, (self,)) from None
+    _k = _c_atleast_1d.get(ks)
+    if _k is None:
+        _k = atleast_1d._fill(ks)
+    return _k(self)
+
+
+atleast_1d._bind = _bind_atleast_1d
+atleast_1d._entry = _entry_atleast_1d
+_aten._packet('atleast_1d')._add(atleast_1d)
+
+
+# schema/native_functions.yaml:1328
+atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_1d_Sequence = atleast_1d_Sequence._cache
+
+
+def _bind_atleast_1d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_1d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d_Sequence, (tensors,)) from None
+    _k = _c_atleast_1d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_1d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_1d_Sequence._bind = _bind_atleast_1d_Sequence
+atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
+_aten._packet('atleast_1d')._add(atleast_1d_Sequence)
+
+
+# schema/native_functions.yaml:1333
+atleast_2d = _Op("aten", 'atleast_2d', 'default',
+    'atleast_2d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_2d = atleast_2d._cache
+
+
+def _bind_atleast_2d(self):
+    return (self,)
+
+
+def _entry_atleast_2d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d, (self,)) from None
+    _k = _c_atleast_2d.get(ks)
+    if _k is None:
+        _k = atleast_2d._fill(ks)
+    return _k(self)
+
+
+atleast_2d._bind = _bind_atleast_2d
+atleast_2d._entry = _entry_atleast_2d
+_aten._packet('atleast_2d')._add(atleast_2d)
+
+
+# schema/native_functions.yaml:1338
+atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_2d_Sequence = atleast_2d_Sequence._cache
+
+
+def _bind_atleast_2d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_2d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d_Sequence, (tensors,)) from None
+    _k = _c_atleast_2d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_2d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_2d_Sequence._bind = _bind_atleast_2d_Sequence
+atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
+_aten._packet('atleast_2d')._add(atleast_2d_Sequence)
+
+
+# schema/native_functions.yaml:1343
+atleast_3d = _Op("aten", 'atleast_3d', 'default',
+    'atleast_3d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_3d = atleast_3d._cache
+
+
+def _bind_atleast_3d(self):
+    return (self,)
+
+
+def _entry_atleast_3d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d, (self,)) from None
+    _k = _c_atleast_3d.get(ks)
+    if _k is None:
+        _k = atleast_3d._fill(ks)
+    return _k(self)
+
+
+atleast_3d._bind = _bind_atleast_3d
+atleast_3d._entry = _entry_atleast_3d
+_aten._packet('atleast_3d')._add(atleast_3d)
+
+
+# schema/native_functions.yaml:1348
+atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_3d_Sequence = atleast_3d_Sequence._cache
+
+
+def _bind_atleast_3d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_3d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d_Sequence, (tensors,)) from None
+    _k = _c_atleast_3d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_3d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_3d_Sequence._bind = _bind_atleast_3d_Sequence
+atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
+_aten._packet('atleast_3d')._add(atleast_3d_Sequence)
+
+
+# schema/native_functions.yaml:1353
+hstack = _Op("aten", 'hstack', 'default',
+    'hstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_hstack = hstack._cache
+
+
+def _bind_hstack(tensors):
+    return (tensors,)
+
+
+def _entry_hstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack, (tensors,)) from None
+    _k = _c_hstack.get(ks)
+    if _k is None:
+        _k = hstack._fill(ks)
+    return _k(tensors)
+
+
+hstack._bind = _bind_hstack
+hstack._entry = _entry_hstack
+_aten._packet('hstack')._add(hstack)
+
+
+# schema/native_functions.yaml:1356
+hstack_out = _Op("aten", 'hstack', 'out',
+    'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_hstack_out = hstack_out._cache
+
+
+def _bind_hstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_hstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hstack_out.get(ks)
+    if _k is None:
+        _k = hstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+hstack_out._bind = _bind_hstack_out
+hstack_out._entry = _entry_hstack_out
+_aten._packet('hstack')._add(hstack_out)
+
+
+# schema/native_functions.yaml:1358
+vstack = _Op("aten", 'vstack', 'default',
+    'vstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_vstack = vstack._cache
+
+
+def _bind_vstack(tensors):
+    return (tensors,)
+
+
+def _entry_vstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack, (tensors,)) from None
+    _k = _c_vstack.get(ks)
+    if _k is None:
+        _k = vstack._fill(ks)
+    return _k(tensors)
+
+
+vstack._bind = _bind_vstack
+vstack._entry = _entry_vstack
+_aten._packet('vstack')._add(vstack)
+
+
+# schema/native_functions.yaml:1361
+vstack_out = _Op("aten", 'vstack', 'out',
+    'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_vstack_out = vstack_out._cache
+
+
+def _bind_vstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_vstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_vstack_out.get(ks)
+    if _k is None:
+        _k = vstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+vstack_out._bind = _bind_vstack_out
+vstack_out._entry = _entry_vstack_out
+_aten._packet('vstack')._add(vstack_out)
+
+
+# schema/native_functions.yaml:1363
+row_stack = _Op("aten", 'row_stack', 'default',
+    'row_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_row_stack = row_stack._cache
+
+
+def _bind_row_stack(tensors):
+    return (tensors,)
+
+
+def _entry_row_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack, (tensors,)) from None
+    _k = _c_row_stack.get(ks)
+    if _k is None:
+        _k = row_stack._fill(ks)
+    return _k(tensors)
+
+
+row_stack._bind = _bind_row_stack
+row_stack._entry = _entry_row_stack
+_aten._packet('row_stack')._add(row_stack)
+
+
+# schema/native_functions.yaml:1366
+row_stack_out = _Op("aten", 'row_stack', 'out',
+    'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_row_stack_out = row_stack_out._cache
+
+
+def _bind_row_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_row_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_row_stack_out.get(ks)
+    if _k is None:
+        _k = row_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+row_stack_out._bind = _bind_row_stack_out
+row_stack_out._entry = _entry_row_stack_out
+_aten._packet('row_stack')._add(row_stack_out)
+
+
+# schema/native_functions.yaml:1368
+dstack = _Op("aten", 'dstack', 'default',
+    'dstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_dstack = dstack._cache
+
+
+def _bind_dstack(tensors):
+    return (tensors,)
+
+
+def _entry_dstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack, (tensors,)) from None
+    _k = _c_dstack.get(ks)
+    if _k is None:
+        _k = dstack._fill(ks)
+    return _k(tensors)
+
+
+dstack._bind = _bind_dstack
+dstack._entry = _entry_dstack
+_aten._packet('dstack')._add(dstack)
+
+
+# schema/native_functions.yaml:1371
+dstack_out = _Op("aten", 'dstack', 'out',
+    'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_dstack_out = dstack_out._cache
+
+
+def _bind_dstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_dstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_dstack_out.get(ks)
+    if _k is None:
+        _k = dstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+dstack_out._bind = _bind_dstack_out
+dstack_out._entry = _entry_dstack_out
+_aten._packet('dstack')._add(dstack_out)
+
+
+# schema/native_functions.yaml:1373
+column_stack = _Op("aten", 'column_stack', 'default',
+    'column_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_column_stack = column_stack._cache
+
+
+def _bind_column_stack(tensors):
+    return (tensors,)
+
+
+def _entry_column_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack, (tensors,)) from None
+    _k = _c_column_stack.get(ks)
+    if _k is None:
+        _k = column_stack._fill(ks)
+    return _k(tensors)
+
+
+column_stack._bind = _bind_column_stack
+column_stack._entry = _entry_column_stack
+_aten._packet('column_stack')._add(column_stack)
+
+
+# schema/native_functions.yaml:1376
+column_stack_out = _Op("aten", 'column_stack', 'out',
+    'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_column_stack_out = column_stack_out._cache
+
+
+def _bind_column_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_column_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_column_stack_out.get(ks)
+    if _k is None:
+        _k = column_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+column_stack_out._bind = _bind_column_stack_out
+column_stack_out._entry = _entry_column_stack_out
+_aten._packet('column_stack')._add(column_stack_out)
+
+
+# schema/native_functions.yaml:1378
+diag_embed = _Op("aten", 'diag_embed', 'default',
+    'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
+    ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
+_c_diag_embed = diag_embed._cache
+
+
+def _bind_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return (self, offset, dim1, dim2)
+
+
+def _entry_diag_embed(self, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed, (self, offset, dim1, dim2)) from None
+    _k = _c_diag_embed.get(ks)
+    if _k is None:
+        _k = diag_embed._fill(ks)
+    return _k(self, offset, dim1, dim2)
+
+
+diag_embed._bind = _bind_diag_embed
+diag_embed._entry = _entry_diag_embed
+_aten._packet('diag_embed')._add(diag_embed)
+
+
+# schema/native_functions.yaml:1382
+diag_embed_out = _Op("aten", 'diag_embed', 'out',
+    'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
+_c_diag_embed_out = diag_embed_out._cache
+
+
+def _bind_diag_embed_out(self, offset=0, dim1=-2, dim2=-1, *, out):
+    return (self, offset, dim1, dim2, out)
+
+
+def _entry_diag_embed_out(self, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed_out, (self, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_embed_out.get(ks)
+    if _k is None:
+        _k = diag_embed_out._fill(ks)
+    return _k(self, offset, dim1, dim2, out)
+
+
+diag_embed_out._bind = _bind_diag_embed_out
+diag_embed_out._entry = _entry_diag_embed_out
+_aten._packet('diag_embed')._add(diag_embed_out)
+
+
+# schema/native_functions.yaml:1384
+diag = _Op("aten", 'diag', 'default',
+    'diag(Tensor self, int diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_diag = diag._cache
+
+
+def _bind_diag(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_diag(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag, (self, diagonal)) from None
+    _k = _c_diag.get(ks)
+    if _k is None:
+        _k = diag._fill(ks)
+    return _k(self, diagonal)
+
+
+diag._bind = _bind_diag
+diag._entry = _entry_diag
+_aten._packet('diag')._add(diag)
+
+
+# schema/native_functions.yaml:1388
+diag_out = _Op("aten", 'diag', 'out',
+    'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_diag_out = diag_out._cache
+
+
+def _bind_diag_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_diag_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_out.get(ks)
+    if _k is None:
+        _k = diag_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+diag_out._bind = _bind_diag_out
+diag_out._entry = _entry_diag_out
+_aten._packet('diag')._add(diag_out)
+
+
+# schema/native_functions.yaml:1390
+diagflat = _Op("aten", 'diagflat', 'default',
+    'diagflat(Tensor self, int offset=0) -> Tensor',
+    ('self', 'offset'), 2, tags=())
+_c_diagflat = diagflat._cache
+
+
+def _bind_diagflat(self, offset=0):
+    return (self, offset)
+
+
+def _entry_diagflat(self, offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagflat, (self, offset)) from None
+    _k = _c_diagflat.get(ks)
+    if _k is None:
+        _k = diagflat._fill(ks)
+    return _k(self, offset)
+
+
+diagflat._bind = _bind_diagflat
+diagflat._entry = _entry_diagflat
+_aten._packet('diagflat')._add(diagflat)
+
+
+# schema/native_functions.yaml:1395
+repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor = repeat_interleave_Tensor._cache
+
+
+def _bind_repeat_interleave_Tensor(repeats, *, output_size=None):
+    return (repeats, output_size)
+
+
+def _entry_repeat_interleave_Tensor(repeats, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor, (repeats, output_size)) from None
+    _k = _c_repeat_interleave_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor._fill(ks)
+    return _k(repeats, output_size)
+
+
+repeat_interleave_Tensor._bind = _bind_repeat_interleave_Tensor
+repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
+
+
+# schema/native_functions.yaml:1399
+repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
+    'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
+    ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor_out = repeat_interleave_Tensor_out._cache
+
+
+def _bind_repeat_interleave_Tensor_out(repeats, *, output_size=None, out):
+    return (repeats, output_size, out)
+
+
+def _entry_repeat_interleave_Tensor_out(repeats, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor_out, (repeats, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_interleave_Tensor_out.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor_out._fill(ks)
+    return _k(repeats, output_size, out)
+
+
+repeat_interleave_Tensor_out._bind = _bind_repeat_interleave_Tensor_out
+repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
+
+
+# schema/native_functions.yaml:1402
+repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_Tensor = repeat_interleave_self_Tensor._cache
+
+
+def _bind_repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_Tensor, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_Tensor._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_Tensor._bind = _bind_repeat_interleave_self_Tensor
+repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
+
+
+# schema/native_functions.yaml:1407
+repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_int = repeat_interleave_self_int._cache
+
+
+def _bind_repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_int(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_int, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_int.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_int._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_int._bind = _bind_repeat_interleave_self_int
+repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
+
+
+# schema/native_functions.yaml:1412
+searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Tensor = searchsorted_Tensor._cache
+
+
+def _bind_searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Tensor(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Tensor.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Tensor._bind = _bind_searchsorted_Tensor
+searchsorted_Tensor._entry = _entry_searchsorted_Tensor
+_aten._packet('searchsorted')._add(searchsorted_Tensor)
+
+
+# schema/native_functions.yaml:1416
+searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
+    'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Tensor_out = searchsorted_Tensor_out._cache
+
+
+def _bind_searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Tensor_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Tensor_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Tensor_out._bind = _bind_searchsorted_Tensor_out
+searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
+_aten._packet('searchsorted')._add(searchsorted_Tensor_out)
+
+
+# schema/native_functions.yaml:1418
+searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Scalar = searchsorted_Scalar._cache
+
+
+def _bind_searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Scalar.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Scalar._bind = _bind_searchsorted_Scalar
+searchsorted_Scalar._entry = _entry_searchsorted_Scalar
+_aten._packet('searchsorted')._add(searchsorted_Scalar)
+
+
+# schema/native_functions.yaml:1422
+searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
+    'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Scalar_out = searchsorted_Scalar_out._cache
+
+
+def _bind_searchsorted_Scalar_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Scalar_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Scalar_out._bind = _bind_searchsorted_Scalar_out
+searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
+_aten._packet('searchsorted')._add(searchsorted_Scalar_out)
+
+
+# schema/native_functions.yaml:1424
+bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Tensor = bucketize_Tensor._cache
+
+
+def _bind_bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Tensor(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Tensor.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Tensor._bind = _bind_bucketize_Tensor
+bucketize_Tensor._entry = _entry_bucketize_Tensor
+_aten._packet('bucketize')._add(bucketize_Tensor)
+
+
+# schema/native_functions.yaml:1428
+bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
+    'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Tensor_out = bucketize_Tensor_out._cache
+
+
+def _bind_bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Tensor_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Tensor_out.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Tensor_out._bind = _bind_bucketize_Tensor_out
+bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
+_aten._packet('bucketize')._add(bucketize_Tensor_out)
+
+
+# schema/native_functions.yaml:1430
+bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Scalar = bucketize_Scalar._cache
+
+
+def _bind_bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Scalar.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Scalar._bind = _bind_bucketize_Scalar
+bucketize_Scalar._entry = _entry_bucketize_Scalar
+_aten._packet('bucketize')._add(bucketize_Scalar)
+
+
+# schema/native_functions.yaml:1434
+bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
+    'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Scalar_out = bucketize_Scalar_out._cache
+
+
+def _bind_bucketize_Scalar_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Scalar_out.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Scalar_out._bind = _bind_bucketize_Scalar_out
+bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
+_aten._packet('bucketize')._add(bucketize_Scalar_out)
+
+
+# schema/native_functions.yaml:1438
+tril_indices = _Op("aten", 'tril_indices', 'default',
+    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_tril_indices = tril_indices._cache
+
+
+def _bind_tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_tril_indices.get(ks)
+    if _k is None:
+        _k = tril_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+tril_indices._bind = _bind_tril_indices
+tril_indices._entry = _entry_tril_indices
+_aten._packet('tril_indices')._add(tril_indices)
+
+
+# schema/native_functions.yaml:1444
+triu_indices = _Op("aten", 'triu_indices', 'default',
+    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_triu_indices = triu_indices._cache
+
+
+def _bind_triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_triu_indices.get(ks)
+    if _k is None:
+        _k = triu_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+triu_indices._bind = _bind_triu_indices
+triu_indices._entry = _entry_triu_indices
+_aten._packet('triu_indices')._add(triu_indices)
+
+
+# schema/native_functions.yaml:1450
+meshgrid = _Op("aten", 'meshgrid', 'default',
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_meshgrid = meshgrid._cache
+
+
+def _bind_meshgrid(tensors):
+    return (tensors,)
+
+
+def _entry_meshgrid(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid, (tensors,)) from None
+    _k = _c_meshgrid.get(ks)
+    if _k is None:
+        _k = meshgrid._fill(ks)
+    return _k(tensors)
+
+
+meshgrid._bind = _bind_meshgrid
+meshgrid._entry = _entry_meshgrid
+_aten._packet('meshgrid')._add(meshgrid)
+
+
+# schema/native_functions.yaml:1454
+meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+    ('tensors', 'indexing'), 1, tags=())
+_c_meshgrid_indexing = meshgrid_indexing._cache
+
+
+def _bind_meshgrid_indexing(tensors, *, indexing):
+    return (tensors, indexing)
+
+
+def _entry_meshgrid_indexing(tensors, indexing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid_indexing, (tensors, indexing)) from None
+    _k = _c_meshgrid_indexing.get(ks)
+    if _k is None:
+        _k = meshgrid_indexing._fill(ks)
+    return _k(tensors, indexing)
+
+
+meshgrid_indexing._bind = _bind_meshgrid_indexing
+meshgrid_indexing._entry = _entry_meshgrid_indexing
+_aten._packet('meshgrid')._add(meshgrid_indexing)
+
+
+# schema/native_functions.yaml:1458
+broadcast_to = _Op("aten", 'broadcast_to', 'default',
+    'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
+    ('self', 'size'), 2, tags=())
+_c_broadcast_to = broadcast_to._cache
+
+
+def _bind_broadcast_to(self, size):
+    return (self, size)
+
+
+def _entry_broadcast_to(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_to, (self, size)) from None
+    _k = _c_broadcast_to.get(ks)
+    if _k is None:
+        _k = broadcast_to._fill(ks)
+    return _k(self, size)
+
+
+broadcast_to._bind = _bind_broadcast_to
+broadcast_to._entry = _entry_broadcast_to
+_aten._packet('broadcast_to')._add(broadcast_to)
+
+
+# schema/native_functions.yaml:1463
+broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
+    'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_broadcast_tensors = broadcast_tensors._cache
+
+
+def _bind_broadcast_tensors(tensors):
+    return (tensors,)
+
+
+def _entry_broadcast_tensors(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_tensors, (tensors,)) from None
+    _k = _c_broadcast_tensors.get(ks)
+    if _k is None:
+        _k = broadcast_tensors._fill(ks)
+    return _k(tensors)
+
+
+broadcast_tensors._bind = _bind_broadcast_tensors
+broadcast_tensors._entry = _entry_broadcast_tensors
+_aten._packet('broadcast_tensors')._add(broadcast_tensors)
+
+
+# schema/native_functions.yaml:1467
+cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
+    'cartesian_prod(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_cartesian_prod = cartesian_prod._cache
+
+
+def _bind_cartesian_prod(tensors):
+    return (tensors,)
+
+
+def _entry_cartesian_prod(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cartesian_prod, (tensors,)) from None
+    _k = _c_cartesian_prod.get(ks)
+    if _k is None:
+        _k = cartesian_prod._fill(ks)
+    return _k(tensors)
+
+
+cartesian_prod._bind = _bind_cartesian_prod
+cartesian_prod._entry = _entry_cartesian_prod
+_aten._packet('cartesian_prod')._add(cartesian_prod)
+
+
+# schema/native_functions.yaml:1471
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -5069,10 +9351,10 @@ def _entry_exp2(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp2, (self,)) from None
-    k = _c_exp2.get(ks)
-    if k is None:
-        k = exp2._fill(ks)
-    return k(self)
+    _k = _c_exp2.get(ks)
+    if _k is None:
+        _k = exp2._fill(ks)
+    return _k(self)
 
 
 exp2._bind = _bind_exp2
@@ -5080,7 +9362,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:1476
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -5099,10 +9381,10 @@ def _entry_exp2_out(self, out):
         raise _arg_error(exp2_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_exp2_out.get(ks)
-    if k is None:
-        k = exp2_out._fill(ks)
-    return k(self, out)
+    _k = _c_exp2_out.get(ks)
+    if _k is None:
+        _k = exp2_out._fill(ks)
+    return _k(self, out)
 
 
 exp2_out._bind = _bind_exp2_out
@@ -5110,7 +9392,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:1479
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5129,10 +9411,10 @@ def _entry_exp2_(self):
         raise _arg_error(exp2_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_exp2_.get(ks)
-    if k is None:
-        k = exp2_._fill(ks)
-    return k(self)
+    _k = _c_exp2_.get(ks)
+    if _k is None:
+        _k = exp2_._fill(ks)
+    return _k(self)
 
 
 exp2_._bind = _bind_exp2_
@@ -5140,7 +9422,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:1486
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5157,10 +9439,10 @@ def _entry_expm1(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expm1, (self,)) from None
-    k = _c_expm1.get(ks)
-    if k is None:
-        k = expm1._fill(ks)
-    return k(self)
+    _k = _c_expm1.get(ks)
+    if _k is None:
+        _k = expm1._fill(ks)
+    return _k(self)
 
 
 expm1._bind = _bind_expm1
@@ -5168,7 +9450,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:902
+# schema/native_functions.yaml:1491
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5187,10 +9469,10 @@ def _entry_expm1_out(self, out):
         raise _arg_error(expm1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_expm1_out.get(ks)
-    if k is None:
-        k = expm1_out._fill(ks)
-    return k(self, out)
+    _k = _c_expm1_out.get(ks)
+    if _k is None:
+        _k = expm1_out._fill(ks)
+    return _k(self, out)
 
 
 expm1_out._bind = _bind_expm1_out
@@ -5198,7 +9480,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:1494
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5217,10 +9499,10 @@ def _entry_expm1_(self):
         raise _arg_error(expm1_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_expm1_.get(ks)
-    if k is None:
-        k = expm1_._fill(ks)
-    return k(self)
+    _k = _c_expm1_.get(ks)
+    if _k is None:
+        _k = expm1_._fill(ks)
+    return _k(self)
 
 
 expm1_._bind = _bind_expm1_
@@ -5228,7 +9510,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:1501
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5245,10 +9527,10 @@ def _entry_log2(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log2, (self,)) from None
-    k = _c_log2.get(ks)
-    if k is None:
-        k = log2._fill(ks)
-    return k(self)
+    _k = _c_log2.get(ks)
+    if _k is None:
+        _k = log2._fill(ks)
+    return _k(self)
 
 
 log2._bind = _bind_log2
@@ -5256,7 +9538,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:917
+# schema/native_functions.yaml:1506
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5275,10 +9557,10 @@ def _entry_log2_out(self, out):
         raise _arg_error(log2_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log2_out.get(ks)
-    if k is None:
-        k = log2_out._fill(ks)
-    return k(self, out)
+    _k = _c_log2_out.get(ks)
+    if _k is None:
+        _k = log2_out._fill(ks)
+    return _k(self, out)
 
 
 log2_out._bind = _bind_log2_out
@@ -5286,7 +9568,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:1509
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5305,10 +9587,10 @@ def _entry_log2_(self):
         raise _arg_error(log2_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log2_.get(ks)
-    if k is None:
-        k = log2_._fill(ks)
-    return k(self)
+    _k = _c_log2_.get(ks)
+    if _k is None:
+        _k = log2_._fill(ks)
+    return _k(self)
 
 
 log2_._bind = _bind_log2_
@@ -5316,7 +9598,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:1516
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5333,10 +9615,10 @@ def _entry_log10(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log10, (self,)) from None
-    k = _c_log10.get(ks)
-    if k is None:
-        k = log10._fill(ks)
-    return k(self)
+    _k = _c_log10.get(ks)
+    if _k is None:
+        _k = log10._fill(ks)
+    return _k(self)
 
 
 log10._bind = _bind_log10
@@ -5344,7 +9626,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:1521
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5363,10 +9645,10 @@ def _entry_log10_out(self, out):
         raise _arg_error(log10_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log10_out.get(ks)
-    if k is None:
-        k = log10_out._fill(ks)
-    return k(self, out)
+    _k = _c_log10_out.get(ks)
+    if _k is None:
+        _k = log10_out._fill(ks)
+    return _k(self, out)
 
 
 log10_out._bind = _bind_log10_out
@@ -5374,7 +9656,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:1524
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5393,10 +9675,10 @@ def _entry_log10_(self):
         raise _arg_error(log10_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log10_.get(ks)
-    if k is None:
-        k = log10_._fill(ks)
-    return k(self)
+    _k = _c_log10_.get(ks)
+    if _k is None:
+        _k = log10_._fill(ks)
+    return _k(self)
 
 
 log10_._bind = _bind_log10_
@@ -5404,7 +9686,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:1531
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5421,10 +9703,10 @@ def _entry_log1p(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log1p, (self,)) from None
-    k = _c_log1p.get(ks)
-    if k is None:
-        k = log1p._fill(ks)
-    return k(self)
+    _k = _c_log1p.get(ks)
+    if _k is None:
+        _k = log1p._fill(ks)
+    return _k(self)
 
 
 log1p._bind = _bind_log1p
@@ -5432,7 +9714,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:1536
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5451,10 +9733,10 @@ def _entry_log1p_out(self, out):
         raise _arg_error(log1p_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log1p_out.get(ks)
-    if k is None:
-        k = log1p_out._fill(ks)
-    return k(self, out)
+    _k = _c_log1p_out.get(ks)
+    if _k is None:
+        _k = log1p_out._fill(ks)
+    return _k(self, out)
 
 
 log1p_out._bind = _bind_log1p_out
@@ -5462,7 +9744,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:1539
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5481,10 +9763,10 @@ def _entry_log1p_(self):
         raise _arg_error(log1p_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log1p_.get(ks)
-    if k is None:
-        k = log1p_._fill(ks)
-    return k(self)
+    _k = _c_log1p_.get(ks)
+    if _k is None:
+        _k = log1p_._fill(ks)
+    return _k(self)
 
 
 log1p_._bind = _bind_log1p_
@@ -5492,7 +9774,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:1546
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5509,10 +9791,10 @@ def _entry_sqrt(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sqrt, (self,)) from None
-    k = _c_sqrt.get(ks)
-    if k is None:
-        k = sqrt._fill(ks)
-    return k(self)
+    _k = _c_sqrt.get(ks)
+    if _k is None:
+        _k = sqrt._fill(ks)
+    return _k(self)
 
 
 sqrt._bind = _bind_sqrt
@@ -5520,7 +9802,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:1551
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5539,10 +9821,10 @@ def _entry_sqrt_out(self, out):
         raise _arg_error(sqrt_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sqrt_out.get(ks)
-    if k is None:
-        k = sqrt_out._fill(ks)
-    return k(self, out)
+    _k = _c_sqrt_out.get(ks)
+    if _k is None:
+        _k = sqrt_out._fill(ks)
+    return _k(self, out)
 
 
 sqrt_out._bind = _bind_sqrt_out
@@ -5550,7 +9832,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:1554
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5569,10 +9851,10 @@ def _entry_sqrt_(self):
         raise _arg_error(sqrt_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sqrt_.get(ks)
-    if k is None:
-        k = sqrt_._fill(ks)
-    return k(self)
+    _k = _c_sqrt_.get(ks)
+    if _k is None:
+        _k = sqrt_._fill(ks)
+    return _k(self)
 
 
 sqrt_._bind = _bind_sqrt_
@@ -5580,7 +9862,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:1561
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5597,10 +9879,10 @@ def _entry_rsqrt(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsqrt, (self,)) from None
-    k = _c_rsqrt.get(ks)
-    if k is None:
-        k = rsqrt._fill(ks)
-    return k(self)
+    _k = _c_rsqrt.get(ks)
+    if _k is None:
+        _k = rsqrt._fill(ks)
+    return _k(self)
 
 
 rsqrt._bind = _bind_rsqrt
@@ -5608,7 +9890,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:1566
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5627,10 +9909,10 @@ def _entry_rsqrt_out(self, out):
         raise _arg_error(rsqrt_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rsqrt_out.get(ks)
-    if k is None:
-        k = rsqrt_out._fill(ks)
-    return k(self, out)
+    _k = _c_rsqrt_out.get(ks)
+    if _k is None:
+        _k = rsqrt_out._fill(ks)
+    return _k(self, out)
 
 
 rsqrt_out._bind = _bind_rsqrt_out
@@ -5638,7 +9920,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:1569
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5657,10 +9939,10 @@ def _entry_rsqrt_(self):
         raise _arg_error(rsqrt_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_rsqrt_.get(ks)
-    if k is None:
-        k = rsqrt_._fill(ks)
-    return k(self)
+    _k = _c_rsqrt_.get(ks)
+    if _k is None:
+        _k = rsqrt_._fill(ks)
+    return _k(self)
 
 
 rsqrt_._bind = _bind_rsqrt_
@@ -5668,7 +9950,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1576
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5685,10 +9967,10 @@ def _entry_reciprocal(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reciprocal, (self,)) from None
-    k = _c_reciprocal.get(ks)
-    if k is None:
-        k = reciprocal._fill(ks)
-    return k(self)
+    _k = _c_reciprocal.get(ks)
+    if _k is None:
+        _k = reciprocal._fill(ks)
+    return _k(self)
 
 
 reciprocal._bind = _bind_reciprocal
@@ -5696,7 +9978,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:1581
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5715,10 +9997,10 @@ def _entry_reciprocal_out(self, out):
         raise _arg_error(reciprocal_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_reciprocal_out.get(ks)
-    if k is None:
-        k = reciprocal_out._fill(ks)
-    return k(self, out)
+    _k = _c_reciprocal_out.get(ks)
+    if _k is None:
+        _k = reciprocal_out._fill(ks)
+    return _k(self, out)
 
 
 reciprocal_out._bind = _bind_reciprocal_out
@@ -5726,7 +10008,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1584
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5745,10 +10027,10 @@ def _entry_reciprocal_(self):
         raise _arg_error(reciprocal_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_reciprocal_.get(ks)
-    if k is None:
-        k = reciprocal_._fill(ks)
-    return k(self)
+    _k = _c_reciprocal_.get(ks)
+    if _k is None:
+        _k = reciprocal_._fill(ks)
+    return _k(self)
 
 
 reciprocal_._bind = _bind_reciprocal_
@@ -5756,7 +10038,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1591
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5773,10 +10055,10 @@ def _entry_sin(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sin, (self,)) from None
-    k = _c_sin.get(ks)
-    if k is None:
-        k = sin._fill(ks)
-    return k(self)
+    _k = _c_sin.get(ks)
+    if _k is None:
+        _k = sin._fill(ks)
+    return _k(self)
 
 
 sin._bind = _bind_sin
@@ -5784,7 +10066,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1596
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5803,10 +10085,10 @@ def _entry_sin_out(self, out):
         raise _arg_error(sin_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sin_out.get(ks)
-    if k is None:
-        k = sin_out._fill(ks)
-    return k(self, out)
+    _k = _c_sin_out.get(ks)
+    if _k is None:
+        _k = sin_out._fill(ks)
+    return _k(self, out)
 
 
 sin_out._bind = _bind_sin_out
@@ -5814,7 +10096,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1599
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5833,10 +10115,10 @@ def _entry_sin_(self):
         raise _arg_error(sin_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sin_.get(ks)
-    if k is None:
-        k = sin_._fill(ks)
-    return k(self)
+    _k = _c_sin_.get(ks)
+    if _k is None:
+        _k = sin_._fill(ks)
+    return _k(self)
 
 
 sin_._bind = _bind_sin_
@@ -5844,7 +10126,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1606
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5861,10 +10143,10 @@ def _entry_cos(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cos, (self,)) from None
-    k = _c_cos.get(ks)
-    if k is None:
-        k = cos._fill(ks)
-    return k(self)
+    _k = _c_cos.get(ks)
+    if _k is None:
+        _k = cos._fill(ks)
+    return _k(self)
 
 
 cos._bind = _bind_cos
@@ -5872,7 +10154,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1611
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5891,10 +10173,10 @@ def _entry_cos_out(self, out):
         raise _arg_error(cos_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cos_out.get(ks)
-    if k is None:
-        k = cos_out._fill(ks)
-    return k(self, out)
+    _k = _c_cos_out.get(ks)
+    if _k is None:
+        _k = cos_out._fill(ks)
+    return _k(self, out)
 
 
 cos_out._bind = _bind_cos_out
@@ -5902,7 +10184,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1614
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -5921,10 +10203,10 @@ def _entry_cos_(self):
         raise _arg_error(cos_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_cos_.get(ks)
-    if k is None:
-        k = cos_._fill(ks)
-    return k(self)
+    _k = _c_cos_.get(ks)
+    if _k is None:
+        _k = cos_._fill(ks)
+    return _k(self)
 
 
 cos_._bind = _bind_cos_
@@ -5932,7 +10214,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1621
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -5949,10 +10231,10 @@ def _entry_tan(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tan, (self,)) from None
-    k = _c_tan.get(ks)
-    if k is None:
-        k = tan._fill(ks)
-    return k(self)
+    _k = _c_tan.get(ks)
+    if _k is None:
+        _k = tan._fill(ks)
+    return _k(self)
 
 
 tan._bind = _bind_tan
@@ -5960,7 +10242,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1626
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -5979,10 +10261,10 @@ def _entry_tan_out(self, out):
         raise _arg_error(tan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_tan_out.get(ks)
-    if k is None:
-        k = tan_out._fill(ks)
-    return k(self, out)
+    _k = _c_tan_out.get(ks)
+    if _k is None:
+        _k = tan_out._fill(ks)
+    return _k(self, out)
 
 
 tan_out._bind = _bind_tan_out
@@ -5990,7 +10272,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1629
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6009,10 +10291,10 @@ def _entry_tan_(self):
         raise _arg_error(tan_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_tan_.get(ks)
-    if k is None:
-        k = tan_._fill(ks)
-    return k(self)
+    _k = _c_tan_.get(ks)
+    if _k is None:
+        _k = tan_._fill(ks)
+    return _k(self)
 
 
 tan_._bind = _bind_tan_
@@ -6020,7 +10302,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1636
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6037,10 +10319,10 @@ def _entry_asin(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(asin, (self,)) from None
-    k = _c_asin.get(ks)
-    if k is None:
-        k = asin._fill(ks)
-    return k(self)
+    _k = _c_asin.get(ks)
+    if _k is None:
+        _k = asin._fill(ks)
+    return _k(self)
 
 
 asin._bind = _bind_asin
@@ -6048,7 +10330,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1641
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6067,10 +10349,10 @@ def _entry_asin_out(self, out):
         raise _arg_error(asin_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_asin_out.get(ks)
-    if k is None:
-        k = asin_out._fill(ks)
-    return k(self, out)
+    _k = _c_asin_out.get(ks)
+    if _k is None:
+        _k = asin_out._fill(ks)
+    return _k(self, out)
 
 
 asin_out._bind = _bind_asin_out
@@ -6078,7 +10360,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1644
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6097,10 +10379,10 @@ def _entry_asin_(self):
         raise _arg_error(asin_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_asin_.get(ks)
-    if k is None:
-        k = asin_._fill(ks)
-    return k(self)
+    _k = _c_asin_.get(ks)
+    if _k is None:
+        _k = asin_._fill(ks)
+    return _k(self)
 
 
 asin_._bind = _bind_asin_
@@ -6108,7 +10390,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1651
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6125,10 +10407,10 @@ def _entry_acos(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(acos, (self,)) from None
-    k = _c_acos.get(ks)
-    if k is None:
-        k = acos._fill(ks)
-    return k(self)
+    _k = _c_acos.get(ks)
+    if _k is None:
+        _k = acos._fill(ks)
+    return _k(self)
 
 
 acos._bind = _bind_acos
@@ -6136,7 +10418,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1656
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6155,10 +10437,10 @@ def _entry_acos_out(self, out):
         raise _arg_error(acos_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_acos_out.get(ks)
-    if k is None:
-        k = acos_out._fill(ks)
-    return k(self, out)
+    _k = _c_acos_out.get(ks)
+    if _k is None:
+        _k = acos_out._fill(ks)
+    return _k(self, out)
 
 
 acos_out._bind = _bind_acos_out
@@ -6166,7 +10448,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1659
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6185,10 +10467,10 @@ def _entry_acos_(self):
         raise _arg_error(acos_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_acos_.get(ks)
-    if k is None:
-        k = acos_._fill(ks)
-    return k(self)
+    _k = _c_acos_.get(ks)
+    if _k is None:
+        _k = acos_._fill(ks)
+    return _k(self)
 
 
 acos_._bind = _bind_acos_
@@ -6196,7 +10478,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1666
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6213,10 +10495,10 @@ def _entry_atan(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan, (self,)) from None
-    k = _c_atan.get(ks)
-    if k is None:
-        k = atan._fill(ks)
-    return k(self)
+    _k = _c_atan.get(ks)
+    if _k is None:
+        _k = atan._fill(ks)
+    return _k(self)
 
 
 atan._bind = _bind_atan
@@ -6224,7 +10506,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1671
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6243,10 +10525,10 @@ def _entry_atan_out(self, out):
         raise _arg_error(atan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_atan_out.get(ks)
-    if k is None:
-        k = atan_out._fill(ks)
-    return k(self, out)
+    _k = _c_atan_out.get(ks)
+    if _k is None:
+        _k = atan_out._fill(ks)
+    return _k(self, out)
 
 
 atan_out._bind = _bind_atan_out
@@ -6254,7 +10536,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1674
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6273,10 +10555,10 @@ def _entry_atan_(self):
         raise _arg_error(atan_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_atan_.get(ks)
-    if k is None:
-        k = atan_._fill(ks)
-    return k(self)
+    _k = _c_atan_.get(ks)
+    if _k is None:
+        _k = atan_._fill(ks)
+    return _k(self)
 
 
 atan_._bind = _bind_atan_
@@ -6284,7 +10566,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1681
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6301,10 +10583,10 @@ def _entry_sinh(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sinh, (self,)) from None
-    k = _c_sinh.get(ks)
-    if k is None:
-        k = sinh._fill(ks)
-    return k(self)
+    _k = _c_sinh.get(ks)
+    if _k is None:
+        _k = sinh._fill(ks)
+    return _k(self)
 
 
 sinh._bind = _bind_sinh
@@ -6312,7 +10594,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1097
+# schema/native_functions.yaml:1686
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6331,10 +10613,10 @@ def _entry_sinh_out(self, out):
         raise _arg_error(sinh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sinh_out.get(ks)
-    if k is None:
-        k = sinh_out._fill(ks)
-    return k(self, out)
+    _k = _c_sinh_out.get(ks)
+    if _k is None:
+        _k = sinh_out._fill(ks)
+    return _k(self, out)
 
 
 sinh_out._bind = _bind_sinh_out
@@ -6342,7 +10624,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1689
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6361,10 +10643,10 @@ def _entry_sinh_(self):
         raise _arg_error(sinh_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sinh_.get(ks)
-    if k is None:
-        k = sinh_._fill(ks)
-    return k(self)
+    _k = _c_sinh_.get(ks)
+    if _k is None:
+        _k = sinh_._fill(ks)
+    return _k(self)
 
 
 sinh_._bind = _bind_sinh_
@@ -6372,7 +10654,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1696
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6389,10 +10671,10 @@ def _entry_cosh(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cosh, (self,)) from None
-    k = _c_cosh.get(ks)
-    if k is None:
-        k = cosh._fill(ks)
-    return k(self)
+    _k = _c_cosh.get(ks)
+    if _k is None:
+        _k = cosh._fill(ks)
+    return _k(self)
 
 
 cosh._bind = _bind_cosh
@@ -6400,7 +10682,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1701
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6419,10 +10701,10 @@ def _entry_cosh_out(self, out):
         raise _arg_error(cosh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cosh_out.get(ks)
-    if k is None:
-        k = cosh_out._fill(ks)
-    return k(self, out)
+    _k = _c_cosh_out.get(ks)
+    if _k is None:
+        _k = cosh_out._fill(ks)
+    return _k(self, out)
 
 
 cosh_out._bind = _bind_cosh_out
@@ -6430,7 +10712,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1704
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6449,10 +10731,10 @@ def _entry_cosh_(self):
         raise _arg_error(cosh_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_cosh_.get(ks)
-    if k is None:
-        k = cosh_._fill(ks)
-    return k(self)
+    _k = _c_cosh_.get(ks)
+    if _k is None:
+        _k = cosh_._fill(ks)
+    return _k(self)
 
 
 cosh_._bind = _bind_cosh_
@@ -6460,7 +10742,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1711
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6477,10 +10759,10 @@ def _entry_erf(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(erf, (self,)) from None
-    k = _c_erf.get(ks)
-    if k is None:
-        k = erf._fill(ks)
-    return k(self)
+    _k = _c_erf.get(ks)
+    if _k is None:
+        _k = erf._fill(ks)
+    return _k(self)
 
 
 erf._bind = _bind_erf
@@ -6488,7 +10770,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1716
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6507,10 +10789,10 @@ def _entry_erf_out(self, out):
         raise _arg_error(erf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_erf_out.get(ks)
-    if k is None:
-        k = erf_out._fill(ks)
-    return k(self, out)
+    _k = _c_erf_out.get(ks)
+    if _k is None:
+        _k = erf_out._fill(ks)
+    return _k(self, out)
 
 
 erf_out._bind = _bind_erf_out
@@ -6518,7 +10800,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1719
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6537,10 +10819,10 @@ def _entry_erf_(self):
         raise _arg_error(erf_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_erf_.get(ks)
-    if k is None:
-        k = erf_._fill(ks)
-    return k(self)
+    _k = _c_erf_.get(ks)
+    if _k is None:
+        _k = erf_._fill(ks)
+    return _k(self)
 
 
 erf_._bind = _bind_erf_
@@ -6548,7 +10830,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1726
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6565,10 +10847,10 @@ def _entry_abs(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(abs, (self,)) from None
-    k = _c_abs.get(ks)
-    if k is None:
-        k = abs._fill(ks)
-    return k(self)
+    _k = _c_abs.get(ks)
+    if _k is None:
+        _k = abs._fill(ks)
+    return _k(self)
 
 
 abs._bind = _bind_abs
@@ -6576,7 +10858,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml:1731
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6595,10 +10877,10 @@ def _entry_abs_out(self, out):
         raise _arg_error(abs_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_abs_out.get(ks)
-    if k is None:
-        k = abs_out._fill(ks)
-    return k(self, out)
+    _k = _c_abs_out.get(ks)
+    if _k is None:
+        _k = abs_out._fill(ks)
+    return _k(self, out)
 
 
 abs_out._bind = _bind_abs_out
@@ -6606,7 +10888,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1734
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6625,10 +10907,10 @@ def _entry_abs_(self):
         raise _arg_error(abs_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_abs_.get(ks)
-    if k is None:
-        k = abs_._fill(ks)
-    return k(self)
+    _k = _c_abs_.get(ks)
+    if _k is None:
+        _k = abs_._fill(ks)
+    return _k(self)
 
 
 abs_._bind = _bind_abs_
@@ -6636,7 +10918,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:1741
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6653,10 +10935,10 @@ def _entry_floor(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor, (self,)) from None
-    k = _c_floor.get(ks)
-    if k is None:
-        k = floor._fill(ks)
-    return k(self)
+    _k = _c_floor.get(ks)
+    if _k is None:
+        _k = floor._fill(ks)
+    return _k(self)
 
 
 floor._bind = _bind_floor
@@ -6664,7 +10946,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1157
+# schema/native_functions.yaml:1746
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6683,10 +10965,10 @@ def _entry_floor_out(self, out):
         raise _arg_error(floor_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_floor_out.get(ks)
-    if k is None:
-        k = floor_out._fill(ks)
-    return k(self, out)
+    _k = _c_floor_out.get(ks)
+    if _k is None:
+        _k = floor_out._fill(ks)
+    return _k(self, out)
 
 
 floor_out._bind = _bind_floor_out
@@ -6694,7 +10976,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1749
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6713,10 +10995,10 @@ def _entry_floor_(self):
         raise _arg_error(floor_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_floor_.get(ks)
-    if k is None:
-        k = floor_._fill(ks)
-    return k(self)
+    _k = _c_floor_.get(ks)
+    if _k is None:
+        _k = floor_._fill(ks)
+    return _k(self)
 
 
 floor_._bind = _bind_floor_
@@ -6724,7 +11006,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1756
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6741,10 +11023,10 @@ def _entry_ceil(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ceil, (self,)) from None
-    k = _c_ceil.get(ks)
-    if k is None:
-        k = ceil._fill(ks)
-    return k(self)
+    _k = _c_ceil.get(ks)
+    if _k is None:
+        _k = ceil._fill(ks)
+    return _k(self)
 
 
 ceil._bind = _bind_ceil
@@ -6752,7 +11034,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml:1761
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6771,10 +11053,10 @@ def _entry_ceil_out(self, out):
         raise _arg_error(ceil_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ceil_out.get(ks)
-    if k is None:
-        k = ceil_out._fill(ks)
-    return k(self, out)
+    _k = _c_ceil_out.get(ks)
+    if _k is None:
+        _k = ceil_out._fill(ks)
+    return _k(self, out)
 
 
 ceil_out._bind = _bind_ceil_out
@@ -6782,7 +11064,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1764
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6801,10 +11083,10 @@ def _entry_ceil_(self):
         raise _arg_error(ceil_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_ceil_.get(ks)
-    if k is None:
-        k = ceil_._fill(ks)
-    return k(self)
+    _k = _c_ceil_.get(ks)
+    if _k is None:
+        _k = ceil_._fill(ks)
+    return _k(self)
 
 
 ceil_._bind = _bind_ceil_
@@ -6812,7 +11094,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1182
+# schema/native_functions.yaml:1771
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -6829,10 +11111,10 @@ def _entry_round(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(round, (self,)) from None
-    k = _c_round.get(ks)
-    if k is None:
-        k = round._fill(ks)
-    return k(self)
+    _k = _c_round.get(ks)
+    if _k is None:
+        _k = round._fill(ks)
+    return _k(self)
 
 
 round._bind = _bind_round
@@ -6840,7 +11122,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1187
+# schema/native_functions.yaml:1776
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -6859,10 +11141,10 @@ def _entry_round_out(self, out):
         raise _arg_error(round_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_round_out.get(ks)
-    if k is None:
-        k = round_out._fill(ks)
-    return k(self, out)
+    _k = _c_round_out.get(ks)
+    if _k is None:
+        _k = round_out._fill(ks)
+    return _k(self, out)
 
 
 round_out._bind = _bind_round_out
@@ -6870,7 +11152,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1779
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6887,10 +11169,10 @@ def _entry_round_decimals(self, decimals):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(round_decimals, (self, decimals)) from None
-    k = _c_round_decimals.get(ks)
-    if k is None:
-        k = round_decimals._fill(ks)
-    return k(self, decimals)
+    _k = _c_round_decimals.get(ks)
+    if _k is None:
+        _k = round_decimals._fill(ks)
+    return _k(self, decimals)
 
 
 round_decimals._bind = _bind_round_decimals
@@ -6898,7 +11180,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1195
+# schema/native_functions.yaml:1784
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -6917,10 +11199,10 @@ def _entry_round_decimals_out(self, decimals, out):
         raise _arg_error(round_decimals_out, (self, decimals, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_round_decimals_out.get(ks)
-    if k is None:
-        k = round_decimals_out._fill(ks)
-    return k(self, decimals, out)
+    _k = _c_round_decimals_out.get(ks)
+    if _k is None:
+        _k = round_decimals_out._fill(ks)
+    return _k(self, decimals, out)
 
 
 round_decimals_out._bind = _bind_round_decimals_out
@@ -6928,7 +11210,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1787
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -6947,10 +11229,10 @@ def _entry_round_(self):
         raise _arg_error(round_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_round_.get(ks)
-    if k is None:
-        k = round_._fill(ks)
-    return k(self)
+    _k = _c_round_.get(ks)
+    if _k is None:
+        _k = round_._fill(ks)
+    return _k(self)
 
 
 round_._bind = _bind_round_
@@ -6958,7 +11240,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1794
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -6977,10 +11259,10 @@ def _entry_round__decimals(self, decimals):
         raise _arg_error(round__decimals, (self, decimals)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_round__decimals.get(ks)
-    if k is None:
-        k = round__decimals._fill(ks)
-    return k(self, decimals)
+    _k = _c_round__decimals.get(ks)
+    if _k is None:
+        _k = round__decimals._fill(ks)
+    return _k(self, decimals)
 
 
 round__decimals._bind = _bind_round__decimals
@@ -6988,7 +11270,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1801
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7005,10 +11287,10 @@ def _entry_trunc(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(trunc, (self,)) from None
-    k = _c_trunc.get(ks)
-    if k is None:
-        k = trunc._fill(ks)
-    return k(self)
+    _k = _c_trunc.get(ks)
+    if _k is None:
+        _k = trunc._fill(ks)
+    return _k(self)
 
 
 trunc._bind = _bind_trunc
@@ -7016,7 +11298,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1217
+# schema/native_functions.yaml:1806
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7035,10 +11317,10 @@ def _entry_trunc_out(self, out):
         raise _arg_error(trunc_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_trunc_out.get(ks)
-    if k is None:
-        k = trunc_out._fill(ks)
-    return k(self, out)
+    _k = _c_trunc_out.get(ks)
+    if _k is None:
+        _k = trunc_out._fill(ks)
+    return _k(self, out)
 
 
 trunc_out._bind = _bind_trunc_out
@@ -7046,7 +11328,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1809
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7065,10 +11347,10 @@ def _entry_trunc_(self):
         raise _arg_error(trunc_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_trunc_.get(ks)
-    if k is None:
-        k = trunc_._fill(ks)
-    return k(self)
+    _k = _c_trunc_.get(ks)
+    if _k is None:
+        _k = trunc_._fill(ks)
+    return _k(self)
 
 
 trunc_._bind = _bind_trunc_
@@ -7076,7 +11358,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1816
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7093,10 +11375,10 @@ def _entry_frac(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(frac, (self,)) from None
-    k = _c_frac.get(ks)
-    if k is None:
-        k = frac._fill(ks)
-    return k(self)
+    _k = _c_frac.get(ks)
+    if _k is None:
+        _k = frac._fill(ks)
+    return _k(self)
 
 
 frac._bind = _bind_frac
@@ -7104,7 +11386,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1232
+# schema/native_functions.yaml:1821
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7123,10 +11405,10 @@ def _entry_frac_out(self, out):
         raise _arg_error(frac_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_frac_out.get(ks)
-    if k is None:
-        k = frac_out._fill(ks)
-    return k(self, out)
+    _k = _c_frac_out.get(ks)
+    if _k is None:
+        _k = frac_out._fill(ks)
+    return _k(self, out)
 
 
 frac_out._bind = _bind_frac_out
@@ -7134,7 +11416,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1824
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7153,10 +11435,10 @@ def _entry_frac_(self):
         raise _arg_error(frac_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_frac_.get(ks)
-    if k is None:
-        k = frac_._fill(ks)
-    return k(self)
+    _k = _c_frac_.get(ks)
+    if _k is None:
+        _k = frac_._fill(ks)
+    return _k(self)
 
 
 frac_._bind = _bind_frac_
@@ -7164,7 +11446,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1831
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7181,10 +11463,10 @@ def _entry_sign(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sign, (self,)) from None
-    k = _c_sign.get(ks)
-    if k is None:
-        k = sign._fill(ks)
-    return k(self)
+    _k = _c_sign.get(ks)
+    if _k is None:
+        _k = sign._fill(ks)
+    return _k(self)
 
 
 sign._bind = _bind_sign
@@ -7192,7 +11474,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1836
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7211,10 +11493,10 @@ def _entry_sign_out(self, out):
         raise _arg_error(sign_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sign_out.get(ks)
-    if k is None:
-        k = sign_out._fill(ks)
-    return k(self, out)
+    _k = _c_sign_out.get(ks)
+    if _k is None:
+        _k = sign_out._fill(ks)
+    return _k(self, out)
 
 
 sign_out._bind = _bind_sign_out
@@ -7222,7 +11504,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1839
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7241,10 +11523,10 @@ def _entry_sign_(self):
         raise _arg_error(sign_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sign_.get(ks)
-    if k is None:
-        k = sign_._fill(ks)
-    return k(self)
+    _k = _c_sign_.get(ks)
+    if _k is None:
+        _k = sign_._fill(ks)
+    return _k(self)
 
 
 sign_._bind = _bind_sign_
@@ -7252,7 +11534,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1846
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7269,10 +11551,10 @@ def _entry_logical_not(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_not, (self,)) from None
-    k = _c_logical_not.get(ks)
-    if k is None:
-        k = logical_not._fill(ks)
-    return k(self)
+    _k = _c_logical_not.get(ks)
+    if _k is None:
+        _k = logical_not._fill(ks)
+    return _k(self)
 
 
 logical_not._bind = _bind_logical_not
@@ -7280,7 +11562,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1851
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7299,10 +11581,10 @@ def _entry_logical_not_out(self, out):
         raise _arg_error(logical_not_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logical_not_out.get(ks)
-    if k is None:
-        k = logical_not_out._fill(ks)
-    return k(self, out)
+    _k = _c_logical_not_out.get(ks)
+    if _k is None:
+        _k = logical_not_out._fill(ks)
+    return _k(self, out)
 
 
 logical_not_out._bind = _bind_logical_not_out
@@ -7310,7 +11592,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1854
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7329,10 +11611,10 @@ def _entry_logical_not_(self):
         raise _arg_error(logical_not_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_logical_not_.get(ks)
-    if k is None:
-        k = logical_not_._fill(ks)
-    return k(self)
+    _k = _c_logical_not_.get(ks)
+    if _k is None:
+        _k = logical_not_._fill(ks)
+    return _k(self)
 
 
 logical_not_._bind = _bind_logical_not_
@@ -7340,7 +11622,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1861
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7357,10 +11639,10 @@ def _entry_bitwise_not(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_not, (self,)) from None
-    k = _c_bitwise_not.get(ks)
-    if k is None:
-        k = bitwise_not._fill(ks)
-    return k(self)
+    _k = _c_bitwise_not.get(ks)
+    if _k is None:
+        _k = bitwise_not._fill(ks)
+    return _k(self)
 
 
 bitwise_not._bind = _bind_bitwise_not
@@ -7368,7 +11650,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1277
+# schema/native_functions.yaml:1866
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7387,10 +11669,10 @@ def _entry_bitwise_not_out(self, out):
         raise _arg_error(bitwise_not_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_not_out.get(ks)
-    if k is None:
-        k = bitwise_not_out._fill(ks)
-    return k(self, out)
+    _k = _c_bitwise_not_out.get(ks)
+    if _k is None:
+        _k = bitwise_not_out._fill(ks)
+    return _k(self, out)
 
 
 bitwise_not_out._bind = _bind_bitwise_not_out
@@ -7398,7 +11680,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1869
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -7417,10 +11699,10 @@ def _entry_bitwise_not_(self):
         raise _arg_error(bitwise_not_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_not_.get(ks)
-    if k is None:
-        k = bitwise_not_._fill(ks)
-    return k(self)
+    _k = _c_bitwise_not_.get(ks)
+    if _k is None:
+        _k = bitwise_not_._fill(ks)
+    return _k(self)
 
 
 bitwise_not_._bind = _bind_bitwise_not_
@@ -7428,7 +11710,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1287
+# schema/native_functions.yaml:1876
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7445,10 +11727,10 @@ def _entry_isnan(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(isnan, (self,)) from None
-    k = _c_isnan.get(ks)
-    if k is None:
-        k = isnan._fill(ks)
-    return k(self)
+    _k = _c_isnan.get(ks)
+    if _k is None:
+        _k = isnan._fill(ks)
+    return _k(self)
 
 
 isnan._bind = _bind_isnan
@@ -7456,7 +11738,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1292
+# schema/native_functions.yaml:1881
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7475,10 +11757,10 @@ def _entry_isnan_out(self, out):
         raise _arg_error(isnan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_isnan_out.get(ks)
-    if k is None:
-        k = isnan_out._fill(ks)
-    return k(self, out)
+    _k = _c_isnan_out.get(ks)
+    if _k is None:
+        _k = isnan_out._fill(ks)
+    return _k(self, out)
 
 
 isnan_out._bind = _bind_isnan_out
@@ -7486,7 +11768,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1884
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -7503,10 +11785,10 @@ def _entry_isinf(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(isinf, (self,)) from None
-    k = _c_isinf.get(ks)
-    if k is None:
-        k = isinf._fill(ks)
-    return k(self)
+    _k = _c_isinf.get(ks)
+    if _k is None:
+        _k = isinf._fill(ks)
+    return _k(self)
 
 
 isinf._bind = _bind_isinf
@@ -7514,7 +11796,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:1889
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -7533,10 +11815,10 @@ def _entry_isinf_out(self, out):
         raise _arg_error(isinf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_isinf_out.get(ks)
-    if k is None:
-        k = isinf_out._fill(ks)
-    return k(self, out)
+    _k = _c_isinf_out.get(ks)
+    if _k is None:
+        _k = isinf_out._fill(ks)
+    return _k(self, out)
 
 
 isinf_out._bind = _bind_isinf_out
@@ -7544,7 +11826,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1892
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7561,10 +11843,10 @@ def _entry_isfinite(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(isfinite, (self,)) from None
-    k = _c_isfinite.get(ks)
-    if k is None:
-        k = isfinite._fill(ks)
-    return k(self)
+    _k = _c_isfinite.get(ks)
+    if _k is None:
+        _k = isfinite._fill(ks)
+    return _k(self)
 
 
 isfinite._bind = _bind_isfinite
@@ -7572,7 +11854,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1899
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -7589,10 +11871,10 @@ def _entry_signbit(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(signbit, (self,)) from None
-    k = _c_signbit.get(ks)
-    if k is None:
-        k = signbit._fill(ks)
-    return k(self)
+    _k = _c_signbit.get(ks)
+    if _k is None:
+        _k = signbit._fill(ks)
+    return _k(self)
 
 
 signbit._bind = _bind_signbit
@@ -7600,7 +11882,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1315
+# schema/native_functions.yaml:1904
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -7619,10 +11901,10 @@ def _entry_signbit_out(self, out):
         raise _arg_error(signbit_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_signbit_out.get(ks)
-    if k is None:
-        k = signbit_out._fill(ks)
-    return k(self, out)
+    _k = _c_signbit_out.get(ks)
+    if _k is None:
+        _k = signbit_out._fill(ks)
+    return _k(self, out)
 
 
 signbit_out._bind = _bind_signbit_out
@@ -7630,7 +11912,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1907
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7647,10 +11929,10 @@ def _entry_nan_to_num(self, nan, posinf, neginf):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
-    k = _c_nan_to_num.get(ks)
-    if k is None:
-        k = nan_to_num._fill(ks)
-    return k(self, nan, posinf, neginf)
+    _k = _c_nan_to_num.get(ks)
+    if _k is None:
+        _k = nan_to_num._fill(ks)
+    return _k(self, nan, posinf, neginf)
 
 
 nan_to_num._bind = _bind_nan_to_num
@@ -7658,7 +11940,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1912
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -7677,10 +11959,10 @@ def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
         raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_nan_to_num_out.get(ks)
-    if k is None:
-        k = nan_to_num_out._fill(ks)
-    return k(self, nan, posinf, neginf, out)
+    _k = _c_nan_to_num_out.get(ks)
+    if _k is None:
+        _k = nan_to_num_out._fill(ks)
+    return _k(self, nan, posinf, neginf, out)
 
 
 nan_to_num_out._bind = _bind_nan_to_num_out
@@ -7688,7 +11970,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1915
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -7707,10 +11989,10 @@ def _entry_nan_to_num_(self, nan, posinf, neginf):
         raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_nan_to_num_.get(ks)
-    if k is None:
-        k = nan_to_num_._fill(ks)
-    return k(self, nan, posinf, neginf)
+    _k = _c_nan_to_num_.get(ks)
+    if _k is None:
+        _k = nan_to_num_._fill(ks)
+    return _k(self, nan, posinf, neginf)
 
 
 nan_to_num_._bind = _bind_nan_to_num_
@@ -7718,7 +12000,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1922
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -7735,10 +12017,10 @@ def _entry_convolution(input, weight, bias, stride, padding, dilation, transpose
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) from None
-    k = _c_convolution.get(ks)
-    if k is None:
-        k = convolution._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    _k = _c_convolution.get(ks)
+    if _k is None:
+        _k = convolution._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
 convolution._bind = _bind_convolution
@@ -7746,7 +12028,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1337
+# schema/native_functions.yaml:1926
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -7765,10 +12047,10 @@ def _entry_convolution_out(input, weight, bias, stride, padding, dilation, trans
         raise _arg_error(convolution_out, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_convolution_out.get(ks)
-    if k is None:
-        k = convolution_out._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+    _k = _c_convolution_out.get(ks)
+    if _k is None:
+        _k = convolution_out._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
 convolution_out._bind = _bind_convolution_out
@@ -7776,7 +12058,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1340
+# schema/native_functions.yaml:1929
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -7793,10 +12075,10 @@ def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, 
         ks = (grad_output._ks | input._ks | weight._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(convolution_backward, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)) from None
-    k = _c_convolution_backward.get(ks)
-    if k is None:
-        k = convolution_backward._fill(ks)
-    return k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    _k = _c_convolution_backward.get(ks)
+    if _k is None:
+        _k = convolution_backward._fill(ks)
+    return _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
 convolution_backward._bind = _bind_convolution_backward
@@ -7804,7 +12086,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1935
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7821,10 +12103,10 @@ def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(conv1d, (input, weight, bias, stride, padding, dilation, groups)) from None
-    k = _c_conv1d.get(ks)
-    if k is None:
-        k = conv1d._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, groups)
+    _k = _c_conv1d.get(ks)
+    if _k is None:
+        _k = conv1d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
 conv1d._bind = _bind_conv1d
@@ -7832,7 +12114,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:1939
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7849,10 +12131,10 @@ def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(conv2d, (input, weight, bias, stride, padding, dilation, groups)) from None
-    k = _c_conv2d.get(ks)
-    if k is None:
-        k = conv2d._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, groups)
+    _k = _c_conv2d.get(ks)
+    if _k is None:
+        _k = conv2d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
 conv2d._bind = _bind_conv2d
@@ -7860,7 +12142,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1943
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7877,10 +12159,10 @@ def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(conv1d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
-    k = _c_conv1d_padding.get(ks)
-    if k is None:
-        k = conv1d_padding._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, groups)
+    _k = _c_conv1d_padding.get(ks)
+    if _k is None:
+        _k = conv1d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
 conv1d_padding._bind = _bind_conv1d_padding
@@ -7888,7 +12170,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1947
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -7905,10 +12187,10 @@ def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(conv2d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
-    k = _c_conv2d_padding.get(ks)
-    if k is None:
-        k = conv2d_padding._fill(ks)
-    return k(input, weight, bias, stride, padding, dilation, groups)
+    _k = _c_conv2d_padding.get(ks)
+    if _k is None:
+        _k = conv2d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
 conv2d_padding._bind = _bind_conv2d_padding
@@ -7916,7 +12198,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1362
+# schema/native_functions.yaml:1951
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -7933,10 +12215,10 @@ def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation,
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max_pool2d_with_indices, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
-    k = _c_max_pool2d_with_indices.get(ks)
-    if k is None:
-        k = max_pool2d_with_indices._fill(ks)
-    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+    _k = _c_max_pool2d_with_indices.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 max_pool2d_with_indices._bind = _bind_max_pool2d_with_indices
@@ -7944,7 +12226,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1957
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -7961,10 +12243,10 @@ def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stri
         ks = (grad_output._ks | self._ks | indices._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max_pool2d_with_indices_backward, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)) from None
-    k = _c_max_pool2d_with_indices_backward.get(ks)
-    if k is None:
-        k = max_pool2d_with_indices_backward._fill(ks)
-    return k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    _k = _c_max_pool2d_with_indices_backward.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
 max_pool2d_with_indices_backward._bind = _bind_max_pool2d_with_indices_backward
@@ -7972,7 +12254,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1962
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -7989,10 +12271,10 @@ def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max_pool2d, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
-    k = _c_max_pool2d.get(ks)
-    if k is None:
-        k = max_pool2d._fill(ks)
-    return k(self, kernel_size, stride, padding, dilation, ceil_mode)
+    _k = _c_max_pool2d.get(ks)
+    if _k is None:
+        _k = max_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 max_pool2d._bind = _bind_max_pool2d
@@ -8000,7 +12282,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1377
+# schema/native_functions.yaml:1966
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -8017,10 +12299,10 @@ def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_inclu
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(avg_pool2d, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
-    k = _c_avg_pool2d.get(ks)
-    if k is None:
-        k = avg_pool2d._fill(ks)
-    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _k = _c_avg_pool2d.get(ks)
+    if _k is None:
+        _k = avg_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 avg_pool2d._bind = _bind_avg_pool2d
@@ -8028,7 +12310,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1970
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -8047,10 +12329,10 @@ def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_i
         raise _arg_error(avg_pool2d_out, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_avg_pool2d_out.get(ks)
-    if k is None:
-        k = avg_pool2d_out._fill(ks)
-    return k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+    _k = _c_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = avg_pool2d_out._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
 avg_pool2d_out._bind = _bind_avg_pool2d_out
@@ -8058,7 +12340,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1973
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -8075,10 +12357,10 @@ def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, 
         ks = (grad_output._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(avg_pool2d_backward, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
-    k = _c_avg_pool2d_backward.get(ks)
-    if k is None:
-        k = avg_pool2d_backward._fill(ks)
-    return k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    _k = _c_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
 avg_pool2d_backward._bind = _bind_avg_pool2d_backward
@@ -8086,7 +12368,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1389
+# schema/native_functions.yaml:1978
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -8103,10 +12385,10 @@ def _entry__adaptive_avg_pool2d(self, output_size):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_adaptive_avg_pool2d, (self, output_size)) from None
-    k = _c__adaptive_avg_pool2d.get(ks)
-    if k is None:
-        k = _adaptive_avg_pool2d._fill(ks)
-    return k(self, output_size)
+    _k = _c__adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
 
 
 _adaptive_avg_pool2d._bind = _bind__adaptive_avg_pool2d
@@ -8114,7 +12396,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml:1982
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -8133,10 +12415,10 @@ def _entry__adaptive_avg_pool2d_out(self, output_size, out):
         raise _arg_error(_adaptive_avg_pool2d_out, (self, output_size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__adaptive_avg_pool2d_out.get(ks)
-    if k is None:
-        k = _adaptive_avg_pool2d_out._fill(ks)
-    return k(self, output_size, out)
+    _k = _c__adaptive_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_out._fill(ks)
+    return _k(self, output_size, out)
 
 
 _adaptive_avg_pool2d_out._bind = _bind__adaptive_avg_pool2d_out
@@ -8144,7 +12426,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1985
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -8161,10 +12443,10 @@ def _entry__adaptive_avg_pool2d_backward(grad_output, self):
         ks = (grad_output._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_adaptive_avg_pool2d_backward, (grad_output, self)) from None
-    k = _c__adaptive_avg_pool2d_backward.get(ks)
-    if k is None:
-        k = _adaptive_avg_pool2d_backward._fill(ks)
-    return k(grad_output, self)
+    _k = _c__adaptive_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self)
 
 
 _adaptive_avg_pool2d_backward._bind = _bind__adaptive_avg_pool2d_backward
@@ -8172,7 +12454,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1989
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -8191,10 +12473,10 @@ def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
         raise _arg_error(_adaptive_avg_pool2d_backward_out, (grad_output, self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__adaptive_avg_pool2d_backward_out.get(ks)
-    if k is None:
-        k = _adaptive_avg_pool2d_backward_out._fill(ks)
-    return k(grad_output, self, out)
+    _k = _c__adaptive_avg_pool2d_backward_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    return _k(grad_output, self, out)
 
 
 _adaptive_avg_pool2d_backward_out._bind = _bind__adaptive_avg_pool2d_backward_out
@@ -8202,7 +12484,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1991
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -8219,10 +12501,10 @@ def _entry_adaptive_avg_pool2d(self, output_size):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(adaptive_avg_pool2d, (self, output_size)) from None
-    k = _c_adaptive_avg_pool2d.get(ks)
-    if k is None:
-        k = adaptive_avg_pool2d._fill(ks)
-    return k(self, output_size)
+    _k = _c_adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
 
 
 adaptive_avg_pool2d._bind = _bind_adaptive_avg_pool2d
@@ -8230,7 +12512,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:1995
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -8247,10 +12529,10 @@ def _entry_constant_pad_nd(self, pad, value):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(constant_pad_nd, (self, pad, value)) from None
-    k = _c_constant_pad_nd.get(ks)
-    if k is None:
-        k = constant_pad_nd._fill(ks)
-    return k(self, pad, value)
+    _k = _c_constant_pad_nd.get(ks)
+    if _k is None:
+        _k = constant_pad_nd._fill(ks)
+    return _k(self, pad, value)
 
 
 constant_pad_nd._bind = _bind_constant_pad_nd
@@ -8258,7 +12540,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1999
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -8277,10 +12559,10 @@ def _entry_constant_pad_nd_out(self, pad, value, out):
         raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_constant_pad_nd_out.get(ks)
-    if k is None:
-        k = constant_pad_nd_out._fill(ks)
-    return k(self, pad, value, out)
+    _k = _c_constant_pad_nd_out.get(ks)
+    if _k is None:
+        _k = constant_pad_nd_out._fill(ks)
+    return _k(self, pad, value, out)
 
 
 constant_pad_nd_out._bind = _bind_constant_pad_nd_out
@@ -8288,7 +12570,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:2001
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -8306,10 +12588,10 @@ def _entry_pad(self, pad, mode, value):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_op_pad, (self, pad, mode, value)) from None
-    k = _c_pad.get(ks)
-    if k is None:
-        k = _op_pad._fill(ks)
-    return k(self, pad, mode, value)
+    _k = _c_pad.get(ks)
+    if _k is None:
+        _k = _op_pad._fill(ks)
+    return _k(self, pad, mode, value)
 
 
 pad._bind = _bind_pad
@@ -8317,7 +12599,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:2005
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -8334,10 +12616,10 @@ def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
         ks = (weight._ks | indices._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) from None
-    k = _c_embedding.get(ks)
-    if k is None:
-        k = embedding._fill(ks)
-    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    _k = _c_embedding.get(ks)
+    if _k is None:
+        _k = embedding._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
 embedding._bind = _bind_embedding
@@ -8345,7 +12627,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:1420
+# schema/native_functions.yaml:2009
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -8364,10 +12646,10 @@ def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, spars
         raise _arg_error(embedding_out, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_embedding_out.get(ks)
-    if k is None:
-        k = embedding_out._fill(ks)
-    return k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+    _k = _c_embedding_out.get(ks)
+    if _k is None:
+        _k = embedding_out._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
 embedding_out._bind = _bind_embedding_out
@@ -8375,7 +12657,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:1423
+# schema/native_functions.yaml:2012
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -8392,10 +12674,10 @@ def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_i
         ks = (grad_output._ks | indices._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(embedding_dense_backward, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)) from None
-    k = _c_embedding_dense_backward.get(ks)
-    if k is None:
-        k = embedding_dense_backward._fill(ks)
-    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    _k = _c_embedding_dense_backward.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
 
 
 embedding_dense_backward._bind = _bind_embedding_dense_backward
@@ -8403,7 +12685,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml:2016
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -8422,10 +12704,10 @@ def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, paddi
         raise _arg_error(embedding_dense_backward_out, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_embedding_dense_backward_out.get(ks)
-    if k is None:
-        k = embedding_dense_backward_out._fill(ks)
-    return k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+    _k = _c_embedding_dense_backward_out.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward_out._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
 embedding_dense_backward_out._bind = _bind_embedding_dense_backward_out
@@ -8433,7 +12715,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:2018
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -8450,10 +12732,10 @@ def _entry_one_hot(self, num_classes):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(one_hot, (self, num_classes)) from None
-    k = _c_one_hot.get(ks)
-    if k is None:
-        k = one_hot._fill(ks)
-    return k(self, num_classes)
+    _k = _c_one_hot.get(ks)
+    if _k is None:
+        _k = one_hot._fill(ks)
+    return _k(self, num_classes)
 
 
 one_hot._bind = _bind_one_hot
@@ -8461,7 +12743,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:2023
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -8478,10 +12760,10 @@ def _entry_dot(self, tensor):
         ks = (self._ks | tensor._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(dot, (self, tensor)) from None
-    k = _c_dot.get(ks)
-    if k is None:
-        k = dot._fill(ks)
-    return k(self, tensor)
+    _k = _c_dot.get(ks)
+    if _k is None:
+        _k = dot._fill(ks)
+    return _k(self, tensor)
 
 
 dot._bind = _bind_dot
@@ -8489,7 +12771,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:2028
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -8508,10 +12790,10 @@ def _entry_dot_out(self, tensor, out):
         raise _arg_error(dot_out, (self, tensor, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_dot_out.get(ks)
-    if k is None:
-        k = dot_out._fill(ks)
-    return k(self, tensor, out)
+    _k = _c_dot_out.get(ks)
+    if _k is None:
+        _k = dot_out._fill(ks)
+    return _k(self, tensor, out)
 
 
 dot_out._bind = _bind_dot_out
@@ -8519,7 +12801,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:1441
+# schema/native_functions.yaml:2030
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -8536,10 +12818,10 @@ def _entry_mv(self, vec):
         ks = (self._ks | vec._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mv, (self, vec)) from None
-    k = _c_mv.get(ks)
-    if k is None:
-        k = mv._fill(ks)
-    return k(self, vec)
+    _k = _c_mv.get(ks)
+    if _k is None:
+        _k = mv._fill(ks)
+    return _k(self, vec)
 
 
 mv._bind = _bind_mv
@@ -8547,7 +12829,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:1446
+# schema/native_functions.yaml:2035
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -8566,10 +12848,10 @@ def _entry_mv_out(self, vec, out):
         raise _arg_error(mv_out, (self, vec, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mv_out.get(ks)
-    if k is None:
-        k = mv_out._fill(ks)
-    return k(self, vec, out)
+    _k = _c_mv_out.get(ks)
+    if _k is None:
+        _k = mv_out._fill(ks)
+    return _k(self, vec, out)
 
 
 mv_out._bind = _bind_mv_out
@@ -8577,7 +12859,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:2037
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -8594,10 +12876,10 @@ def _entry_outer(self, vec2):
         ks = (self._ks | vec2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(outer, (self, vec2)) from None
-    k = _c_outer.get(ks)
-    if k is None:
-        k = outer._fill(ks)
-    return k(self, vec2)
+    _k = _c_outer.get(ks)
+    if _k is None:
+        _k = outer._fill(ks)
+    return _k(self, vec2)
 
 
 outer._bind = _bind_outer
@@ -8605,7 +12887,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:1453
+# schema/native_functions.yaml:2042
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -8624,10 +12906,10 @@ def _entry_outer_out(self, vec2, out):
         raise _arg_error(outer_out, (self, vec2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_outer_out.get(ks)
-    if k is None:
-        k = outer_out._fill(ks)
-    return k(self, vec2, out)
+    _k = _c_outer_out.get(ks)
+    if _k is None:
+        _k = outer_out._fill(ks)
+    return _k(self, vec2, out)
 
 
 outer_out._bind = _bind_outer_out
@@ -8635,7 +12917,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:1457
+# schema/native_functions.yaml:2046
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8652,10 +12934,10 @@ def _entry_baddbmm(self, batch1, batch2, beta, alpha):
         ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
-    k = _c_baddbmm.get(ks)
-    if k is None:
-        k = baddbmm._fill(ks)
-    return k(self, batch1, batch2, beta, alpha)
+    _k = _c_baddbmm.get(ks)
+    if _k is None:
+        _k = baddbmm._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
 
 
 baddbmm._bind = _bind_baddbmm
@@ -8663,7 +12945,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:1462
+# schema/native_functions.yaml:2051
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -8682,10 +12964,10 @@ def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
         raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_baddbmm_out.get(ks)
-    if k is None:
-        k = baddbmm_out._fill(ks)
-    return k(self, batch1, batch2, beta, alpha, out)
+    _k = _c_baddbmm_out.get(ks)
+    if _k is None:
+        _k = baddbmm_out._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha, out)
 
 
 baddbmm_out._bind = _bind_baddbmm_out
@@ -8693,7 +12975,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:1464
+# schema/native_functions.yaml:2053
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -8712,10 +12994,10 @@ def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
         raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_baddbmm_.get(ks)
-    if k is None:
-        k = baddbmm_._fill(ks)
-    return k(self, batch1, batch2, beta, alpha)
+    _k = _c_baddbmm_.get(ks)
+    if _k is None:
+        _k = baddbmm_._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
 
 
 baddbmm_._bind = _bind_baddbmm_
@@ -8723,7 +13005,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml:2059
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -8740,10 +13022,10 @@ def _entry_einsum(equation, tensors, path):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(einsum, (equation, tensors, path)) from None
-    k = _c_einsum.get(ks)
-    if k is None:
-        k = einsum._fill(ks)
-    return k(equation, tensors, path)
+    _k = _c_einsum.get(ks)
+    if _k is None:
+        _k = einsum._fill(ks)
+    return _k(equation, tensors, path)
 
 
 einsum._bind = _bind_einsum
@@ -8751,7 +13033,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:2063
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8768,10 +13050,10 @@ def _entry__softmax(self, dim, half_to_float):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_softmax, (self, dim, half_to_float)) from None
-    k = _c__softmax.get(ks)
-    if k is None:
-        k = _softmax._fill(ks)
-    return k(self, dim, half_to_float)
+    _k = _c__softmax.get(ks)
+    if _k is None:
+        _k = _softmax._fill(ks)
+    return _k(self, dim, half_to_float)
 
 
 _softmax._bind = _bind__softmax
@@ -8779,7 +13061,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:1478
+# schema/native_functions.yaml:2067
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8798,10 +13080,10 @@ def _entry__softmax_out(self, dim, half_to_float, out):
         raise _arg_error(_softmax_out, (self, dim, half_to_float, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__softmax_out.get(ks)
-    if k is None:
-        k = _softmax_out._fill(ks)
-    return k(self, dim, half_to_float, out)
+    _k = _c__softmax_out.get(ks)
+    if _k is None:
+        _k = _softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
 
 
 _softmax_out._bind = _bind__softmax_out
@@ -8809,7 +13091,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:1481
+# schema/native_functions.yaml:2070
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -8826,10 +13108,10 @@ def _entry__log_softmax(self, dim, half_to_float):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_log_softmax, (self, dim, half_to_float)) from None
-    k = _c__log_softmax.get(ks)
-    if k is None:
-        k = _log_softmax._fill(ks)
-    return k(self, dim, half_to_float)
+    _k = _c__log_softmax.get(ks)
+    if _k is None:
+        _k = _log_softmax._fill(ks)
+    return _k(self, dim, half_to_float)
 
 
 _log_softmax._bind = _bind__log_softmax
@@ -8837,7 +13119,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:2074
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -8856,10 +13138,10 @@ def _entry__log_softmax_out(self, dim, half_to_float, out):
         raise _arg_error(_log_softmax_out, (self, dim, half_to_float, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__log_softmax_out.get(ks)
-    if k is None:
-        k = _log_softmax_out._fill(ks)
-    return k(self, dim, half_to_float, out)
+    _k = _c__log_softmax_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
 
 
 _log_softmax_out._bind = _bind__log_softmax_out
@@ -8867,7 +13149,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:2077
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8884,10 +13166,10 @@ def _entry_softmax_int(self, dim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(softmax_int, (self, dim, dtype)) from None
-    k = _c_softmax_int.get(ks)
-    if k is None:
-        k = softmax_int._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_softmax_int.get(ks)
+    if _k is None:
+        _k = softmax_int._fill(ks)
+    return _k(self, dim, dtype)
 
 
 softmax_int._bind = _bind_softmax_int
@@ -8895,7 +13177,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:2081
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8914,10 +13196,10 @@ def _entry_softmax_int_out(self, dim, dtype, out):
         raise _arg_error(softmax_int_out, (self, dim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_softmax_int_out.get(ks)
-    if k is None:
-        k = softmax_int_out._fill(ks)
-    return k(self, dim, dtype, out)
+    _k = _c_softmax_int_out.get(ks)
+    if _k is None:
+        _k = softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
 
 
 softmax_int_out._bind = _bind_softmax_int_out
@@ -8925,7 +13207,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:2083
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -8942,10 +13224,10 @@ def _entry_log_softmax_int(self, dim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_softmax_int, (self, dim, dtype)) from None
-    k = _c_log_softmax_int.get(ks)
-    if k is None:
-        k = log_softmax_int._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_log_softmax_int.get(ks)
+    if _k is None:
+        _k = log_softmax_int._fill(ks)
+    return _k(self, dim, dtype)
 
 
 log_softmax_int._bind = _bind_log_softmax_int
@@ -8953,7 +13235,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:2087
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -8972,10 +13254,10 @@ def _entry_log_softmax_int_out(self, dim, dtype, out):
         raise _arg_error(log_softmax_int_out, (self, dim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log_softmax_int_out.get(ks)
-    if k is None:
-        k = log_softmax_int_out._fill(ks)
-    return k(self, dim, dtype, out)
+    _k = _c_log_softmax_int_out.get(ks)
+    if _k is None:
+        _k = log_softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
 
 
 log_softmax_int_out._bind = _bind_log_softmax_int_out
@@ -8983,7 +13265,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:1500
+# schema/native_functions.yaml:2089
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -9000,10 +13282,10 @@ def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
         ks = (grad_output._ks | output._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
-    k = _c__softmax_backward_data.get(ks)
-    if k is None:
-        k = _softmax_backward_data._fill(ks)
-    return k(grad_output, output, dim, input_dtype)
+    _k = _c__softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
 
 
 _softmax_backward_data._bind = _bind__softmax_backward_data
@@ -9011,7 +13293,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1505
+# schema/native_functions.yaml:2094
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -9030,10 +13312,10 @@ def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, gra
         raise _arg_error(_softmax_backward_data_out, (grad_output, output, dim, input_dtype, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c__softmax_backward_data_out.get(ks)
-    if k is None:
-        k = _softmax_backward_data_out._fill(ks)
-    return k(grad_output, output, dim, input_dtype, grad_input)
+    _k = _c__softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, grad_input)
 
 
 _softmax_backward_data_out._bind = _bind__softmax_backward_data_out
@@ -9041,7 +13323,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:2098
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -9058,10 +13340,10 @@ def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
         ks = (grad_output._ks | output._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_log_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
-    k = _c__log_softmax_backward_data.get(ks)
-    if k is None:
-        k = _log_softmax_backward_data._fill(ks)
-    return k(grad_output, output, dim, input_dtype)
+    _k = _c__log_softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
 
 
 _log_softmax_backward_data._bind = _bind__log_softmax_backward_data
@@ -9069,7 +13351,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:1513
+# schema/native_functions.yaml:2102
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -9088,10 +13370,10 @@ def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype,
         raise _arg_error(_log_softmax_backward_data_out, (grad_output, output, dim, input_dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__log_softmax_backward_data_out.get(ks)
-    if k is None:
-        k = _log_softmax_backward_data_out._fill(ks)
-    return k(grad_output, output, dim, input_dtype, out)
+    _k = _c__log_softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, out)
 
 
 _log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
@@ -9099,7 +13381,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml:2104
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -9116,10 +13398,10 @@ def _entry_rsub_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
-    k = _c_rsub_Tensor.get(ks)
-    if k is None:
-        k = rsub_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_rsub_Tensor.get(ks)
+    if _k is None:
+        _k = rsub_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 rsub_Tensor._bind = _bind_rsub_Tensor
@@ -9127,7 +13409,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:1520
+# schema/native_functions.yaml:2109
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -9146,10 +13428,10 @@ def _entry_rsub_Tensor_out(self, other, alpha, out):
         raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rsub_Tensor_out.get(ks)
-    if k is None:
-        k = rsub_Tensor_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_rsub_Tensor_out.get(ks)
+    if _k is None:
+        _k = rsub_Tensor_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 rsub_Tensor_out._bind = _bind_rsub_Tensor_out
@@ -9157,7 +13439,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:1523
+# schema/native_functions.yaml:2112
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -9174,10 +13456,10 @@ def _entry_rsub_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
-    k = _c_rsub_Scalar.get(ks)
-    if k is None:
-        k = rsub_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_rsub_Scalar.get(ks)
+    if _k is None:
+        _k = rsub_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 rsub_Scalar._bind = _bind_rsub_Scalar
@@ -9185,7 +13467,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:1528
+# schema/native_functions.yaml:2117
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -9204,10 +13486,10 @@ def _entry_rsub_Scalar_out(self, other, alpha, out):
         raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rsub_Scalar_out.get(ks)
-    if k is None:
-        k = rsub_Scalar_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_rsub_Scalar_out.get(ks)
+    if _k is None:
+        _k = rsub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 rsub_Scalar_out._bind = _bind_rsub_Scalar_out
@@ -9215,7 +13497,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:2120
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9232,10 +13514,10 @@ def _entry_floor_divide(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide, (self, other)) from None
-    k = _c_floor_divide.get(ks)
-    if k is None:
-        k = floor_divide._fill(ks)
-    return k(self, other)
+    _k = _c_floor_divide.get(ks)
+    if _k is None:
+        _k = floor_divide._fill(ks)
+    return _k(self, other)
 
 
 floor_divide._bind = _bind_floor_divide
@@ -9243,7 +13525,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:1536
+# schema/native_functions.yaml:2125
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9262,10 +13544,10 @@ def _entry_floor_divide_out(self, other, out):
         raise _arg_error(floor_divide_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_floor_divide_out.get(ks)
-    if k is None:
-        k = floor_divide_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_floor_divide_out.get(ks)
+    if _k is None:
+        _k = floor_divide_out._fill(ks)
+    return _k(self, other, out)
 
 
 floor_divide_out._bind = _bind_floor_divide_out
@@ -9273,7 +13555,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:2128
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9290,10 +13572,10 @@ def _entry_floor_divide_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar, (self, other)) from None
-    k = _c_floor_divide_Scalar.get(ks)
-    if k is None:
-        k = floor_divide_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_floor_divide_Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar._fill(ks)
+    return _k(self, other)
 
 
 floor_divide_Scalar._bind = _bind_floor_divide_Scalar
@@ -9301,7 +13583,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:2133
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9320,10 +13602,10 @@ def _entry_floor_divide_Scalar_out(self, other, out):
         raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_floor_divide_Scalar_out.get(ks)
-    if k is None:
-        k = floor_divide_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_floor_divide_Scalar_out.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
@@ -9331,7 +13613,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:1547
+# schema/native_functions.yaml:2136
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9350,10 +13632,10 @@ def _entry_floor_divide__Tensor(self, other):
         raise _arg_error(floor_divide__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_floor_divide__Tensor.get(ks)
-    if k is None:
-        k = floor_divide__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_floor_divide__Tensor.get(ks)
+    if _k is None:
+        _k = floor_divide__Tensor._fill(ks)
+    return _k(self, other)
 
 
 floor_divide__Tensor._bind = _bind_floor_divide__Tensor
@@ -9361,7 +13643,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:2143
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9380,10 +13662,10 @@ def _entry_floor_divide__Scalar(self, other):
         raise _arg_error(floor_divide__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_floor_divide__Scalar.get(ks)
-    if k is None:
-        k = floor_divide__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_floor_divide__Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide__Scalar._fill(ks)
+    return _k(self, other)
 
 
 floor_divide__Scalar._bind = _bind_floor_divide__Scalar
@@ -9391,7 +13673,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:2150
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9408,10 +13690,10 @@ def _entry_remainder_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Tensor, (self, other)) from None
-    k = _c_remainder_Tensor.get(ks)
-    if k is None:
-        k = remainder_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_remainder_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Tensor._fill(ks)
+    return _k(self, other)
 
 
 remainder_Tensor._bind = _bind_remainder_Tensor
@@ -9419,7 +13701,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:1566
+# schema/native_functions.yaml:2155
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9438,10 +13720,10 @@ def _entry_remainder_Tensor_out(self, other, out):
         raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_remainder_Tensor_out.get(ks)
-    if k is None:
-        k = remainder_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_remainder_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 remainder_Tensor_out._bind = _bind_remainder_Tensor_out
@@ -9449,7 +13731,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:2158
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9466,10 +13748,10 @@ def _entry_remainder_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar, (self, other)) from None
-    k = _c_remainder_Scalar.get(ks)
-    if k is None:
-        k = remainder_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_remainder_Scalar.get(ks)
+    if _k is None:
+        _k = remainder_Scalar._fill(ks)
+    return _k(self, other)
 
 
 remainder_Scalar._bind = _bind_remainder_Scalar
@@ -9477,7 +13759,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:2163
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9496,10 +13778,10 @@ def _entry_remainder_Scalar_out(self, other, out):
         raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_remainder_Scalar_out.get(ks)
-    if k is None:
-        k = remainder_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_remainder_Scalar_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 remainder_Scalar_out._bind = _bind_remainder_Scalar_out
@@ -9507,7 +13789,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:1577
+# schema/native_functions.yaml:2166
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9524,10 +13806,10 @@ def _entry_remainder_Scalar_Tensor(self, other):
         ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
-    k = _c_remainder_Scalar_Tensor.get(ks)
-    if k is None:
-        k = remainder_Scalar_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_remainder_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor._fill(ks)
+    return _k(self, other)
 
 
 remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
@@ -9535,7 +13817,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:2171
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9554,10 +13836,10 @@ def _entry_remainder_Scalar_Tensor_out(self, other, out):
         raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_remainder_Scalar_Tensor_out.get(ks)
-    if k is None:
-        k = remainder_Scalar_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
@@ -9565,7 +13847,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1585
+# schema/native_functions.yaml:2174
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9584,10 +13866,10 @@ def _entry_remainder__Tensor(self, other):
         raise _arg_error(remainder__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_remainder__Tensor.get(ks)
-    if k is None:
-        k = remainder__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_remainder__Tensor.get(ks)
+    if _k is None:
+        _k = remainder__Tensor._fill(ks)
+    return _k(self, other)
 
 
 remainder__Tensor._bind = _bind_remainder__Tensor
@@ -9595,7 +13877,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:1592
+# schema/native_functions.yaml:2181
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9614,10 +13896,10 @@ def _entry_remainder__Scalar(self, other):
         raise _arg_error(remainder__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_remainder__Scalar.get(ks)
-    if k is None:
-        k = remainder__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_remainder__Scalar.get(ks)
+    if _k is None:
+        _k = remainder__Scalar._fill(ks)
+    return _k(self, other)
 
 
 remainder__Scalar._bind = _bind_remainder__Scalar
@@ -9625,7 +13907,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2188
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9642,10 +13924,10 @@ def _entry_fmod_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Tensor, (self, other)) from None
-    k = _c_fmod_Tensor.get(ks)
-    if k is None:
-        k = fmod_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_fmod_Tensor.get(ks)
+    if _k is None:
+        _k = fmod_Tensor._fill(ks)
+    return _k(self, other)
 
 
 fmod_Tensor._bind = _bind_fmod_Tensor
@@ -9653,7 +13935,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:2193
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9672,10 +13954,10 @@ def _entry_fmod_Tensor_out(self, other, out):
         raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_fmod_Tensor_out.get(ks)
-    if k is None:
-        k = fmod_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_fmod_Tensor_out.get(ks)
+    if _k is None:
+        _k = fmod_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 fmod_Tensor_out._bind = _bind_fmod_Tensor_out
@@ -9683,7 +13965,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:1607
+# schema/native_functions.yaml:2196
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9700,10 +13982,10 @@ def _entry_fmod_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar, (self, other)) from None
-    k = _c_fmod_Scalar.get(ks)
-    if k is None:
-        k = fmod_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_fmod_Scalar.get(ks)
+    if _k is None:
+        _k = fmod_Scalar._fill(ks)
+    return _k(self, other)
 
 
 fmod_Scalar._bind = _bind_fmod_Scalar
@@ -9711,7 +13993,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:2201
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9730,10 +14012,10 @@ def _entry_fmod_Scalar_out(self, other, out):
         raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_fmod_Scalar_out.get(ks)
-    if k is None:
-        k = fmod_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_fmod_Scalar_out.get(ks)
+    if _k is None:
+        _k = fmod_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 fmod_Scalar_out._bind = _bind_fmod_Scalar_out
@@ -9741,7 +14023,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:1615
+# schema/native_functions.yaml:2204
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9760,10 +14042,10 @@ def _entry_fmod__Tensor(self, other):
         raise _arg_error(fmod__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fmod__Tensor.get(ks)
-    if k is None:
-        k = fmod__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_fmod__Tensor.get(ks)
+    if _k is None:
+        _k = fmod__Tensor._fill(ks)
+    return _k(self, other)
 
 
 fmod__Tensor._bind = _bind_fmod__Tensor
@@ -9771,7 +14053,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:1622
+# schema/native_functions.yaml:2211
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9790,10 +14072,10 @@ def _entry_fmod__Scalar(self, other):
         raise _arg_error(fmod__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fmod__Scalar.get(ks)
-    if k is None:
-        k = fmod__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_fmod__Scalar.get(ks)
+    if _k is None:
+        _k = fmod__Scalar._fill(ks)
+    return _k(self, other)
 
 
 fmod__Scalar._bind = _bind_fmod__Scalar
@@ -9801,7 +14083,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2218
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9818,10 +14100,10 @@ def _entry_maximum(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(maximum, (self, other)) from None
-    k = _c_maximum.get(ks)
-    if k is None:
-        k = maximum._fill(ks)
-    return k(self, other)
+    _k = _c_maximum.get(ks)
+    if _k is None:
+        _k = maximum._fill(ks)
+    return _k(self, other)
 
 
 maximum._bind = _bind_maximum
@@ -9829,7 +14111,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:1634
+# schema/native_functions.yaml:2223
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9848,10 +14130,10 @@ def _entry_maximum_out(self, other, out):
         raise _arg_error(maximum_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_maximum_out.get(ks)
-    if k is None:
-        k = maximum_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_maximum_out.get(ks)
+    if _k is None:
+        _k = maximum_out._fill(ks)
+    return _k(self, other, out)
 
 
 maximum_out._bind = _bind_maximum_out
@@ -9859,7 +14141,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:1637
+# schema/native_functions.yaml:2226
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9876,10 +14158,10 @@ def _entry_minimum(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(minimum, (self, other)) from None
-    k = _c_minimum.get(ks)
-    if k is None:
-        k = minimum._fill(ks)
-    return k(self, other)
+    _k = _c_minimum.get(ks)
+    if _k is None:
+        _k = minimum._fill(ks)
+    return _k(self, other)
 
 
 minimum._bind = _bind_minimum
@@ -9887,7 +14169,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:1642
+# schema/native_functions.yaml:2231
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9906,10 +14188,10 @@ def _entry_minimum_out(self, other, out):
         raise _arg_error(minimum_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_minimum_out.get(ks)
-    if k is None:
-        k = minimum_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_minimum_out.get(ks)
+    if _k is None:
+        _k = minimum_out._fill(ks)
+    return _k(self, other, out)
 
 
 minimum_out._bind = _bind_minimum_out
@@ -9917,7 +14199,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:1645
+# schema/native_functions.yaml:2234
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9934,10 +14216,10 @@ def _entry_atan2(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan2, (self, other)) from None
-    k = _c_atan2.get(ks)
-    if k is None:
-        k = atan2._fill(ks)
-    return k(self, other)
+    _k = _c_atan2.get(ks)
+    if _k is None:
+        _k = atan2._fill(ks)
+    return _k(self, other)
 
 
 atan2._bind = _bind_atan2
@@ -9945,7 +14227,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:1650
+# schema/native_functions.yaml:2239
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -9964,10 +14246,10 @@ def _entry_atan2_out(self, other, out):
         raise _arg_error(atan2_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_atan2_out.get(ks)
-    if k is None:
-        k = atan2_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_atan2_out.get(ks)
+    if _k is None:
+        _k = atan2_out._fill(ks)
+    return _k(self, other, out)
 
 
 atan2_out._bind = _bind_atan2_out
@@ -9975,7 +14257,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml:2242
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -9994,10 +14276,10 @@ def _entry_atan2_(self, other):
         raise _arg_error(atan2_, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_atan2_.get(ks)
-    if k is None:
-        k = atan2_._fill(ks)
-    return k(self, other)
+    _k = _c_atan2_.get(ks)
+    if _k is None:
+        _k = atan2_._fill(ks)
+    return _k(self, other)
 
 
 atan2_._bind = _bind_atan2_
@@ -10005,7 +14287,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:1660
+# schema/native_functions.yaml:2249
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10022,10 +14304,10 @@ def _entry_logical_and(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_and, (self, other)) from None
-    k = _c_logical_and.get(ks)
-    if k is None:
-        k = logical_and._fill(ks)
-    return k(self, other)
+    _k = _c_logical_and.get(ks)
+    if _k is None:
+        _k = logical_and._fill(ks)
+    return _k(self, other)
 
 
 logical_and._bind = _bind_logical_and
@@ -10033,7 +14315,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:1665
+# schema/native_functions.yaml:2254
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10052,10 +14334,10 @@ def _entry_logical_and_out(self, other, out):
         raise _arg_error(logical_and_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logical_and_out.get(ks)
-    if k is None:
-        k = logical_and_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_logical_and_out.get(ks)
+    if _k is None:
+        _k = logical_and_out._fill(ks)
+    return _k(self, other, out)
 
 
 logical_and_out._bind = _bind_logical_and_out
@@ -10063,7 +14345,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:1668
+# schema/native_functions.yaml:2257
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10082,10 +14364,10 @@ def _entry_logical_and_(self, other):
         raise _arg_error(logical_and_, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_logical_and_.get(ks)
-    if k is None:
-        k = logical_and_._fill(ks)
-    return k(self, other)
+    _k = _c_logical_and_.get(ks)
+    if _k is None:
+        _k = logical_and_._fill(ks)
+    return _k(self, other)
 
 
 logical_and_._bind = _bind_logical_and_
@@ -10093,7 +14375,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:1675
+# schema/native_functions.yaml:2264
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10110,10 +14392,10 @@ def _entry_logical_or(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_or, (self, other)) from None
-    k = _c_logical_or.get(ks)
-    if k is None:
-        k = logical_or._fill(ks)
-    return k(self, other)
+    _k = _c_logical_or.get(ks)
+    if _k is None:
+        _k = logical_or._fill(ks)
+    return _k(self, other)
 
 
 logical_or._bind = _bind_logical_or
@@ -10121,7 +14403,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:1680
+# schema/native_functions.yaml:2269
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10140,10 +14422,10 @@ def _entry_logical_or_out(self, other, out):
         raise _arg_error(logical_or_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logical_or_out.get(ks)
-    if k is None:
-        k = logical_or_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_logical_or_out.get(ks)
+    if _k is None:
+        _k = logical_or_out._fill(ks)
+    return _k(self, other, out)
 
 
 logical_or_out._bind = _bind_logical_or_out
@@ -10151,7 +14433,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:1683
+# schema/native_functions.yaml:2272
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10170,10 +14452,10 @@ def _entry_logical_or_(self, other):
         raise _arg_error(logical_or_, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_logical_or_.get(ks)
-    if k is None:
-        k = logical_or_._fill(ks)
-    return k(self, other)
+    _k = _c_logical_or_.get(ks)
+    if _k is None:
+        _k = logical_or_._fill(ks)
+    return _k(self, other)
 
 
 logical_or_._bind = _bind_logical_or_
@@ -10181,7 +14463,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:1690
+# schema/native_functions.yaml:2279
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10198,10 +14480,10 @@ def _entry_logical_xor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_xor, (self, other)) from None
-    k = _c_logical_xor.get(ks)
-    if k is None:
-        k = logical_xor._fill(ks)
-    return k(self, other)
+    _k = _c_logical_xor.get(ks)
+    if _k is None:
+        _k = logical_xor._fill(ks)
+    return _k(self, other)
 
 
 logical_xor._bind = _bind_logical_xor
@@ -10209,7 +14491,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:1695
+# schema/native_functions.yaml:2284
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10228,10 +14510,10 @@ def _entry_logical_xor_out(self, other, out):
         raise _arg_error(logical_xor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logical_xor_out.get(ks)
-    if k is None:
-        k = logical_xor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_logical_xor_out.get(ks)
+    if _k is None:
+        _k = logical_xor_out._fill(ks)
+    return _k(self, other, out)
 
 
 logical_xor_out._bind = _bind_logical_xor_out
@@ -10239,7 +14521,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:1698
+# schema/native_functions.yaml:2287
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10258,10 +14540,10 @@ def _entry_logical_xor_(self, other):
         raise _arg_error(logical_xor_, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_logical_xor_.get(ks)
-    if k is None:
-        k = logical_xor_._fill(ks)
-    return k(self, other)
+    _k = _c_logical_xor_.get(ks)
+    if _k is None:
+        _k = logical_xor_._fill(ks)
+    return _k(self, other)
 
 
 logical_xor_._bind = _bind_logical_xor_
@@ -10269,7 +14551,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:2294
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10286,10 +14568,10 @@ def _entry_bitwise_and_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Tensor, (self, other)) from None
-    k = _c_bitwise_and_Tensor.get(ks)
-    if k is None:
-        k = bitwise_and_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_and_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
@@ -10297,7 +14579,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:1710
+# schema/native_functions.yaml:2299
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10316,10 +14598,10 @@ def _entry_bitwise_and_Tensor_out(self, other, out):
         raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_and_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_and_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_and_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
@@ -10327,7 +14609,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:1713
+# schema/native_functions.yaml:2302
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10344,10 +14626,10 @@ def _entry_bitwise_and_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar, (self, other)) from None
-    k = _c_bitwise_and_Scalar.get(ks)
-    if k is None:
-        k = bitwise_and_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_and_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
@@ -10355,7 +14637,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:1718
+# schema/native_functions.yaml:2307
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10374,10 +14656,10 @@ def _entry_bitwise_and_Scalar_out(self, other, out):
         raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_and_Scalar_out.get(ks)
-    if k is None:
-        k = bitwise_and_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_and_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
@@ -10385,7 +14667,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:1721
+# schema/native_functions.yaml:2310
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10402,10 +14684,10 @@ def _entry_bitwise_and_Scalar_Tensor(self, other):
         ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
-    k = _c_bitwise_and_Scalar_Tensor.get(ks)
-    if k is None:
-        k = bitwise_and_Scalar_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
@@ -10413,7 +14695,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:2315
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10432,10 +14714,10 @@ def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
         raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_and_Scalar_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
@@ -10443,7 +14725,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1729
+# schema/native_functions.yaml:2318
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10462,10 +14744,10 @@ def _entry_bitwise_and__Tensor(self, other):
         raise _arg_error(bitwise_and__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_and__Tensor.get(ks)
-    if k is None:
-        k = bitwise_and__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_and__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and__Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
@@ -10473,7 +14755,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:1736
+# schema/native_functions.yaml:2325
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10492,10 +14774,10 @@ def _entry_bitwise_and__Scalar(self, other):
         raise _arg_error(bitwise_and__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_and__Scalar.get(ks)
-    if k is None:
-        k = bitwise_and__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_and__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and__Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
@@ -10503,7 +14785,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:1743
+# schema/native_functions.yaml:2332
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10520,10 +14802,10 @@ def _entry_bitwise_or_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Tensor, (self, other)) from None
-    k = _c_bitwise_or_Tensor.get(ks)
-    if k is None:
-        k = bitwise_or_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_or_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
@@ -10531,7 +14813,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:1748
+# schema/native_functions.yaml:2337
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10550,10 +14832,10 @@ def _entry_bitwise_or_Tensor_out(self, other, out):
         raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_or_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_or_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_or_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
@@ -10561,7 +14843,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:1751
+# schema/native_functions.yaml:2340
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10578,10 +14860,10 @@ def _entry_bitwise_or_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar, (self, other)) from None
-    k = _c_bitwise_or_Scalar.get(ks)
-    if k is None:
-        k = bitwise_or_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_or_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
@@ -10589,7 +14871,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml:2345
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10608,10 +14890,10 @@ def _entry_bitwise_or_Scalar_out(self, other, out):
         raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_or_Scalar_out.get(ks)
-    if k is None:
-        k = bitwise_or_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_or_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
@@ -10619,7 +14901,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:1759
+# schema/native_functions.yaml:2348
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10636,10 +14918,10 @@ def _entry_bitwise_or_Scalar_Tensor(self, other):
         ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
-    k = _c_bitwise_or_Scalar_Tensor.get(ks)
-    if k is None:
-        k = bitwise_or_Scalar_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
@@ -10647,7 +14929,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1764
+# schema/native_functions.yaml:2353
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10666,10 +14948,10 @@ def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
         raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_or_Scalar_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
@@ -10677,7 +14959,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1767
+# schema/native_functions.yaml:2356
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10696,10 +14978,10 @@ def _entry_bitwise_or__Tensor(self, other):
         raise _arg_error(bitwise_or__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_or__Tensor.get(ks)
-    if k is None:
-        k = bitwise_or__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_or__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or__Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
@@ -10707,7 +14989,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:1774
+# schema/native_functions.yaml:2363
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10726,10 +15008,10 @@ def _entry_bitwise_or__Scalar(self, other):
         raise _arg_error(bitwise_or__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_or__Scalar.get(ks)
-    if k is None:
-        k = bitwise_or__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_or__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or__Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
@@ -10737,7 +15019,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:2370
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10754,10 +15036,10 @@ def _entry_bitwise_xor_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
-    k = _c_bitwise_xor_Tensor.get(ks)
-    if k is None:
-        k = bitwise_xor_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_xor_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
@@ -10765,7 +15047,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:1786
+# schema/native_functions.yaml:2375
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10784,10 +15066,10 @@ def _entry_bitwise_xor_Tensor_out(self, other, out):
         raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_xor_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_xor_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_xor_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
@@ -10795,7 +15077,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:1789
+# schema/native_functions.yaml:2378
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10812,10 +15094,10 @@ def _entry_bitwise_xor_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
-    k = _c_bitwise_xor_Scalar.get(ks)
-    if k is None:
-        k = bitwise_xor_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_xor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
@@ -10823,7 +15105,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml:2383
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10842,10 +15124,10 @@ def _entry_bitwise_xor_Scalar_out(self, other, out):
         raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_xor_Scalar_out.get(ks)
-    if k is None:
-        k = bitwise_xor_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_xor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
@@ -10853,7 +15135,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:1797
+# schema/native_functions.yaml:2386
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10870,10 +15152,10 @@ def _entry_bitwise_xor_Scalar_Tensor(self, other):
         ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
-    k = _c_bitwise_xor_Scalar_Tensor.get(ks)
-    if k is None:
-        k = bitwise_xor_Scalar_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
@@ -10881,7 +15163,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:1802
+# schema/native_functions.yaml:2391
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -10900,10 +15182,10 @@ def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
         raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
-    if k is None:
-        k = bitwise_xor_Scalar_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
@@ -10911,7 +15193,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:1805
+# schema/native_functions.yaml:2394
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10930,10 +15212,10 @@ def _entry_bitwise_xor__Tensor(self, other):
         raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_xor__Tensor.get(ks)
-    if k is None:
-        k = bitwise_xor__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_xor__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Tensor._fill(ks)
+    return _k(self, other)
 
 
 bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
@@ -10941,7 +15223,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:1812
+# schema/native_functions.yaml:2401
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -10960,10 +15242,10 @@ def _entry_bitwise_xor__Scalar(self, other):
         raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bitwise_xor__Scalar.get(ks)
-    if k is None:
-        k = bitwise_xor__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_bitwise_xor__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Scalar._fill(ks)
+    return _k(self, other)
 
 
 bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
@@ -10971,7 +15253,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:1819
+# schema/native_functions.yaml:2408
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -10988,10 +15270,10 @@ def _entry_lerp_Scalar(self, end, weight):
         ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar, (self, end, weight)) from None
-    k = _c_lerp_Scalar.get(ks)
-    if k is None:
-        k = lerp_Scalar._fill(ks)
-    return k(self, end, weight)
+    _k = _c_lerp_Scalar.get(ks)
+    if _k is None:
+        _k = lerp_Scalar._fill(ks)
+    return _k(self, end, weight)
 
 
 lerp_Scalar._bind = _bind_lerp_Scalar
@@ -10999,7 +15281,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:1824
+# schema/native_functions.yaml:2413
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -11018,10 +15300,10 @@ def _entry_lerp_Scalar_out(self, end, weight, out):
         raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lerp_Scalar_out.get(ks)
-    if k is None:
-        k = lerp_Scalar_out._fill(ks)
-    return k(self, end, weight, out)
+    _k = _c_lerp_Scalar_out.get(ks)
+    if _k is None:
+        _k = lerp_Scalar_out._fill(ks)
+    return _k(self, end, weight, out)
 
 
 lerp_Scalar_out._bind = _bind_lerp_Scalar_out
@@ -11029,7 +15311,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:1827
+# schema/native_functions.yaml:2416
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11046,10 +15328,10 @@ def _entry_lerp_Tensor(self, end, weight):
         ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Tensor, (self, end, weight)) from None
-    k = _c_lerp_Tensor.get(ks)
-    if k is None:
-        k = lerp_Tensor._fill(ks)
-    return k(self, end, weight)
+    _k = _c_lerp_Tensor.get(ks)
+    if _k is None:
+        _k = lerp_Tensor._fill(ks)
+    return _k(self, end, weight)
 
 
 lerp_Tensor._bind = _bind_lerp_Tensor
@@ -11057,7 +15339,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:1832
+# schema/native_functions.yaml:2421
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -11076,10 +15358,10 @@ def _entry_lerp_Tensor_out(self, end, weight, out):
         raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lerp_Tensor_out.get(ks)
-    if k is None:
-        k = lerp_Tensor_out._fill(ks)
-    return k(self, end, weight, out)
+    _k = _c_lerp_Tensor_out.get(ks)
+    if _k is None:
+        _k = lerp_Tensor_out._fill(ks)
+    return _k(self, end, weight, out)
 
 
 lerp_Tensor_out._bind = _bind_lerp_Tensor_out
@@ -11087,7 +15369,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:1835
+# schema/native_functions.yaml:2424
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11106,10 +15388,10 @@ def _entry_lerp__Scalar(self, end, weight):
         raise _arg_error(lerp__Scalar, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_lerp__Scalar.get(ks)
-    if k is None:
-        k = lerp__Scalar._fill(ks)
-    return k(self, end, weight)
+    _k = _c_lerp__Scalar.get(ks)
+    if _k is None:
+        _k = lerp__Scalar._fill(ks)
+    return _k(self, end, weight)
 
 
 lerp__Scalar._bind = _bind_lerp__Scalar
@@ -11117,7 +15399,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:1842
+# schema/native_functions.yaml:2431
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -11136,10 +15418,10 @@ def _entry_lerp__Tensor(self, end, weight):
         raise _arg_error(lerp__Tensor, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_lerp__Tensor.get(ks)
-    if k is None:
-        k = lerp__Tensor._fill(ks)
-    return k(self, end, weight)
+    _k = _c_lerp__Tensor.get(ks)
+    if _k is None:
+        _k = lerp__Tensor._fill(ks)
+    return _k(self, end, weight)
 
 
 lerp__Tensor._bind = _bind_lerp__Tensor
@@ -11147,7 +15429,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:1849
+# schema/native_functions.yaml:2438
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11164,10 +15446,10 @@ def _entry_addcmul(self, tensor1, tensor2, value):
         ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
-    k = _c_addcmul.get(ks)
-    if k is None:
-        k = addcmul._fill(ks)
-    return k(self, tensor1, tensor2, value)
+    _k = _c_addcmul.get(ks)
+    if _k is None:
+        _k = addcmul._fill(ks)
+    return _k(self, tensor1, tensor2, value)
 
 
 addcmul._bind = _bind_addcmul
@@ -11175,7 +15457,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:1854
+# schema/native_functions.yaml:2443
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11194,10 +15476,10 @@ def _entry_addcmul_out(self, tensor1, tensor2, value, out):
         raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_addcmul_out.get(ks)
-    if k is None:
-        k = addcmul_out._fill(ks)
-    return k(self, tensor1, tensor2, value, out)
+    _k = _c_addcmul_out.get(ks)
+    if _k is None:
+        _k = addcmul_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
 
 
 addcmul_out._bind = _bind_addcmul_out
@@ -11205,7 +15487,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:1857
+# schema/native_functions.yaml:2446
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11224,10 +15506,10 @@ def _entry_addcmul_(self, tensor1, tensor2, value):
         raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_addcmul_.get(ks)
-    if k is None:
-        k = addcmul_._fill(ks)
-    return k(self, tensor1, tensor2, value)
+    _k = _c_addcmul_.get(ks)
+    if _k is None:
+        _k = addcmul_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
 
 
 addcmul_._bind = _bind_addcmul_
@@ -11235,7 +15517,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:1864
+# schema/native_functions.yaml:2453
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11252,10 +15534,10 @@ def _entry_addcdiv(self, tensor1, tensor2, value):
         ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
-    k = _c_addcdiv.get(ks)
-    if k is None:
-        k = addcdiv._fill(ks)
-    return k(self, tensor1, tensor2, value)
+    _k = _c_addcdiv.get(ks)
+    if _k is None:
+        _k = addcdiv._fill(ks)
+    return _k(self, tensor1, tensor2, value)
 
 
 addcdiv._bind = _bind_addcdiv
@@ -11263,7 +15545,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:1869
+# schema/native_functions.yaml:2458
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -11282,10 +15564,10 @@ def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
         raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_addcdiv_out.get(ks)
-    if k is None:
-        k = addcdiv_out._fill(ks)
-    return k(self, tensor1, tensor2, value, out)
+    _k = _c_addcdiv_out.get(ks)
+    if _k is None:
+        _k = addcdiv_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
 
 
 addcdiv_out._bind = _bind_addcdiv_out
@@ -11293,7 +15575,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:1872
+# schema/native_functions.yaml:2461
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -11312,10 +15594,10 @@ def _entry_addcdiv_(self, tensor1, tensor2, value):
         raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_addcdiv_.get(ks)
-    if k is None:
-        k = addcdiv_._fill(ks)
-    return k(self, tensor1, tensor2, value)
+    _k = _c_addcdiv_.get(ks)
+    if _k is None:
+        _k = addcdiv_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
 
 
 addcdiv_._bind = _bind_addcdiv_
@@ -11323,7 +15605,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:1879
+# schema/native_functions.yaml:2468
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11340,10 +15622,10 @@ def _entry_ne_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar, (self, other)) from None
-    k = _c_ne_Scalar.get(ks)
-    if k is None:
-        k = ne_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_ne_Scalar.get(ks)
+    if _k is None:
+        _k = ne_Scalar._fill(ks)
+    return _k(self, other)
 
 
 ne_Scalar._bind = _bind_ne_Scalar
@@ -11351,7 +15633,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml:2473
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11370,10 +15652,10 @@ def _entry_ne_Scalar_out(self, other, out):
         raise _arg_error(ne_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ne_Scalar_out.get(ks)
-    if k is None:
-        k = ne_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ne_Scalar_out.get(ks)
+    if _k is None:
+        _k = ne_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 ne_Scalar_out._bind = _bind_ne_Scalar_out
@@ -11381,7 +15663,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:1887
+# schema/native_functions.yaml:2476
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11398,10 +15680,10 @@ def _entry_le_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar, (self, other)) from None
-    k = _c_le_Scalar.get(ks)
-    if k is None:
-        k = le_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_le_Scalar.get(ks)
+    if _k is None:
+        _k = le_Scalar._fill(ks)
+    return _k(self, other)
 
 
 le_Scalar._bind = _bind_le_Scalar
@@ -11409,7 +15691,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:1892
+# schema/native_functions.yaml:2481
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11428,10 +15710,10 @@ def _entry_le_Scalar_out(self, other, out):
         raise _arg_error(le_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_le_Scalar_out.get(ks)
-    if k is None:
-        k = le_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_le_Scalar_out.get(ks)
+    if _k is None:
+        _k = le_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 le_Scalar_out._bind = _bind_le_Scalar_out
@@ -11439,7 +15721,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:1895
+# schema/native_functions.yaml:2484
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -11456,10 +15738,10 @@ def _entry_ge_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar, (self, other)) from None
-    k = _c_ge_Scalar.get(ks)
-    if k is None:
-        k = ge_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_ge_Scalar.get(ks)
+    if _k is None:
+        _k = ge_Scalar._fill(ks)
+    return _k(self, other)
 
 
 ge_Scalar._bind = _bind_ge_Scalar
@@ -11467,7 +15749,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:1900
+# schema/native_functions.yaml:2489
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -11486,10 +15768,10 @@ def _entry_ge_Scalar_out(self, other, out):
         raise _arg_error(ge_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ge_Scalar_out.get(ks)
-    if k is None:
-        k = ge_Scalar_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ge_Scalar_out.get(ks)
+    if _k is None:
+        _k = ge_Scalar_out._fill(ks)
+    return _k(self, other, out)
 
 
 ge_Scalar_out._bind = _bind_ge_Scalar_out
@@ -11497,7 +15779,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:2492
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11516,10 +15798,10 @@ def _entry_eq__Tensor(self, other):
         raise _arg_error(eq__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_eq__Tensor.get(ks)
-    if k is None:
-        k = eq__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_eq__Tensor.get(ks)
+    if _k is None:
+        _k = eq__Tensor._fill(ks)
+    return _k(self, other)
 
 
 eq__Tensor._bind = _bind_eq__Tensor
@@ -11527,7 +15809,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:1910
+# schema/native_functions.yaml:2499
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11546,10 +15828,10 @@ def _entry_eq__Scalar(self, other):
         raise _arg_error(eq__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_eq__Scalar.get(ks)
-    if k is None:
-        k = eq__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_eq__Scalar.get(ks)
+    if _k is None:
+        _k = eq__Scalar._fill(ks)
+    return _k(self, other)
 
 
 eq__Scalar._bind = _bind_eq__Scalar
@@ -11557,7 +15839,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:1917
+# schema/native_functions.yaml:2506
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11576,10 +15858,10 @@ def _entry_ne__Tensor(self, other):
         raise _arg_error(ne__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_ne__Tensor.get(ks)
-    if k is None:
-        k = ne__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ne__Tensor.get(ks)
+    if _k is None:
+        _k = ne__Tensor._fill(ks)
+    return _k(self, other)
 
 
 ne__Tensor._bind = _bind_ne__Tensor
@@ -11587,7 +15869,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:1924
+# schema/native_functions.yaml:2513
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11606,10 +15888,10 @@ def _entry_ne__Scalar(self, other):
         raise _arg_error(ne__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_ne__Scalar.get(ks)
-    if k is None:
-        k = ne__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_ne__Scalar.get(ks)
+    if _k is None:
+        _k = ne__Scalar._fill(ks)
+    return _k(self, other)
 
 
 ne__Scalar._bind = _bind_ne__Scalar
@@ -11617,7 +15899,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:1931
+# schema/native_functions.yaml:2520
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11636,10 +15918,10 @@ def _entry_lt__Tensor(self, other):
         raise _arg_error(lt__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_lt__Tensor.get(ks)
-    if k is None:
-        k = lt__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_lt__Tensor.get(ks)
+    if _k is None:
+        _k = lt__Tensor._fill(ks)
+    return _k(self, other)
 
 
 lt__Tensor._bind = _bind_lt__Tensor
@@ -11647,7 +15929,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:1938
+# schema/native_functions.yaml:2527
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11666,10 +15948,10 @@ def _entry_lt__Scalar(self, other):
         raise _arg_error(lt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_lt__Scalar.get(ks)
-    if k is None:
-        k = lt__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_lt__Scalar.get(ks)
+    if _k is None:
+        _k = lt__Scalar._fill(ks)
+    return _k(self, other)
 
 
 lt__Scalar._bind = _bind_lt__Scalar
@@ -11677,7 +15959,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:2534
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11696,10 +15978,10 @@ def _entry_le__Tensor(self, other):
         raise _arg_error(le__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_le__Tensor.get(ks)
-    if k is None:
-        k = le__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_le__Tensor.get(ks)
+    if _k is None:
+        _k = le__Tensor._fill(ks)
+    return _k(self, other)
 
 
 le__Tensor._bind = _bind_le__Tensor
@@ -11707,7 +15989,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:1952
+# schema/native_functions.yaml:2541
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11726,10 +16008,10 @@ def _entry_le__Scalar(self, other):
         raise _arg_error(le__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_le__Scalar.get(ks)
-    if k is None:
-        k = le__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_le__Scalar.get(ks)
+    if _k is None:
+        _k = le__Scalar._fill(ks)
+    return _k(self, other)
 
 
 le__Scalar._bind = _bind_le__Scalar
@@ -11737,7 +16019,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml:2548
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11756,10 +16038,10 @@ def _entry_gt__Tensor(self, other):
         raise _arg_error(gt__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_gt__Tensor.get(ks)
-    if k is None:
-        k = gt__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_gt__Tensor.get(ks)
+    if _k is None:
+        _k = gt__Tensor._fill(ks)
+    return _k(self, other)
 
 
 gt__Tensor._bind = _bind_gt__Tensor
@@ -11767,7 +16049,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:1966
+# schema/native_functions.yaml:2555
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11786,10 +16068,10 @@ def _entry_gt__Scalar(self, other):
         raise _arg_error(gt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_gt__Scalar.get(ks)
-    if k is None:
-        k = gt__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_gt__Scalar.get(ks)
+    if _k is None:
+        _k = gt__Scalar._fill(ks)
+    return _k(self, other)
 
 
 gt__Scalar._bind = _bind_gt__Scalar
@@ -11797,7 +16079,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:1973
+# schema/native_functions.yaml:2562
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11816,10 +16098,10 @@ def _entry_ge__Tensor(self, other):
         raise _arg_error(ge__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_ge__Tensor.get(ks)
-    if k is None:
-        k = ge__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ge__Tensor.get(ks)
+    if _k is None:
+        _k = ge__Tensor._fill(ks)
+    return _k(self, other)
 
 
 ge__Tensor._bind = _bind_ge__Tensor
@@ -11827,7 +16109,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:1980
+# schema/native_functions.yaml:2569
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11846,10 +16128,10 @@ def _entry_ge__Scalar(self, other):
         raise _arg_error(ge__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_ge__Scalar.get(ks)
-    if k is None:
-        k = ge__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_ge__Scalar.get(ks)
+    if _k is None:
+        _k = ge__Scalar._fill(ks)
+    return _k(self, other)
 
 
 ge__Scalar._bind = _bind_ge__Scalar
@@ -11857,7 +16139,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:2576
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -11874,10 +16156,10 @@ def _entry_div_Scalar_mode(self, other, rounding_mode):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
-    k = _c_div_Scalar_mode.get(ks)
-    if k is None:
-        k = div_Scalar_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div_Scalar_mode.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div_Scalar_mode._bind = _bind_div_Scalar_mode
@@ -11885,7 +16167,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:1992
+# schema/native_functions.yaml:2581
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -11904,10 +16186,10 @@ def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
         raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_Scalar_mode_out.get(ks)
-    if k is None:
-        k = div_Scalar_mode_out._fill(ks)
-    return k(self, other, rounding_mode, out)
+    _k = _c_div_Scalar_mode_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode_out._fill(ks)
+    return _k(self, other, rounding_mode, out)
 
 
 div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
@@ -11915,7 +16197,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:1995
+# schema/native_functions.yaml:2584
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -11934,10 +16216,10 @@ def _entry_div__Scalar(self, other):
         raise _arg_error(div__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Scalar.get(ks)
-    if k is None:
-        k = div__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_div__Scalar.get(ks)
+    if _k is None:
+        _k = div__Scalar._fill(ks)
+    return _k(self, other)
 
 
 div__Scalar._bind = _bind_div__Scalar
@@ -11945,7 +16227,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2591
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -11964,10 +16246,10 @@ def _entry_div__Scalar_mode(self, other, rounding_mode):
         raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Scalar_mode.get(ks)
-    if k is None:
-        k = div__Scalar_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div__Scalar_mode.get(ks)
+    if _k is None:
+        _k = div__Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div__Scalar_mode._bind = _bind_div__Scalar_mode
@@ -11975,7 +16257,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2598
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -11994,10 +16276,10 @@ def _entry_pow__Scalar(self, exponent):
         raise _arg_error(pow__Scalar, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_pow__Scalar.get(ks)
-    if k is None:
-        k = pow__Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow__Scalar.get(ks)
+    if _k is None:
+        _k = pow__Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow__Scalar._bind = _bind_pow__Scalar
@@ -12005,7 +16287,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2605
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -12022,10 +16304,10 @@ def _entry_where_ScalarSelf(condition, self, other):
         ks = (condition._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
-    k = _c_where_ScalarSelf.get(ks)
-    if k is None:
-        k = where_ScalarSelf._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_ScalarSelf.get(ks)
+    if _k is None:
+        _k = where_ScalarSelf._fill(ks)
+    return _k(condition, self, other)
 
 
 where_ScalarSelf._bind = _bind_where_ScalarSelf
@@ -12033,7 +16315,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2610
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -12050,10 +16332,10 @@ def _entry_where_ScalarOther(condition, self, other):
         ks = (condition._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarOther, (condition, self, other)) from None
-    k = _c_where_ScalarOther.get(ks)
-    if k is None:
-        k = where_ScalarOther._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_ScalarOther.get(ks)
+    if _k is None:
+        _k = where_ScalarOther._fill(ks)
+    return _k(condition, self, other)
 
 
 where_ScalarOther._bind = _bind_where_ScalarOther
@@ -12061,7 +16343,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:2026
+# schema/native_functions.yaml:2615
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -12078,10 +16360,10 @@ def _entry_where_Scalar(condition, self, other):
         ks = (condition._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_Scalar, (condition, self, other)) from None
-    k = _c_where_Scalar.get(ks)
-    if k is None:
-        k = where_Scalar._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_Scalar.get(ks)
+    if _k is None:
+        _k = where_Scalar._fill(ks)
+    return _k(condition, self, other)
 
 
 where_Scalar._bind = _bind_where_Scalar
@@ -12089,7 +16371,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2620
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -12106,10 +16388,10 @@ def _entry_gelu(self, approximate):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(gelu, (self, approximate)) from None
-    k = _c_gelu.get(ks)
-    if k is None:
-        k = gelu._fill(ks)
-    return k(self, approximate)
+    _k = _c_gelu.get(ks)
+    if _k is None:
+        _k = gelu._fill(ks)
+    return _k(self, approximate)
 
 
 gelu._bind = _bind_gelu
@@ -12117,7 +16399,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:2036
+# schema/native_functions.yaml:2625
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -12136,10 +16418,10 @@ def _entry_gelu_out(self, approximate, out):
         raise _arg_error(gelu_out, (self, approximate, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_gelu_out.get(ks)
-    if k is None:
-        k = gelu_out._fill(ks)
-    return k(self, approximate, out)
+    _k = _c_gelu_out.get(ks)
+    if _k is None:
+        _k = gelu_out._fill(ks)
+    return _k(self, approximate, out)
 
 
 gelu_out._bind = _bind_gelu_out
@@ -12147,7 +16429,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2628
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -12166,10 +16448,10 @@ def _entry_gelu_(self, approximate):
         raise _arg_error(gelu_, (self, approximate)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_gelu_.get(ks)
-    if k is None:
-        k = gelu_._fill(ks)
-    return k(self, approximate)
+    _k = _c_gelu_.get(ks)
+    if _k is None:
+        _k = gelu_._fill(ks)
+    return _k(self, approximate)
 
 
 gelu_._bind = _bind_gelu_
@@ -12177,7 +16459,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:2045
+# schema/native_functions.yaml:2634
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -12194,10 +16476,10 @@ def _entry_gelu_backward(grad_output, self, approximate):
         ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
-    k = _c_gelu_backward.get(ks)
-    if k is None:
-        k = gelu_backward._fill(ks)
-    return k(grad_output, self, approximate)
+    _k = _c_gelu_backward.get(ks)
+    if _k is None:
+        _k = gelu_backward._fill(ks)
+    return _k(grad_output, self, approximate)
 
 
 gelu_backward._bind = _bind_gelu_backward
@@ -12205,7 +16487,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:2052
+# schema/native_functions.yaml:2641
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -12222,10 +16504,10 @@ def _entry_silu(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(silu, (self,)) from None
-    k = _c_silu.get(ks)
-    if k is None:
-        k = silu._fill(ks)
-    return k(self)
+    _k = _c_silu.get(ks)
+    if _k is None:
+        _k = silu._fill(ks)
+    return _k(self)
 
 
 silu._bind = _bind_silu
@@ -12233,7 +16515,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml:2646
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -12252,10 +16534,10 @@ def _entry_silu_out(self, out):
         raise _arg_error(silu_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_silu_out.get(ks)
-    if k is None:
-        k = silu_out._fill(ks)
-    return k(self, out)
+    _k = _c_silu_out.get(ks)
+    if _k is None:
+        _k = silu_out._fill(ks)
+    return _k(self, out)
 
 
 silu_out._bind = _bind_silu_out
@@ -12263,7 +16545,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:2060
+# schema/native_functions.yaml:2649
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12282,10 +16564,10 @@ def _entry_silu_(self):
         raise _arg_error(silu_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_silu_.get(ks)
-    if k is None:
-        k = silu_._fill(ks)
-    return k(self)
+    _k = _c_silu_.get(ks)
+    if _k is None:
+        _k = silu_._fill(ks)
+    return _k(self)
 
 
 silu_._bind = _bind_silu_
@@ -12293,7 +16575,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:2067
+# schema/native_functions.yaml:2656
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -12310,10 +16592,10 @@ def _entry_silu_backward(grad_output, self):
         ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(silu_backward, (grad_output, self)) from None
-    k = _c_silu_backward.get(ks)
-    if k is None:
-        k = silu_backward._fill(ks)
-    return k(grad_output, self)
+    _k = _c_silu_backward.get(ks)
+    if _k is None:
+        _k = silu_backward._fill(ks)
+    return _k(grad_output, self)
 
 
 silu_backward._bind = _bind_silu_backward
@@ -12321,7 +16603,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:2074
+# schema/native_functions.yaml:2663
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -12338,10 +16620,10 @@ def _entry_softplus(self, beta, threshold):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus, (self, beta, threshold)) from None
-    k = _c_softplus.get(ks)
-    if k is None:
-        k = softplus._fill(ks)
-    return k(self, beta, threshold)
+    _k = _c_softplus.get(ks)
+    if _k is None:
+        _k = softplus._fill(ks)
+    return _k(self, beta, threshold)
 
 
 softplus._bind = _bind_softplus
@@ -12349,7 +16631,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml:2668
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -12368,10 +16650,10 @@ def _entry_softplus_out(self, beta, threshold, out):
         raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_softplus_out.get(ks)
-    if k is None:
-        k = softplus_out._fill(ks)
-    return k(self, beta, threshold, out)
+    _k = _c_softplus_out.get(ks)
+    if _k is None:
+        _k = softplus_out._fill(ks)
+    return _k(self, beta, threshold, out)
 
 
 softplus_out._bind = _bind_softplus_out
@@ -12379,7 +16661,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:2082
+# schema/native_functions.yaml:2671
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -12396,10 +16678,10 @@ def _entry_softplus_backward(grad_output, self, beta, threshold):
         ks = (grad_output._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
-    k = _c_softplus_backward.get(ks)
-    if k is None:
-        k = softplus_backward._fill(ks)
-    return k(grad_output, self, beta, threshold)
+    _k = _c_softplus_backward.get(ks)
+    if _k is None:
+        _k = softplus_backward._fill(ks)
+    return _k(grad_output, self, beta, threshold)
 
 
 softplus_backward._bind = _bind_softplus_backward
@@ -12407,7 +16689,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2677
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -12424,10 +16706,10 @@ def _entry_leaky_relu(self, negative_slope):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu, (self, negative_slope)) from None
-    k = _c_leaky_relu.get(ks)
-    if k is None:
-        k = leaky_relu._fill(ks)
-    return k(self, negative_slope)
+    _k = _c_leaky_relu.get(ks)
+    if _k is None:
+        _k = leaky_relu._fill(ks)
+    return _k(self, negative_slope)
 
 
 leaky_relu._bind = _bind_leaky_relu
@@ -12435,7 +16717,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:2093
+# schema/native_functions.yaml:2682
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -12454,10 +16736,10 @@ def _entry_leaky_relu_out(self, negative_slope, out):
         raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_leaky_relu_out.get(ks)
-    if k is None:
-        k = leaky_relu_out._fill(ks)
-    return k(self, negative_slope, out)
+    _k = _c_leaky_relu_out.get(ks)
+    if _k is None:
+        _k = leaky_relu_out._fill(ks)
+    return _k(self, negative_slope, out)
 
 
 leaky_relu_out._bind = _bind_leaky_relu_out
@@ -12465,7 +16747,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:2096
+# schema/native_functions.yaml:2685
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -12484,10 +16766,10 @@ def _entry_leaky_relu_(self, negative_slope):
         raise _arg_error(leaky_relu_, (self, negative_slope)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_leaky_relu_.get(ks)
-    if k is None:
-        k = leaky_relu_._fill(ks)
-    return k(self, negative_slope)
+    _k = _c_leaky_relu_.get(ks)
+    if _k is None:
+        _k = leaky_relu_._fill(ks)
+    return _k(self, negative_slope)
 
 
 leaky_relu_._bind = _bind_leaky_relu_
@@ -12495,7 +16777,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2692
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -12512,10 +16794,10 @@ def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result
         ks = (grad_output._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
-    k = _c_leaky_relu_backward.get(ks)
-    if k is None:
-        k = leaky_relu_backward._fill(ks)
-    return k(grad_output, self, negative_slope, self_is_result)
+    _k = _c_leaky_relu_backward.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result)
 
 
 leaky_relu_backward._bind = _bind_leaky_relu_backward
@@ -12523,7 +16805,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml:2698
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -12540,10 +16822,10 @@ def _entry_elu(self, alpha, scale, input_scale):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
-    k = _c_elu.get(ks)
-    if k is None:
-        k = elu._fill(ks)
-    return k(self, alpha, scale, input_scale)
+    _k = _c_elu.get(ks)
+    if _k is None:
+        _k = elu._fill(ks)
+    return _k(self, alpha, scale, input_scale)
 
 
 elu._bind = _bind_elu
@@ -12551,7 +16833,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml:2703
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -12570,10 +16852,10 @@ def _entry_elu_out(self, alpha, scale, input_scale, out):
         raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_elu_out.get(ks)
-    if k is None:
-        k = elu_out._fill(ks)
-    return k(self, alpha, scale, input_scale, out)
+    _k = _c_elu_out.get(ks)
+    if _k is None:
+        _k = elu_out._fill(ks)
+    return _k(self, alpha, scale, input_scale, out)
 
 
 elu_out._bind = _bind_elu_out
@@ -12581,7 +16863,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml:2706
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -12600,10 +16882,10 @@ def _entry_elu_(self, alpha, scale, input_scale):
         raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_elu_.get(ks)
-    if k is None:
-        k = elu_._fill(ks)
-    return k(self, alpha, scale, input_scale)
+    _k = _c_elu_.get(ks)
+    if _k is None:
+        _k = elu_._fill(ks)
+    return _k(self, alpha, scale, input_scale)
 
 
 elu_._bind = _bind_elu_
@@ -12611,7 +16893,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml:2713
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -12628,10 +16910,10 @@ def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_
         ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
-    k = _c_elu_backward.get(ks)
-    if k is None:
-        k = elu_backward._fill(ks)
-    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    _k = _c_elu_backward.get(ks)
+    if _k is None:
+        _k = elu_backward._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
 
 
 elu_backward._bind = _bind_elu_backward
@@ -12639,7 +16921,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:2130
+# schema/native_functions.yaml:2719
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -12656,10 +16938,10 @@ def _entry_hardtanh(self, min_val, max_val):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh, (self, min_val, max_val)) from None
-    k = _c_hardtanh.get(ks)
-    if k is None:
-        k = hardtanh._fill(ks)
-    return k(self, min_val, max_val)
+    _k = _c_hardtanh.get(ks)
+    if _k is None:
+        _k = hardtanh._fill(ks)
+    return _k(self, min_val, max_val)
 
 
 hardtanh._bind = _bind_hardtanh
@@ -12667,7 +16949,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:2135
+# schema/native_functions.yaml:2724
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -12686,10 +16968,10 @@ def _entry_hardtanh_out(self, min_val, max_val, out):
         raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hardtanh_out.get(ks)
-    if k is None:
-        k = hardtanh_out._fill(ks)
-    return k(self, min_val, max_val, out)
+    _k = _c_hardtanh_out.get(ks)
+    if _k is None:
+        _k = hardtanh_out._fill(ks)
+    return _k(self, min_val, max_val, out)
 
 
 hardtanh_out._bind = _bind_hardtanh_out
@@ -12697,7 +16979,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:2138
+# schema/native_functions.yaml:2727
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -12716,10 +16998,10 @@ def _entry_hardtanh_(self, min_val, max_val):
         raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_hardtanh_.get(ks)
-    if k is None:
-        k = hardtanh_._fill(ks)
-    return k(self, min_val, max_val)
+    _k = _c_hardtanh_.get(ks)
+    if _k is None:
+        _k = hardtanh_._fill(ks)
+    return _k(self, min_val, max_val)
 
 
 hardtanh_._bind = _bind_hardtanh_
@@ -12727,7 +17009,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:2145
+# schema/native_functions.yaml:2734
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -12744,10 +17026,10 @@ def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
         ks = (grad_output._ks | self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
-    k = _c_hardtanh_backward.get(ks)
-    if k is None:
-        k = hardtanh_backward._fill(ks)
-    return k(grad_output, self, min_val, max_val)
+    _k = _c_hardtanh_backward.get(ks)
+    if _k is None:
+        _k = hardtanh_backward._fill(ks)
+    return _k(grad_output, self, min_val, max_val)
 
 
 hardtanh_backward._bind = _bind_hardtanh_backward
@@ -12755,7 +17037,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:2740
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -12773,10 +17055,10 @@ def _entry_threshold(self, threshold, value):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_op_threshold, (self, threshold, value)) from None
-    k = _c_threshold.get(ks)
-    if k is None:
-        k = _op_threshold._fill(ks)
-    return k(self, threshold, value)
+    _k = _c_threshold.get(ks)
+    if _k is None:
+        _k = _op_threshold._fill(ks)
+    return _k(self, threshold, value)
 
 
 threshold._bind = _bind_threshold
@@ -12784,7 +17066,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:2156
+# schema/native_functions.yaml:2745
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -12803,10 +17085,10 @@ def _entry_threshold_out(self, threshold, value, out):
         raise _arg_error(threshold_out, (self, threshold, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_threshold_out.get(ks)
-    if k is None:
-        k = threshold_out._fill(ks)
-    return k(self, threshold, value, out)
+    _k = _c_threshold_out.get(ks)
+    if _k is None:
+        _k = threshold_out._fill(ks)
+    return _k(self, threshold, value, out)
 
 
 threshold_out._bind = _bind_threshold_out
@@ -12814,7 +17096,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2748
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -12833,10 +17115,10 @@ def _entry_threshold_(self, threshold, value):
         raise _arg_error(threshold_, (self, threshold, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_threshold_.get(ks)
-    if k is None:
-        k = threshold_._fill(ks)
-    return k(self, threshold, value)
+    _k = _c_threshold_.get(ks)
+    if _k is None:
+        _k = threshold_._fill(ks)
+    return _k(self, threshold, value)
 
 
 threshold_._bind = _bind_threshold_
@@ -12844,7 +17126,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:2165
+# schema/native_functions.yaml:2754
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -12861,10 +17143,10 @@ def _entry_sigmoid_backward(grad_output, output):
         ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_backward, (grad_output, output)) from None
-    k = _c_sigmoid_backward.get(ks)
-    if k is None:
-        k = sigmoid_backward._fill(ks)
-    return k(grad_output, output)
+    _k = _c_sigmoid_backward.get(ks)
+    if _k is None:
+        _k = sigmoid_backward._fill(ks)
+    return _k(grad_output, output)
 
 
 sigmoid_backward._bind = _bind_sigmoid_backward
@@ -12872,7 +17154,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2761
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -12889,10 +17171,10 @@ def _entry_tanh_backward(grad_output, output):
         ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_backward, (grad_output, output)) from None
-    k = _c_tanh_backward.get(ks)
-    if k is None:
-        k = tanh_backward._fill(ks)
-    return k(grad_output, output)
+    _k = _c_tanh_backward.get(ks)
+    if _k is None:
+        _k = tanh_backward._fill(ks)
+    return _k(grad_output, output)
 
 
 tanh_backward._bind = _bind_tanh_backward
@@ -12900,7 +17182,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2768
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -12917,10 +17199,10 @@ def _entry_clamp_min(self, min):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min, (self, min)) from None
-    k = _c_clamp_min.get(ks)
-    if k is None:
-        k = clamp_min._fill(ks)
-    return k(self, min)
+    _k = _c_clamp_min.get(ks)
+    if _k is None:
+        _k = clamp_min._fill(ks)
+    return _k(self, min)
 
 
 clamp_min._bind = _bind_clamp_min
@@ -12928,7 +17210,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:2184
+# schema/native_functions.yaml:2773
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -12947,10 +17229,10 @@ def _entry_clamp_min_out(self, min, out):
         raise _arg_error(clamp_min_out, (self, min, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_min_out.get(ks)
-    if k is None:
-        k = clamp_min_out._fill(ks)
-    return k(self, min, out)
+    _k = _c_clamp_min_out.get(ks)
+    if _k is None:
+        _k = clamp_min_out._fill(ks)
+    return _k(self, min, out)
 
 
 clamp_min_out._bind = _bind_clamp_min_out
@@ -12958,7 +17240,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:2187
+# schema/native_functions.yaml:2776
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -12975,10 +17257,10 @@ def _entry_clamp_min_Tensor(self, min):
         ks = (self._ks | min._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_Tensor, (self, min)) from None
-    k = _c_clamp_min_Tensor.get(ks)
-    if k is None:
-        k = clamp_min_Tensor._fill(ks)
-    return k(self, min)
+    _k = _c_clamp_min_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor._fill(ks)
+    return _k(self, min)
 
 
 clamp_min_Tensor._bind = _bind_clamp_min_Tensor
@@ -12986,7 +17268,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:2192
+# schema/native_functions.yaml:2781
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -13005,10 +17287,10 @@ def _entry_clamp_min_Tensor_out(self, min, out):
         raise _arg_error(clamp_min_Tensor_out, (self, min, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_min_Tensor_out.get(ks)
-    if k is None:
-        k = clamp_min_Tensor_out._fill(ks)
-    return k(self, min, out)
+    _k = _c_clamp_min_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor_out._fill(ks)
+    return _k(self, min, out)
 
 
 clamp_min_Tensor_out._bind = _bind_clamp_min_Tensor_out
@@ -13016,7 +17298,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:2195
+# schema/native_functions.yaml:2784
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -13035,10 +17317,10 @@ def _entry_clamp_min_(self, min):
         raise _arg_error(clamp_min_, (self, min)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_min_.get(ks)
-    if k is None:
-        k = clamp_min_._fill(ks)
-    return k(self, min)
+    _k = _c_clamp_min_.get(ks)
+    if _k is None:
+        _k = clamp_min_._fill(ks)
+    return _k(self, min)
 
 
 clamp_min_._bind = _bind_clamp_min_
@@ -13046,7 +17328,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2791
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -13065,10 +17347,10 @@ def _entry_clamp_min__Tensor(self, min):
         raise _arg_error(clamp_min__Tensor, (self, min)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_min__Tensor.get(ks)
-    if k is None:
-        k = clamp_min__Tensor._fill(ks)
-    return k(self, min)
+    _k = _c_clamp_min__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min__Tensor._fill(ks)
+    return _k(self, min)
 
 
 clamp_min__Tensor._bind = _bind_clamp_min__Tensor
@@ -13076,7 +17358,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:2209
+# schema/native_functions.yaml:2798
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -13093,10 +17375,10 @@ def _entry_clamp_max(self, max):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max, (self, max)) from None
-    k = _c_clamp_max.get(ks)
-    if k is None:
-        k = clamp_max._fill(ks)
-    return k(self, max)
+    _k = _c_clamp_max.get(ks)
+    if _k is None:
+        _k = clamp_max._fill(ks)
+    return _k(self, max)
 
 
 clamp_max._bind = _bind_clamp_max
@@ -13104,7 +17386,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:2214
+# schema/native_functions.yaml:2803
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -13123,10 +17405,10 @@ def _entry_clamp_max_out(self, max, out):
         raise _arg_error(clamp_max_out, (self, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_max_out.get(ks)
-    if k is None:
-        k = clamp_max_out._fill(ks)
-    return k(self, max, out)
+    _k = _c_clamp_max_out.get(ks)
+    if _k is None:
+        _k = clamp_max_out._fill(ks)
+    return _k(self, max, out)
 
 
 clamp_max_out._bind = _bind_clamp_max_out
@@ -13134,7 +17416,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:2217
+# schema/native_functions.yaml:2806
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -13151,10 +17433,10 @@ def _entry_clamp_max_Tensor(self, max):
         ks = (self._ks | max._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_Tensor, (self, max)) from None
-    k = _c_clamp_max_Tensor.get(ks)
-    if k is None:
-        k = clamp_max_Tensor._fill(ks)
-    return k(self, max)
+    _k = _c_clamp_max_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor._fill(ks)
+    return _k(self, max)
 
 
 clamp_max_Tensor._bind = _bind_clamp_max_Tensor
@@ -13162,7 +17444,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:2222
+# schema/native_functions.yaml:2811
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -13181,10 +17463,10 @@ def _entry_clamp_max_Tensor_out(self, max, out):
         raise _arg_error(clamp_max_Tensor_out, (self, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_max_Tensor_out.get(ks)
-    if k is None:
-        k = clamp_max_Tensor_out._fill(ks)
-    return k(self, max, out)
+    _k = _c_clamp_max_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor_out._fill(ks)
+    return _k(self, max, out)
 
 
 clamp_max_Tensor_out._bind = _bind_clamp_max_Tensor_out
@@ -13192,7 +17474,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:2225
+# schema/native_functions.yaml:2814
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -13211,10 +17493,10 @@ def _entry_clamp_max_(self, max):
         raise _arg_error(clamp_max_, (self, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_max_.get(ks)
-    if k is None:
-        k = clamp_max_._fill(ks)
-    return k(self, max)
+    _k = _c_clamp_max_.get(ks)
+    if _k is None:
+        _k = clamp_max_._fill(ks)
+    return _k(self, max)
 
 
 clamp_max_._bind = _bind_clamp_max_
@@ -13222,7 +17504,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2821
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -13241,10 +17523,10 @@ def _entry_clamp_max__Tensor(self, max):
         raise _arg_error(clamp_max__Tensor, (self, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_max__Tensor.get(ks)
-    if k is None:
-        k = clamp_max__Tensor._fill(ks)
-    return k(self, max)
+    _k = _c_clamp_max__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max__Tensor._fill(ks)
+    return _k(self, max)
 
 
 clamp_max__Tensor._bind = _bind_clamp_max__Tensor
@@ -13252,7 +17534,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2828
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -13271,10 +17553,10 @@ def _entry_clamp__Tensor(self, min, max):
         raise _arg_error(clamp__Tensor, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp__Tensor.get(ks)
-    if k is None:
-        k = clamp__Tensor._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp__Tensor.get(ks)
+    if _k is None:
+        _k = clamp__Tensor._fill(ks)
+    return _k(self, min, max)
 
 
 clamp__Tensor._bind = _bind_clamp__Tensor
@@ -13282,7 +17564,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:2246
+# schema/native_functions.yaml:2835
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -13301,10 +17583,10 @@ def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
         raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_gelu_backward_grad_input.get(ks)
-    if k is None:
-        k = gelu_backward_grad_input._fill(ks)
-    return k(grad_output, self, approximate, grad_input)
+    _k = _c_gelu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = gelu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, approximate, grad_input)
 
 
 gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
@@ -13312,7 +17594,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2251
+# schema/native_functions.yaml:2840
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -13331,10 +17613,10 @@ def _entry_silu_backward_grad_input(grad_output, self, grad_input):
         raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_silu_backward_grad_input.get(ks)
-    if k is None:
-        k = silu_backward_grad_input._fill(ks)
-    return k(grad_output, self, grad_input)
+    _k = _c_silu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = silu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, grad_input)
 
 
 silu_backward_grad_input._bind = _bind_silu_backward_grad_input
@@ -13342,7 +17624,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2846
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -13361,10 +17643,10 @@ def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad
         raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_softplus_backward_grad_input.get(ks)
-    if k is None:
-        k = softplus_backward_grad_input._fill(ks)
-    return k(grad_output, self, beta, threshold, grad_input)
+    _k = _c_softplus_backward_grad_input.get(ks)
+    if _k is None:
+        _k = softplus_backward_grad_input._fill(ks)
+    return _k(grad_output, self, beta, threshold, grad_input)
 
 
 softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
@@ -13372,7 +17654,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:2262
+# schema/native_functions.yaml:2851
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -13391,10 +17673,10 @@ def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, sel
         raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_leaky_relu_backward_grad_input.get(ks)
-    if k is None:
-        k = leaky_relu_backward_grad_input._fill(ks)
-    return k(grad_output, self, negative_slope, self_is_result, grad_input)
+    _k = _c_leaky_relu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result, grad_input)
 
 
 leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
@@ -13402,7 +17684,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml:2856
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -13421,10 +17703,10 @@ def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_re
         raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_elu_backward_grad_input.get(ks)
-    if k is None:
-        k = elu_backward_grad_input._fill(ks)
-    return k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+    _k = _c_elu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = elu_backward_grad_input._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
 
 
 elu_backward_grad_input._bind = _bind_elu_backward_grad_input
@@ -13432,7 +17714,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2861
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -13451,10 +17733,10 @@ def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, gra
         raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_hardtanh_backward_grad_input.get(ks)
-    if k is None:
-        k = hardtanh_backward_grad_input._fill(ks)
-    return k(grad_output, self, min_val, max_val, grad_input)
+    _k = _c_hardtanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = hardtanh_backward_grad_input._fill(ks)
+    return _k(grad_output, self, min_val, max_val, grad_input)
 
 
 hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
@@ -13462,7 +17744,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2277
+# schema/native_functions.yaml:2866
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -13481,10 +17763,10 @@ def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_inpu
         raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_threshold_backward_grad_input.get(ks)
-    if k is None:
-        k = threshold_backward_grad_input._fill(ks)
-    return k(grad_output, self, threshold, grad_input)
+    _k = _c_threshold_backward_grad_input.get(ks)
+    if _k is None:
+        _k = threshold_backward_grad_input._fill(ks)
+    return _k(grad_output, self, threshold, grad_input)
 
 
 threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
@@ -13492,7 +17774,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml:2871
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -13511,10 +17793,10 @@ def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
         raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_sigmoid_backward_grad_input.get(ks)
-    if k is None:
-        k = sigmoid_backward_grad_input._fill(ks)
-    return k(grad_output, output, grad_input)
+    _k = _c_sigmoid_backward_grad_input.get(ks)
+    if _k is None:
+        _k = sigmoid_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
 
 
 sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
@@ -13522,7 +17804,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:2288
+# schema/native_functions.yaml:2877
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -13541,10 +17823,10 @@ def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
         raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_tanh_backward_grad_input.get(ks)
-    if k is None:
-        k = tanh_backward_grad_input._fill(ks)
-    return k(grad_output, output, grad_input)
+    _k = _c_tanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = tanh_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
 
 
 tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
@@ -13552,7 +17834,7 @@ tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2883
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -13569,10 +17851,10 @@ def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss_forward, (self, target, weight, reduction, ignore_index)) from None
-    k = _c_nll_loss_forward.get(ks)
-    if k is None:
-        k = nll_loss_forward._fill(ks)
-    return k(self, target, weight, reduction, ignore_index)
+    _k = _c_nll_loss_forward.get(ks)
+    if _k is None:
+        _k = nll_loss_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
 
 
 nll_loss_forward._bind = _bind_nll_loss_forward
@@ -13580,7 +17862,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:2299
+# schema/native_functions.yaml:2888
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -13601,10 +17883,10 @@ def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index
         _inplace_on_inference(output)
     if not total_weight._ks & _ADINPLACE:
         _inplace_on_inference(total_weight)
-    k = _c_nll_loss_forward_output.get(ks)
-    if k is None:
-        k = nll_loss_forward_output._fill(ks)
-    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+    _k = _c_nll_loss_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
 
 
 nll_loss_forward_output._bind = _bind_nll_loss_forward_output
@@ -13612,7 +17894,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:2303
+# schema/native_functions.yaml:2892
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -13629,10 +17911,10 @@ def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignor
         ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
-    k = _c_nll_loss_backward.get(ks)
-    if k is None:
-        k = nll_loss_backward._fill(ks)
-    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _k = _c_nll_loss_backward.get(ks)
+    if _k is None:
+        _k = nll_loss_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
 
 nll_loss_backward._bind = _bind_nll_loss_backward
@@ -13640,7 +17922,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:2308
+# schema/native_functions.yaml:2897
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -13659,10 +17941,10 @@ def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduc
         raise _arg_error(nll_loss_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_nll_loss_backward_grad_input.get(ks)
-    if k is None:
-        k = nll_loss_backward_grad_input._fill(ks)
-    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+    _k = _c_nll_loss_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
 
 
 nll_loss_backward_grad_input._bind = _bind_nll_loss_backward_grad_input
@@ -13670,7 +17952,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml:2901
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -13687,10 +17969,10 @@ def _entry_nll_loss(self, target, weight, reduction, ignore_index):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss, (self, target, weight, reduction, ignore_index)) from None
-    k = _c_nll_loss.get(ks)
-    if k is None:
-        k = nll_loss._fill(ks)
-    return k(self, target, weight, reduction, ignore_index)
+    _k = _c_nll_loss.get(ks)
+    if _k is None:
+        _k = nll_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
 
 
 nll_loss._bind = _bind_nll_loss
@@ -13698,7 +17980,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:2315
+# schema/native_functions.yaml:2904
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -13717,10 +17999,10 @@ def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
         raise _arg_error(nll_loss_out, (self, target, weight, reduction, ignore_index, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_nll_loss_out.get(ks)
-    if k is None:
-        k = nll_loss_out._fill(ks)
-    return k(self, target, weight, reduction, ignore_index, out)
+    _k = _c_nll_loss_out.get(ks)
+    if _k is None:
+        _k = nll_loss_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
 
 
 nll_loss_out._bind = _bind_nll_loss_out
@@ -13728,7 +18010,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2906
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -13745,10 +18027,10 @@ def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss_nd, (self, target, weight, reduction, ignore_index)) from None
-    k = _c_nll_loss_nd.get(ks)
-    if k is None:
-        k = nll_loss_nd._fill(ks)
-    return k(self, target, weight, reduction, ignore_index)
+    _k = _c_nll_loss_nd.get(ks)
+    if _k is None:
+        _k = nll_loss_nd._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
 
 
 nll_loss_nd._bind = _bind_nll_loss_nd
@@ -13756,7 +18038,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2910
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -13773,10 +18055,10 @@ def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, lab
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cross_entropy_loss, (self, target, weight, reduction, ignore_index, label_smoothing)) from None
-    k = _c_cross_entropy_loss.get(ks)
-    if k is None:
-        k = cross_entropy_loss._fill(ks)
-    return k(self, target, weight, reduction, ignore_index, label_smoothing)
+    _k = _c_cross_entropy_loss.get(ks)
+    if _k is None:
+        _k = cross_entropy_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, label_smoothing)
 
 
 cross_entropy_loss._bind = _bind_cross_entropy_loss
@@ -13784,7 +18066,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2914
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -13801,10 +18083,10 @@ def _entry_mse_loss(self, target, reduction):
         ks = (self._ks | target._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mse_loss, (self, target, reduction)) from None
-    k = _c_mse_loss.get(ks)
-    if k is None:
-        k = mse_loss._fill(ks)
-    return k(self, target, reduction)
+    _k = _c_mse_loss.get(ks)
+    if _k is None:
+        _k = mse_loss._fill(ks)
+    return _k(self, target, reduction)
 
 
 mse_loss._bind = _bind_mse_loss
@@ -13812,7 +18094,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:2328
+# schema/native_functions.yaml:2917
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -13831,10 +18113,10 @@ def _entry_mse_loss_out(self, target, reduction, out):
         raise _arg_error(mse_loss_out, (self, target, reduction, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mse_loss_out.get(ks)
-    if k is None:
-        k = mse_loss_out._fill(ks)
-    return k(self, target, reduction, out)
+    _k = _c_mse_loss_out.get(ks)
+    if _k is None:
+        _k = mse_loss_out._fill(ks)
+    return _k(self, target, reduction, out)
 
 
 mse_loss_out._bind = _bind_mse_loss_out
@@ -13842,7 +18124,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2919
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -13859,10 +18141,10 @@ def _entry_l1_loss(self, target, reduction):
         ks = (self._ks | target._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(l1_loss, (self, target, reduction)) from None
-    k = _c_l1_loss.get(ks)
-    if k is None:
-        k = l1_loss._fill(ks)
-    return k(self, target, reduction)
+    _k = _c_l1_loss.get(ks)
+    if _k is None:
+        _k = l1_loss._fill(ks)
+    return _k(self, target, reduction)
 
 
 l1_loss._bind = _bind_l1_loss
@@ -13870,7 +18152,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:2334
+# schema/native_functions.yaml:2923
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -13887,10 +18169,10 @@ def _entry_binary_cross_entropy(self, target, weight, reduction):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(binary_cross_entropy, (self, target, weight, reduction)) from None
-    k = _c_binary_cross_entropy.get(ks)
-    if k is None:
-        k = binary_cross_entropy._fill(ks)
-    return k(self, target, weight, reduction)
+    _k = _c_binary_cross_entropy.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy._fill(ks)
+    return _k(self, target, weight, reduction)
 
 
 binary_cross_entropy._bind = _bind_binary_cross_entropy
@@ -13898,7 +18180,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:2338
+# schema/native_functions.yaml:2927
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -13917,10 +18199,10 @@ def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
         raise _arg_error(binary_cross_entropy_out, (self, target, weight, reduction, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_binary_cross_entropy_out.get(ks)
-    if k is None:
-        k = binary_cross_entropy_out._fill(ks)
-    return k(self, target, weight, reduction, out)
+    _k = _c_binary_cross_entropy_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_out._fill(ks)
+    return _k(self, target, weight, reduction, out)
 
 
 binary_cross_entropy_out._bind = _bind_binary_cross_entropy_out
@@ -13928,7 +18210,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2929
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -13945,10 +18227,10 @@ def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, redu
         ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(binary_cross_entropy_backward, (grad_output, self, target, weight, reduction)) from None
-    k = _c_binary_cross_entropy_backward.get(ks)
-    if k is None:
-        k = binary_cross_entropy_backward._fill(ks)
-    return k(grad_output, self, target, weight, reduction)
+    _k = _c_binary_cross_entropy_backward.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction)
 
 
 binary_cross_entropy_backward._bind = _bind_binary_cross_entropy_backward
@@ -13956,7 +18238,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:2345
+# schema/native_functions.yaml:2934
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -13975,10 +18257,10 @@ def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, w
         raise _arg_error(binary_cross_entropy_backward_grad_input, (grad_output, self, target, weight, reduction, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_binary_cross_entropy_backward_grad_input.get(ks)
-    if k is None:
-        k = binary_cross_entropy_backward_grad_input._fill(ks)
-    return k(grad_output, self, target, weight, reduction, grad_input)
+    _k = _c_binary_cross_entropy_backward_grad_input.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, grad_input)
 
 
 binary_cross_entropy_backward_grad_input._bind = _bind_binary_cross_entropy_backward_grad_input
@@ -13986,7 +18268,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:2349
+# schema/native_functions.yaml:2938
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -14003,10 +18285,10 @@ def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, re
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(binary_cross_entropy_with_logits, (self, target, weight, pos_weight, reduction)) from None
-    k = _c_binary_cross_entropy_with_logits.get(ks)
-    if k is None:
-        k = binary_cross_entropy_with_logits._fill(ks)
-    return k(self, target, weight, pos_weight, reduction)
+    _k = _c_binary_cross_entropy_with_logits.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction)
 
 
 binary_cross_entropy_with_logits._bind = _bind_binary_cross_entropy_with_logits
@@ -14014,7 +18296,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:2352
+# schema/native_functions.yaml:2941
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -14033,10 +18315,10 @@ def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight
         raise _arg_error(binary_cross_entropy_with_logits_out, (self, target, weight, pos_weight, reduction, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_binary_cross_entropy_with_logits_out.get(ks)
-    if k is None:
-        k = binary_cross_entropy_with_logits_out._fill(ks)
-    return k(self, target, weight, pos_weight, reduction, out)
+    _k = _c_binary_cross_entropy_with_logits_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits_out._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction, out)
 
 
 binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
@@ -14044,7 +18326,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2943
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -14061,10 +18343,10 @@ def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
         ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_layer_norm, (input, normalized_shape, weight, bias, eps)) from None
-    k = _c_native_layer_norm.get(ks)
-    if k is None:
-        k = native_layer_norm._fill(ks)
-    return k(input, normalized_shape, weight, bias, eps)
+    _k = _c_native_layer_norm.get(ks)
+    if _k is None:
+        _k = native_layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps)
 
 
 native_layer_norm._bind = _bind_native_layer_norm
@@ -14072,7 +18354,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:2358
+# schema/native_functions.yaml:2947
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -14095,10 +18377,10 @@ def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out
         _inplace_on_inference(out1)
     if not out2._ks & _ADINPLACE:
         _inplace_on_inference(out2)
-    k = _c_native_layer_norm_out.get(ks)
-    if k is None:
-        k = native_layer_norm_out._fill(ks)
-    return k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
+    _k = _c_native_layer_norm_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_out._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
 
 
 native_layer_norm_out._bind = _bind_native_layer_norm_out
@@ -14106,7 +18388,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2950
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -14123,10 +18405,10 @@ def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, r
         ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_layer_norm_backward, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)) from None
-    k = _c_native_layer_norm_backward.get(ks)
-    if k is None:
-        k = native_layer_norm_backward._fill(ks)
-    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    _k = _c_native_layer_norm_backward.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
 
 
 native_layer_norm_backward._bind = _bind_native_layer_norm_backward
@@ -14134,7 +18416,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:2365
+# schema/native_functions.yaml:2954
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -14157,10 +18439,10 @@ def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mea
         _inplace_on_inference(out1)
     if not out2._ks & _ADINPLACE:
         _inplace_on_inference(out2)
-    k = _c_native_layer_norm_backward_out.get(ks)
-    if k is None:
-        k = native_layer_norm_backward_out._fill(ks)
-    return k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+    _k = _c_native_layer_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward_out._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
 
 
 native_layer_norm_backward_out._bind = _bind_native_layer_norm_backward_out
@@ -14168,7 +18450,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2957
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -14185,10 +18467,10 @@ def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
         ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(layer_norm, (input, normalized_shape, weight, bias, eps, cudnn_enable)) from None
-    k = _c_layer_norm.get(ks)
-    if k is None:
-        k = layer_norm._fill(ks)
-    return k(input, normalized_shape, weight, bias, eps, cudnn_enable)
+    _k = _c_layer_norm.get(ks)
+    if _k is None:
+        _k = layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
 layer_norm._bind = _bind_layer_norm
@@ -14196,7 +18478,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:2372
+# schema/native_functions.yaml:2961
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -14213,10 +18495,10 @@ def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, tra
         ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) from None
-    k = _c_native_batch_norm.get(ks)
-    if k is None:
-        k = native_batch_norm._fill(ks)
-    return k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _k = _c_native_batch_norm.get(ks)
+    if _k is None:
+        _k = native_batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
 native_batch_norm._bind = _bind_native_batch_norm
@@ -14224,7 +18506,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:2377
+# schema/native_functions.yaml:2966
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -14247,10 +18529,10 @@ def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var,
         _inplace_on_inference(save_mean)
     if not save_invstd._ks & _ADINPLACE:
         _inplace_on_inference(save_invstd)
-    k = _c_native_batch_norm_out.get(ks)
-    if k is None:
-        k = native_batch_norm_out._fill(ks)
-    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+    _k = _c_native_batch_norm_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_out._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
 
 
 native_batch_norm_out._bind = _bind_native_batch_norm_out
@@ -14258,7 +18540,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:2381
+# schema/native_functions.yaml:2970
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -14275,10 +18557,10 @@ def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, run
         ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)) from None
-    k = _c_native_batch_norm_backward.get(ks)
-    if k is None:
-        k = native_batch_norm_backward._fill(ks)
-    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    _k = _c_native_batch_norm_backward.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
 
 
 native_batch_norm_backward._bind = _bind_native_batch_norm_backward
@@ -14286,7 +18568,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:2385
+# schema/native_functions.yaml:2974
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -14309,10 +18591,10 @@ def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean,
         _inplace_on_inference(out1)
     if not out2._ks & _ADINPLACE:
         _inplace_on_inference(out2)
-    k = _c_native_batch_norm_backward_out.get(ks)
-    if k is None:
-        k = native_batch_norm_backward_out._fill(ks)
-    return k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+    _k = _c_native_batch_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward_out._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
 
 
 native_batch_norm_backward_out._bind = _bind_native_batch_norm_backward_out
@@ -14320,7 +18602,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:2387
+# schema/native_functions.yaml:2976
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -14337,10 +18619,10 @@ def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, 
         ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)) from None
-    k = _c_batch_norm.get(ks)
-    if k is None:
-        k = batch_norm._fill(ks)
-    return k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    _k = _c_batch_norm.get(ks)
+    if _k is None:
+        _k = batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
 batch_norm._bind = _bind_batch_norm
@@ -14348,7 +18630,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2980
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
@@ -14365,10 +18647,10 @@ def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
         ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scaled_dot_product_attention, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)) from None
-    k = _c_scaled_dot_product_attention.get(ks)
-    if k is None:
-        k = scaled_dot_product_attention._fill(ks)
-    return k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    _k = _c_scaled_dot_product_attention.get(ks)
+    if _k is None:
+        _k = scaled_dot_product_attention._fill(ks)
+    return _k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
 scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
@@ -14376,7 +18658,7 @@ scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
 
 
-# schema/native_functions.yaml:2396
+# schema/native_functions.yaml:2985
 nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
     'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -14393,10 +18675,10 @@ def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss2d_forward, (self, target, weight, reduction, ignore_index)) from None
-    k = _c_nll_loss2d_forward.get(ks)
-    if k is None:
-        k = nll_loss2d_forward._fill(ks)
-    return k(self, target, weight, reduction, ignore_index)
+    _k = _c_nll_loss2d_forward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
 
 
 nll_loss2d_forward._bind = _bind_nll_loss2d_forward
@@ -14404,7 +18686,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml:2401
+# schema/native_functions.yaml:2990
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -14425,10 +18707,10 @@ def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_ind
         _inplace_on_inference(output)
     if not total_weight._ks & _ADINPLACE:
         _inplace_on_inference(total_weight)
-    k = _c_nll_loss2d_forward_output.get(ks)
-    if k is None:
-        k = nll_loss2d_forward_output._fill(ks)
-    return k(self, target, weight, reduction, ignore_index, output, total_weight)
+    _k = _c_nll_loss2d_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
 
 
 nll_loss2d_forward_output._bind = _bind_nll_loss2d_forward_output
@@ -14436,7 +18718,7 @@ nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
 
 
-# schema/native_functions.yaml:2405
+# schema/native_functions.yaml:2994
 nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
     'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -14453,10 +18735,10 @@ def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ign
         ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss2d_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
-    k = _c_nll_loss2d_backward.get(ks)
-    if k is None:
-        k = nll_loss2d_backward._fill(ks)
-    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    _k = _c_nll_loss2d_backward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
 
 nll_loss2d_backward._bind = _bind_nll_loss2d_backward
@@ -14464,7 +18746,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml:2410
+# schema/native_functions.yaml:2999
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -14483,10 +18765,10 @@ def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, red
         raise _arg_error(nll_loss2d_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
         _inplace_on_inference(grad_input)
-    k = _c_nll_loss2d_backward_grad_input.get(ks)
-    if k is None:
-        k = nll_loss2d_backward_grad_input._fill(ks)
-    return k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+    _k = _c_nll_loss2d_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
 
 
 nll_loss2d_backward_grad_input._bind = _bind_nll_loss2d_backward_grad_input
@@ -14494,7 +18776,7 @@ nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:3003
 nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
     'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -14511,10 +18793,10 @@ def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
         ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nll_loss2d, (self, target, weight, reduction, ignore_index)) from None
-    k = _c_nll_loss2d.get(ks)
-    if k is None:
-        k = nll_loss2d._fill(ks)
-    return k(self, target, weight, reduction, ignore_index)
+    _k = _c_nll_loss2d.get(ks)
+    if _k is None:
+        _k = nll_loss2d._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
 
 
 nll_loss2d._bind = _bind_nll_loss2d
@@ -14522,7 +18804,7 @@ nll_loss2d._entry = _entry_nll_loss2d
 _aten._packet('nll_loss2d')._add(nll_loss2d)
 
 
-# schema/native_functions.yaml:2417
+# schema/native_functions.yaml:3006
 nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
     'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -14541,10 +18823,10 @@ def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
         raise _arg_error(nll_loss2d_out, (self, target, weight, reduction, ignore_index, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_nll_loss2d_out.get(ks)
-    if k is None:
-        k = nll_loss2d_out._fill(ks)
-    return k(self, target, weight, reduction, ignore_index, out)
+    _k = _c_nll_loss2d_out.get(ks)
+    if _k is None:
+        _k = nll_loss2d_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
 
 
 nll_loss2d_out._bind = _bind_nll_loss2d_out
@@ -14552,7 +18834,7 @@ nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:3008
 ger = _Op("aten", 'ger', 'default',
     'ger(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -14569,10 +18851,10 @@ def _entry_ger(self, vec2):
         ks = (self._ks | vec2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ger, (self, vec2)) from None
-    k = _c_ger.get(ks)
-    if k is None:
-        k = ger._fill(ks)
-    return k(self, vec2)
+    _k = _c_ger.get(ks)
+    if _k is None:
+        _k = ger._fill(ks)
+    return _k(self, vec2)
 
 
 ger._bind = _bind_ger
@@ -14580,7 +18862,7 @@ ger._entry = _entry_ger
 _aten._packet('ger')._add(ger)
 
 
-# schema/native_functions.yaml:2424
+# schema/native_functions.yaml:3013
 ger_out = _Op("aten", 'ger', 'out',
     'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -14599,10 +18881,10 @@ def _entry_ger_out(self, vec2, out):
         raise _arg_error(ger_out, (self, vec2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ger_out.get(ks)
-    if k is None:
-        k = ger_out._fill(ks)
-    return k(self, vec2, out)
+    _k = _c_ger_out.get(ks)
+    if _k is None:
+        _k = ger_out._fill(ks)
+    return _k(self, vec2, out)
 
 
 ger_out._bind = _bind_ger_out
@@ -14610,7 +18892,7 @@ ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
 
 
-# schema/native_functions.yaml:2428
+# schema/native_functions.yaml:3017
 prod = _Op("aten", 'prod', 'default',
     'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -14627,10 +18909,10 @@ def _entry_prod(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(prod, (self, dtype)) from None
-    k = _c_prod.get(ks)
-    if k is None:
-        k = prod._fill(ks)
-    return k(self, dtype)
+    _k = _c_prod.get(ks)
+    if _k is None:
+        _k = prod._fill(ks)
+    return _k(self, dtype)
 
 
 prod._bind = _bind_prod
@@ -14638,7 +18920,7 @@ prod._entry = _entry_prod
 _aten._packet('prod')._add(prod)
 
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml:3022
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
@@ -14657,10 +18939,10 @@ def _entry_prod_out(self, dtype, out):
         raise _arg_error(prod_out, (self, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_prod_out.get(ks)
-    if k is None:
-        k = prod_out._fill(ks)
-    return k(self, dtype, out)
+    _k = _c_prod_out.get(ks)
+    if _k is None:
+        _k = prod_out._fill(ks)
+    return _k(self, dtype, out)
 
 
 prod_out._bind = _bind_prod_out
@@ -14668,7 +18950,7 @@ prod_out._entry = _entry_prod_out
 _aten._packet('prod')._add(prod_out)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:3025
 prod_dim_int = _Op("aten", 'prod', 'dim_int',
     'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -14685,10 +18967,10 @@ def _entry_prod_dim_int(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
-    k = _c_prod_dim_int.get(ks)
-    if k is None:
-        k = prod_dim_int._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_prod_dim_int.get(ks)
+    if _k is None:
+        _k = prod_dim_int._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 prod_dim_int._bind = _bind_prod_dim_int
@@ -14696,7 +18978,7 @@ prod_dim_int._entry = _entry_prod_dim_int
 _aten._packet('prod')._add(prod_dim_int)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:3030
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -14715,10 +18997,10 @@ def _entry_prod_int_out(self, dim, keepdim, dtype, out):
         raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_prod_int_out.get(ks)
-    if k is None:
-        k = prod_int_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_prod_int_out.get(ks)
+    if _k is None:
+        _k = prod_int_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 prod_int_out._bind = _bind_prod_int_out
@@ -14726,7 +19008,7 @@ prod_int_out._entry = _entry_prod_int_out
 _aten._packet('prod')._add(prod_int_out)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:3033
 amin = _Op("aten", 'amin', 'default',
     'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -14743,10 +19025,10 @@ def _entry_amin(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amin, (self, dim, keepdim)) from None
-    k = _c_amin.get(ks)
-    if k is None:
-        k = amin._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_amin.get(ks)
+    if _k is None:
+        _k = amin._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 amin._bind = _bind_amin
@@ -14754,7 +19036,7 @@ amin._entry = _entry_amin
 _aten._packet('amin')._add(amin)
 
 
-# schema/native_functions.yaml:2449
+# schema/native_functions.yaml:3038
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -14773,10 +19055,10 @@ def _entry_amin_out(self, dim, keepdim, out):
         raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_amin_out.get(ks)
-    if k is None:
-        k = amin_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_amin_out.get(ks)
+    if _k is None:
+        _k = amin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 amin_out._bind = _bind_amin_out
@@ -14784,7 +19066,7 @@ amin_out._entry = _entry_amin_out
 _aten._packet('amin')._add(amin_out)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:3041
 max = _Op("aten", 'max', 'default',
     'max(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -14801,10 +19083,10 @@ def _entry_max(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max, (self,)) from None
-    k = _c_max.get(ks)
-    if k is None:
-        k = max._fill(ks)
-    return k(self)
+    _k = _c_max.get(ks)
+    if _k is None:
+        _k = max._fill(ks)
+    return _k(self)
 
 
 max._bind = _bind_max
@@ -14812,7 +19094,7 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:2460
+# schema/native_functions.yaml:3049
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -14831,10 +19113,10 @@ def _entry_max_unary_out(self, out):
         raise _arg_error(max_unary_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_max_unary_out.get(ks)
-    if k is None:
-        k = max_unary_out._fill(ks)
-    return k(self, out)
+    _k = _c_max_unary_out.get(ks)
+    if _k is None:
+        _k = max_unary_out._fill(ks)
+    return _k(self, out)
 
 
 max_unary_out._bind = _bind_max_unary_out
@@ -14842,7 +19124,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml:3054
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -14859,10 +19141,10 @@ def _entry_max_dim(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max_dim, (self, dim, keepdim)) from None
-    k = _c_max_dim.get(ks)
-    if k is None:
-        k = max_dim._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_max_dim.get(ks)
+    if _k is None:
+        _k = max_dim._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 max_dim._bind = _bind_max_dim
@@ -14870,7 +19152,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:2472
+# schema/native_functions.yaml:3061
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -14891,10 +19173,10 @@ def _entry_max_dim_max(self, dim, keepdim, max, max_values):
         _inplace_on_inference(max)
     if not max_values._ks & _ADINPLACE:
         _inplace_on_inference(max_values)
-    k = _c_max_dim_max.get(ks)
-    if k is None:
-        k = max_dim_max._fill(ks)
-    return k(self, dim, keepdim, max, max_values)
+    _k = _c_max_dim_max.get(ks)
+    if _k is None:
+        _k = max_dim_max._fill(ks)
+    return _k(self, dim, keepdim, max, max_values)
 
 
 max_dim_max._bind = _bind_max_dim_max
@@ -14902,7 +19184,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:3066
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -14919,10 +19201,10 @@ def _entry_max_other(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(max_other, (self, other)) from None
-    k = _c_max_other.get(ks)
-    if k is None:
-        k = max_other._fill(ks)
-    return k(self, other)
+    _k = _c_max_other.get(ks)
+    if _k is None:
+        _k = max_other._fill(ks)
+    return _k(self, other)
 
 
 max_other._bind = _bind_max_other
@@ -14930,7 +19212,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:2482
+# schema/native_functions.yaml:3071
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -14949,10 +19231,10 @@ def _entry_max_out(self, other, out):
         raise _arg_error(max_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_max_out.get(ks)
-    if k is None:
-        k = max_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_max_out.get(ks)
+    if _k is None:
+        _k = max_out._fill(ks)
+    return _k(self, other, out)
 
 
 max_out._bind = _bind_max_out
@@ -14960,7 +19242,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:3073
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -14977,10 +19259,10 @@ def _entry_min(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(min, (self,)) from None
-    k = _c_min.get(ks)
-    if k is None:
-        k = min._fill(ks)
-    return k(self)
+    _k = _c_min.get(ks)
+    if _k is None:
+        _k = min._fill(ks)
+    return _k(self)
 
 
 min._bind = _bind_min
@@ -14988,7 +19270,7 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:3081
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -15007,10 +19289,10 @@ def _entry_min_unary_out(self, out):
         raise _arg_error(min_unary_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_min_unary_out.get(ks)
-    if k is None:
-        k = min_unary_out._fill(ks)
-    return k(self, out)
+    _k = _c_min_unary_out.get(ks)
+    if _k is None:
+        _k = min_unary_out._fill(ks)
+    return _k(self, out)
 
 
 min_unary_out._bind = _bind_min_unary_out
@@ -15018,7 +19300,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:2497
+# schema/native_functions.yaml:3086
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -15035,10 +19317,10 @@ def _entry_min_dim(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(min_dim, (self, dim, keepdim)) from None
-    k = _c_min_dim.get(ks)
-    if k is None:
-        k = min_dim._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_min_dim.get(ks)
+    if _k is None:
+        _k = min_dim._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 min_dim._bind = _bind_min_dim
@@ -15046,7 +19328,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:3093
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -15067,10 +19349,10 @@ def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
         _inplace_on_inference(min)
     if not min_indices._ks & _ADINPLACE:
         _inplace_on_inference(min_indices)
-    k = _c_min_dim_min.get(ks)
-    if k is None:
-        k = min_dim_min._fill(ks)
-    return k(self, dim, keepdim, min, min_indices)
+    _k = _c_min_dim_min.get(ks)
+    if _k is None:
+        _k = min_dim_min._fill(ks)
+    return _k(self, dim, keepdim, min, min_indices)
 
 
 min_dim_min._bind = _bind_min_dim_min
@@ -15078,7 +19360,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:2509
+# schema/native_functions.yaml:3098
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -15095,10 +19377,10 @@ def _entry_min_other(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(min_other, (self, other)) from None
-    k = _c_min_other.get(ks)
-    if k is None:
-        k = min_other._fill(ks)
-    return k(self, other)
+    _k = _c_min_other.get(ks)
+    if _k is None:
+        _k = min_other._fill(ks)
+    return _k(self, other)
 
 
 min_other._bind = _bind_min_other
@@ -15106,7 +19388,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:2514
+# schema/native_functions.yaml:3103
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -15125,10 +19407,10 @@ def _entry_min_out(self, other, out):
         raise _arg_error(min_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_min_out.get(ks)
-    if k is None:
-        k = min_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_min_out.get(ks)
+    if _k is None:
+        _k = min_out._fill(ks)
+    return _k(self, other, out)
 
 
 min_out._bind = _bind_min_out
@@ -15136,7 +19418,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:3105
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -15153,10 +19435,10 @@ def _entry_argmin(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmin, (self, dim, keepdim)) from None
-    k = _c_argmin.get(ks)
-    if k is None:
-        k = argmin._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_argmin.get(ks)
+    if _k is None:
+        _k = argmin._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 argmin._bind = _bind_argmin
@@ -15164,7 +19446,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:2521
+# schema/native_functions.yaml:3110
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -15183,10 +19465,10 @@ def _entry_argmin_out(self, dim, keepdim, out):
         raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_argmin_out.get(ks)
-    if k is None:
-        k = argmin_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_argmin_out.get(ks)
+    if _k is None:
+        _k = argmin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 argmin_out._bind = _bind_argmin_out
@@ -15194,7 +19476,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:2524
+# schema/native_functions.yaml:3113
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -15211,10 +19493,10 @@ def _entry_var(self, unbiased):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var, (self, unbiased)) from None
-    k = _c_var.get(ks)
-    if k is None:
-        k = var._fill(ks)
-    return k(self, unbiased)
+    _k = _c_var.get(ks)
+    if _k is None:
+        _k = var._fill(ks)
+    return _k(self, unbiased)
 
 
 var._bind = _bind_var
@@ -15222,7 +19504,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:2529
+# schema/native_functions.yaml:3118
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -15239,10 +19521,10 @@ def _entry_var_dim(self, dim, unbiased, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
-    k = _c_var_dim.get(ks)
-    if k is None:
-        k = var_dim._fill(ks)
-    return k(self, dim, unbiased, keepdim)
+    _k = _c_var_dim.get(ks)
+    if _k is None:
+        _k = var_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
 
 
 var_dim._bind = _bind_var_dim
@@ -15250,7 +19532,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:2533
+# schema/native_functions.yaml:3122
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -15269,10 +19551,10 @@ def _entry_var_out(self, dim, unbiased, keepdim, out):
         raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_var_out.get(ks)
-    if k is None:
-        k = var_out._fill(ks)
-    return k(self, dim, unbiased, keepdim, out)
+    _k = _c_var_out.get(ks)
+    if _k is None:
+        _k = var_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
 
 
 var_out._bind = _bind_var_out
@@ -15280,7 +19562,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:2535
+# schema/native_functions.yaml:3124
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -15297,10 +19579,10 @@ def _entry_var_correction(self, dim, correction, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
-    k = _c_var_correction.get(ks)
-    if k is None:
-        k = var_correction._fill(ks)
-    return k(self, dim, correction, keepdim)
+    _k = _c_var_correction.get(ks)
+    if _k is None:
+        _k = var_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
 
 
 var_correction._bind = _bind_var_correction
@@ -15308,7 +19590,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:2540
+# schema/native_functions.yaml:3129
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -15327,10 +19609,10 @@ def _entry_var_correction_out(self, dim, correction, keepdim, out):
         raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_var_correction_out.get(ks)
-    if k is None:
-        k = var_correction_out._fill(ks)
-    return k(self, dim, correction, keepdim, out)
+    _k = _c_var_correction_out.get(ks)
+    if _k is None:
+        _k = var_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
 
 
 var_correction_out._bind = _bind_var_correction_out
@@ -15338,7 +19620,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:2543
+# schema/native_functions.yaml:3132
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -15355,10 +19637,10 @@ def _entry_std(self, unbiased):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std, (self, unbiased)) from None
-    k = _c_std.get(ks)
-    if k is None:
-        k = std._fill(ks)
-    return k(self, unbiased)
+    _k = _c_std.get(ks)
+    if _k is None:
+        _k = std._fill(ks)
+    return _k(self, unbiased)
 
 
 std._bind = _bind_std
@@ -15366,7 +19648,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:3137
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -15383,10 +19665,10 @@ def _entry_std_dim(self, dim, unbiased, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
-    k = _c_std_dim.get(ks)
-    if k is None:
-        k = std_dim._fill(ks)
-    return k(self, dim, unbiased, keepdim)
+    _k = _c_std_dim.get(ks)
+    if _k is None:
+        _k = std_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
 
 
 std_dim._bind = _bind_std_dim
@@ -15394,7 +19676,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:2552
+# schema/native_functions.yaml:3141
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -15413,10 +19695,10 @@ def _entry_std_out(self, dim, unbiased, keepdim, out):
         raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_std_out.get(ks)
-    if k is None:
-        k = std_out._fill(ks)
-    return k(self, dim, unbiased, keepdim, out)
+    _k = _c_std_out.get(ks)
+    if _k is None:
+        _k = std_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
 
 
 std_out._bind = _bind_std_out
@@ -15424,7 +19706,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:3143
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -15441,10 +19723,10 @@ def _entry_std_correction(self, dim, correction, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
-    k = _c_std_correction.get(ks)
-    if k is None:
-        k = std_correction._fill(ks)
-    return k(self, dim, correction, keepdim)
+    _k = _c_std_correction.get(ks)
+    if _k is None:
+        _k = std_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
 
 
 std_correction._bind = _bind_std_correction
@@ -15452,7 +19734,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:2559
+# schema/native_functions.yaml:3148
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -15471,10 +19753,10 @@ def _entry_std_correction_out(self, dim, correction, keepdim, out):
         raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_std_correction_out.get(ks)
-    if k is None:
-        k = std_correction_out._fill(ks)
-    return k(self, dim, correction, keepdim, out)
+    _k = _c_std_correction_out.get(ks)
+    if _k is None:
+        _k = std_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
 
 
 std_correction_out._bind = _bind_std_correction_out
@@ -15482,7 +19764,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml:3151
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -15499,10 +19781,10 @@ def _entry_var_mean(self, unbiased):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean, (self, unbiased)) from None
-    k = _c_var_mean.get(ks)
-    if k is None:
-        k = var_mean._fill(ks)
-    return k(self, unbiased)
+    _k = _c_var_mean.get(ks)
+    if _k is None:
+        _k = var_mean._fill(ks)
+    return _k(self, unbiased)
 
 
 var_mean._bind = _bind_var_mean
@@ -15510,7 +19792,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:2566
+# schema/native_functions.yaml:3155
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -15527,10 +19809,10 @@ def _entry_var_mean_dim(self, dim, unbiased, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
-    k = _c_var_mean_dim.get(ks)
-    if k is None:
-        k = var_mean_dim._fill(ks)
-    return k(self, dim, unbiased, keepdim)
+    _k = _c_var_mean_dim.get(ks)
+    if _k is None:
+        _k = var_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
 
 
 var_mean_dim._bind = _bind_var_mean_dim
@@ -15538,7 +19820,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:2570
+# schema/native_functions.yaml:3159
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -15555,10 +19837,10 @@ def _entry_var_mean_correction(self, dim, correction, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
-    k = _c_var_mean_correction.get(ks)
-    if k is None:
-        k = var_mean_correction._fill(ks)
-    return k(self, dim, correction, keepdim)
+    _k = _c_var_mean_correction.get(ks)
+    if _k is None:
+        _k = var_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
 
 
 var_mean_correction._bind = _bind_var_mean_correction
@@ -15566,7 +19848,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:2574
+# schema/native_functions.yaml:3163
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -15587,10 +19869,10 @@ def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
         _inplace_on_inference(out0)
     if not out1._ks & _ADINPLACE:
         _inplace_on_inference(out1)
-    k = _c_var_mean_correction_out.get(ks)
-    if k is None:
-        k = var_mean_correction_out._fill(ks)
-    return k(self, dim, correction, keepdim, out0, out1)
+    _k = _c_var_mean_correction_out.get(ks)
+    if _k is None:
+        _k = var_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
 
 
 var_mean_correction_out._bind = _bind_var_mean_correction_out
@@ -15598,7 +19880,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:2577
+# schema/native_functions.yaml:3166
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -15615,10 +19897,10 @@ def _entry_std_mean(self, unbiased):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean, (self, unbiased)) from None
-    k = _c_std_mean.get(ks)
-    if k is None:
-        k = std_mean._fill(ks)
-    return k(self, unbiased)
+    _k = _c_std_mean.get(ks)
+    if _k is None:
+        _k = std_mean._fill(ks)
+    return _k(self, unbiased)
 
 
 std_mean._bind = _bind_std_mean
@@ -15626,7 +19908,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:2581
+# schema/native_functions.yaml:3170
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -15643,10 +19925,10 @@ def _entry_std_mean_dim(self, dim, unbiased, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
-    k = _c_std_mean_dim.get(ks)
-    if k is None:
-        k = std_mean_dim._fill(ks)
-    return k(self, dim, unbiased, keepdim)
+    _k = _c_std_mean_dim.get(ks)
+    if _k is None:
+        _k = std_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
 
 
 std_mean_dim._bind = _bind_std_mean_dim
@@ -15654,7 +19936,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:2585
+# schema/native_functions.yaml:3174
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -15671,10 +19953,10 @@ def _entry_std_mean_correction(self, dim, correction, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
-    k = _c_std_mean_correction.get(ks)
-    if k is None:
-        k = std_mean_correction._fill(ks)
-    return k(self, dim, correction, keepdim)
+    _k = _c_std_mean_correction.get(ks)
+    if _k is None:
+        _k = std_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
 
 
 std_mean_correction._bind = _bind_std_mean_correction
@@ -15682,7 +19964,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:3178
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -15703,10 +19985,10 @@ def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
         _inplace_on_inference(out0)
     if not out1._ks & _ADINPLACE:
         _inplace_on_inference(out1)
-    k = _c_std_mean_correction_out.get(ks)
-    if k is None:
-        k = std_mean_correction_out._fill(ks)
-    return k(self, dim, correction, keepdim, out0, out1)
+    _k = _c_std_mean_correction_out.get(ks)
+    if _k is None:
+        _k = std_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
 
 
 std_mean_correction_out._bind = _bind_std_mean_correction_out
@@ -15714,7 +19996,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:3181
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -15731,10 +20013,10 @@ def _entry_logsumexp(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(logsumexp, (self, dim, keepdim)) from None
-    k = _c_logsumexp.get(ks)
-    if k is None:
-        k = logsumexp._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_logsumexp.get(ks)
+    if _k is None:
+        _k = logsumexp._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 logsumexp._bind = _bind_logsumexp
@@ -15742,7 +20024,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:2597
+# schema/native_functions.yaml:3186
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -15761,10 +20043,10 @@ def _entry_logsumexp_out(self, dim, keepdim, out):
         raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logsumexp_out.get(ks)
-    if k is None:
-        k = logsumexp_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_logsumexp_out.get(ks)
+    if _k is None:
+        _k = logsumexp_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 logsumexp_out._bind = _bind_logsumexp_out
@@ -15772,7 +20054,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:2600
+# schema/native_functions.yaml:3189
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -15789,10 +20071,10 @@ def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
-    k = _c_linalg_vector_norm.get(ks)
-    if k is None:
-        k = linalg_vector_norm._fill(ks)
-    return k(self, ord, dim, keepdim, dtype)
+    _k = _c_linalg_vector_norm.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype)
 
 
 linalg_vector_norm._bind = _bind_linalg_vector_norm
@@ -15800,7 +20082,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:2604
+# schema/native_functions.yaml:3193
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -15819,10 +20101,10 @@ def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
         raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_linalg_vector_norm_out.get(ks)
-    if k is None:
-        k = linalg_vector_norm_out._fill(ks)
-    return k(self, ord, dim, keepdim, dtype, out)
+    _k = _c_linalg_vector_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm_out._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype, out)
 
 
 linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
@@ -15830,7 +20112,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:2607
+# schema/native_functions.yaml:3196
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -15847,10 +20129,10 @@ def _entry_norm_Scalar(self, p):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_Scalar, (self, p)) from None
-    k = _c_norm_Scalar.get(ks)
-    if k is None:
-        k = norm_Scalar._fill(ks)
-    return k(self, p)
+    _k = _c_norm_Scalar.get(ks)
+    if _k is None:
+        _k = norm_Scalar._fill(ks)
+    return _k(self, p)
 
 
 norm_Scalar._bind = _bind_norm_Scalar
@@ -15858,7 +20140,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:2612
+# schema/native_functions.yaml:3201
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -15877,10 +20159,10 @@ def _entry_norm_Scalar_out(self, p, out):
         raise _arg_error(norm_Scalar_out, (self, p, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_norm_Scalar_out.get(ks)
-    if k is None:
-        k = norm_Scalar_out._fill(ks)
-    return k(self, p, out)
+    _k = _c_norm_Scalar_out.get(ks)
+    if _k is None:
+        _k = norm_Scalar_out._fill(ks)
+    return _k(self, p, out)
 
 
 norm_Scalar_out._bind = _bind_norm_Scalar_out
@@ -15888,7 +20170,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:2614
+# schema/native_functions.yaml:3203
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -15905,10 +20187,10 @@ def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
-    k = _c_norm_ScalarOpt_dim.get(ks)
-    if k is None:
-        k = norm_ScalarOpt_dim._fill(ks)
-    return k(self, p, dim, keepdim)
+    _k = _c_norm_ScalarOpt_dim.get(ks)
+    if _k is None:
+        _k = norm_ScalarOpt_dim._fill(ks)
+    return _k(self, p, dim, keepdim)
 
 
 norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
@@ -15916,7 +20198,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:2619
+# schema/native_functions.yaml:3208
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -15935,10 +20217,10 @@ def _entry_norm_out(self, p, dim, keepdim, out):
         raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_norm_out.get(ks)
-    if k is None:
-        k = norm_out._fill(ks)
-    return k(self, p, dim, keepdim, out)
+    _k = _c_norm_out.get(ks)
+    if _k is None:
+        _k = norm_out._fill(ks)
+    return _k(self, p, dim, keepdim, out)
 
 
 norm_out._bind = _bind_norm_out
@@ -15946,7 +20228,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:3210
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -15963,10 +20245,10 @@ def _entry_all(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(all, (self,)) from None
-    k = _c_all.get(ks)
-    if k is None:
-        k = all._fill(ks)
-    return k(self)
+    _k = _c_all.get(ks)
+    if _k is None:
+        _k = all._fill(ks)
+    return _k(self)
 
 
 all._bind = _bind_all
@@ -15974,7 +20256,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:3217
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -15991,10 +20273,10 @@ def _entry_all_dim(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(all_dim, (self, dim, keepdim)) from None
-    k = _c_all_dim.get(ks)
-    if k is None:
-        k = all_dim._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_all_dim.get(ks)
+    if _k is None:
+        _k = all_dim._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 all_dim._bind = _bind_all_dim
@@ -16002,7 +20284,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:3224
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -16019,10 +20301,10 @@ def _entry_all_dims(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(all_dims, (self, dim, keepdim)) from None
-    k = _c_all_dims.get(ks)
-    if k is None:
-        k = all_dims._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_all_dims.get(ks)
+    if _k is None:
+        _k = all_dims._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 all_dims._bind = _bind_all_dims
@@ -16030,7 +20312,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:2643
+# schema/native_functions.yaml:3232
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -16049,10 +20331,10 @@ def _entry_all_all_out(self, out):
         raise _arg_error(all_all_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_all_all_out.get(ks)
-    if k is None:
-        k = all_all_out._fill(ks)
-    return k(self, out)
+    _k = _c_all_all_out.get(ks)
+    if _k is None:
+        _k = all_all_out._fill(ks)
+    return _k(self, out)
 
 
 all_all_out._bind = _bind_all_all_out
@@ -16060,7 +20342,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:2648
+# schema/native_functions.yaml:3237
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -16079,10 +20361,10 @@ def _entry_all_out(self, dim, keepdim, out):
         raise _arg_error(all_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_all_out.get(ks)
-    if k is None:
-        k = all_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_all_out.get(ks)
+    if _k is None:
+        _k = all_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 all_out._bind = _bind_all_out
@@ -16090,7 +20372,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:2653
+# schema/native_functions.yaml:3242
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -16109,10 +20391,10 @@ def _entry_all_dims_out(self, dim, keepdim, out):
         raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_all_dims_out.get(ks)
-    if k is None:
-        k = all_dims_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_all_dims_out.get(ks)
+    if _k is None:
+        _k = all_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 all_dims_out._bind = _bind_all_dims_out
@@ -16120,7 +20402,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:2658
+# schema/native_functions.yaml:3247
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -16137,10 +20419,10 @@ def _entry_any(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(any, (self,)) from None
-    k = _c_any.get(ks)
-    if k is None:
-        k = any._fill(ks)
-    return k(self)
+    _k = _c_any.get(ks)
+    if _k is None:
+        _k = any._fill(ks)
+    return _k(self)
 
 
 any._bind = _bind_any
@@ -16148,7 +20430,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:2665
+# schema/native_functions.yaml:3254
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -16165,10 +20447,10 @@ def _entry_any_dim(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(any_dim, (self, dim, keepdim)) from None
-    k = _c_any_dim.get(ks)
-    if k is None:
-        k = any_dim._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_any_dim.get(ks)
+    if _k is None:
+        _k = any_dim._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 any_dim._bind = _bind_any_dim
@@ -16176,7 +20458,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:2672
+# schema/native_functions.yaml:3261
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -16193,10 +20475,10 @@ def _entry_any_dims(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(any_dims, (self, dim, keepdim)) from None
-    k = _c_any_dims.get(ks)
-    if k is None:
-        k = any_dims._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_any_dims.get(ks)
+    if _k is None:
+        _k = any_dims._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 any_dims._bind = _bind_any_dims
@@ -16204,7 +20486,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:2680
+# schema/native_functions.yaml:3269
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -16223,10 +20505,10 @@ def _entry_any_all_out(self, out):
         raise _arg_error(any_all_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_any_all_out.get(ks)
-    if k is None:
-        k = any_all_out._fill(ks)
-    return k(self, out)
+    _k = _c_any_all_out.get(ks)
+    if _k is None:
+        _k = any_all_out._fill(ks)
+    return _k(self, out)
 
 
 any_all_out._bind = _bind_any_all_out
@@ -16234,7 +20516,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:2685
+# schema/native_functions.yaml:3274
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -16253,10 +20535,10 @@ def _entry_any_out(self, dim, keepdim, out):
         raise _arg_error(any_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_any_out.get(ks)
-    if k is None:
-        k = any_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_any_out.get(ks)
+    if _k is None:
+        _k = any_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 any_out._bind = _bind_any_out
@@ -16264,7 +20546,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:3279
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -16283,10 +20565,10 @@ def _entry_any_dims_out(self, dim, keepdim, out):
         raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_any_dims_out.get(ks)
-    if k is None:
-        k = any_dims_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_any_dims_out.get(ks)
+    if _k is None:
+        _k = any_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 any_dims_out._bind = _bind_any_dims_out
@@ -16294,7 +20576,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:2695
+# schema/native_functions.yaml:3284
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -16311,10 +20593,10 @@ def _entry_cumsum(self, dim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cumsum, (self, dim, dtype)) from None
-    k = _c_cumsum.get(ks)
-    if k is None:
-        k = cumsum._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_cumsum.get(ks)
+    if _k is None:
+        _k = cumsum._fill(ks)
+    return _k(self, dim, dtype)
 
 
 cumsum._bind = _bind_cumsum
@@ -16322,7 +20604,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:2700
+# schema/native_functions.yaml:3289
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -16341,10 +20623,10 @@ def _entry_cumsum_out(self, dim, dtype, out):
         raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cumsum_out.get(ks)
-    if k is None:
-        k = cumsum_out._fill(ks)
-    return k(self, dim, dtype, out)
+    _k = _c_cumsum_out.get(ks)
+    if _k is None:
+        _k = cumsum_out._fill(ks)
+    return _k(self, dim, dtype, out)
 
 
 cumsum_out._bind = _bind_cumsum_out
@@ -16352,7 +20634,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:2703
+# schema/native_functions.yaml:3292
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -16371,10 +20653,10 @@ def _entry_cumsum_(self, dim, dtype):
         raise _arg_error(cumsum_, (self, dim, dtype)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_cumsum_.get(ks)
-    if k is None:
-        k = cumsum_._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_cumsum_.get(ks)
+    if _k is None:
+        _k = cumsum_._fill(ks)
+    return _k(self, dim, dtype)
 
 
 cumsum_._bind = _bind_cumsum_
@@ -16382,7 +20664,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:2709
+# schema/native_functions.yaml:3298
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -16399,10 +20681,10 @@ def _entry_cumprod(self, dim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cumprod, (self, dim, dtype)) from None
-    k = _c_cumprod.get(ks)
-    if k is None:
-        k = cumprod._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_cumprod.get(ks)
+    if _k is None:
+        _k = cumprod._fill(ks)
+    return _k(self, dim, dtype)
 
 
 cumprod._bind = _bind_cumprod
@@ -16410,7 +20692,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:2714
+# schema/native_functions.yaml:3303
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -16429,10 +20711,10 @@ def _entry_cumprod_out(self, dim, dtype, out):
         raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cumprod_out.get(ks)
-    if k is None:
-        k = cumprod_out._fill(ks)
-    return k(self, dim, dtype, out)
+    _k = _c_cumprod_out.get(ks)
+    if _k is None:
+        _k = cumprod_out._fill(ks)
+    return _k(self, dim, dtype, out)
 
 
 cumprod_out._bind = _bind_cumprod_out
@@ -16440,7 +20722,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml:3305
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -16459,10 +20741,10 @@ def _entry_cumprod_(self, dim, dtype):
         raise _arg_error(cumprod_, (self, dim, dtype)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_cumprod_.get(ks)
-    if k is None:
-        k = cumprod_._fill(ks)
-    return k(self, dim, dtype)
+    _k = _c_cumprod_.get(ks)
+    if _k is None:
+        _k = cumprod_._fill(ks)
+    return _k(self, dim, dtype)
 
 
 cumprod_._bind = _bind_cumprod_
@@ -16470,7 +20752,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:3311
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -16487,10 +20769,10 @@ def _entry_count_nonzero_dim_IntList(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
-    k = _c_count_nonzero_dim_IntList.get(ks)
-    if k is None:
-        k = count_nonzero_dim_IntList._fill(ks)
-    return k(self, dim)
+    _k = _c_count_nonzero_dim_IntList.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList._fill(ks)
+    return _k(self, dim)
 
 
 count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
@@ -16498,7 +20780,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:3316
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -16517,10 +20799,10 @@ def _entry_count_nonzero_dim_IntList_out(self, dim, out):
         raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_count_nonzero_dim_IntList_out.get(ks)
-    if k is None:
-        k = count_nonzero_dim_IntList_out._fill(ks)
-    return k(self, dim, out)
+    _k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList_out._fill(ks)
+    return _k(self, dim, out)
 
 
 count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
@@ -16528,7 +20810,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:2729
+# schema/native_functions.yaml:3318
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -16545,10 +20827,10 @@ def _entry_count_nonzero(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(count_nonzero, (self, dim)) from None
-    k = _c_count_nonzero.get(ks)
-    if k is None:
-        k = count_nonzero._fill(ks)
-    return k(self, dim)
+    _k = _c_count_nonzero.get(ks)
+    if _k is None:
+        _k = count_nonzero._fill(ks)
+    return _k(self, dim)
 
 
 count_nonzero._bind = _bind_count_nonzero
@@ -16556,7 +20838,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:2734
+# schema/native_functions.yaml:3323
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -16575,10 +20857,10 @@ def _entry_count_nonzero_out(self, dim, out):
         raise _arg_error(count_nonzero_out, (self, dim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_count_nonzero_out.get(ks)
-    if k is None:
-        k = count_nonzero_out._fill(ks)
-    return k(self, dim, out)
+    _k = _c_count_nonzero_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_out._fill(ks)
+    return _k(self, dim, out)
 
 
 count_nonzero_out._bind = _bind_count_nonzero_out

@@ -26,6 +26,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
@@ -72,7 +74,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax_out,
     _entry_argmin,
     _entry_argmin_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
@@ -82,6 +90,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
     _entry_avg_pool2d,
     _entry_avg_pool2d_backward,
     _entry_avg_pool2d_out,
@@ -124,6 +138,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor__Tensor,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
+    _entry_bucketize_Scalar,
+    _entry_bucketize_Scalar_out,
+    _entry_bucketize_Tensor,
+    _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_ceil,
@@ -150,6 +171,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -179,7 +202,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum_,
     _entry_cumsum_out,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -194,6 +224,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div_out_mode,
     _entry_dot,
     _entry_dot_out,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
     _entry_einsum,
     _entry_elu,
     _entry_elu_,
@@ -230,6 +264,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -250,6 +288,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_gather,
+    _entry_gather_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -274,10 +314,28 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
     _entry_isfinite,
     _entry_isinf,
     _entry_isinf_out,
@@ -346,6 +404,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
     _entry_matmul_out,
     _entry_max,
@@ -362,6 +425,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
     _entry_min,
     _entry_min_dim,
     _entry_min_dim_min,
@@ -372,10 +437,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
     _entry_mse_loss,
     _entry_mse_loss_out,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
     _entry_mul_Scalar_out,
     _entry_mul_Tensor,
@@ -388,6 +457,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
     _entry_native_batch_norm,
     _entry_native_batch_norm_backward,
     _entry_native_batch_norm_backward_out,
@@ -423,6 +494,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nll_loss_forward_output,
     _entry_nll_loss_nd,
     _entry_nll_loss_out,
+    _entry_nonzero,
+    _entry_nonzero_out,
     _entry_norm_Scalar,
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
@@ -446,10 +519,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_prod_dim_int,
     _entry_prod_int_out,
     _entry_prod_out,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_like,
     _entry_randn,
     _entry_randn_like,
+    _entry_ravel,
     _entry_reciprocal,
     _entry_reciprocal_,
     _entry_reciprocal_out,
@@ -464,14 +541,26 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
     _entry_round,
     _entry_round_,
     _entry_round__decimals,
     _entry_round_decimals,
     _entry_round_decimals_out,
     _entry_round_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
@@ -481,7 +570,31 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scaled_dot_product_attention,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
+    _entry_searchsorted_Scalar,
+    _entry_searchsorted_Scalar_out,
+    _entry_searchsorted_Tensor,
+    _entry_searchsorted_Tensor_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -504,12 +617,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sinh_,
     _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
     _entry_softplus_backward,
     _entry_softplus_backward_grad_input,
     _entry_softplus_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -538,7 +657,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
     _entry_tan,
     _entry_tan_,
     _entry_tan_out,
@@ -547,21 +672,40 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tanh_backward,
     _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
     _entry_threshold_backward_grad_input,
     _entry_threshold_out,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
+    _entry_tril_indices,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
+    _entry_triu_indices,
+    _entry_triu_out,
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
     _entry_var,
     _entry_var_correction,
@@ -575,6 +719,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
     _entry_where_Scalar,
     _entry_where_ScalarOther,
     _entry_where_ScalarSelf,
@@ -588,9 +736,13 @@ _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1726
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -600,7 +752,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1734
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -610,7 +762,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml:1651
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -620,7 +772,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1070
+# schema/native_functions.yaml:1659
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -650,7 +802,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:1864
+# schema/native_functions.yaml:2453
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -660,7 +812,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1872
+# schema/native_functions.yaml:2461
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -670,7 +822,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1849
+# schema/native_functions.yaml:2438
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -680,7 +832,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:1857
+# schema/native_functions.yaml:2446
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -720,7 +872,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:3210
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -731,7 +883,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:3217
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -742,7 +894,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:3224
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -789,7 +941,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:3033
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -799,7 +951,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:2658
+# schema/native_functions.yaml:3247
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -810,7 +962,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:2665
+# schema/native_functions.yaml:3254
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -821,7 +973,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:2672
+# schema/native_functions.yaml:3261
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -868,7 +1020,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:3105
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -876,6 +1028,61 @@ def argmin(self, dim=None, keepdim=False):
         if r is not _NO:
             return r
     return _entry_argmin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1068
+def _m0_argsort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_argsort(self, dim, descending):
+    return _entry_argsort(self, dim, descending)
+
+
+# schema/native_functions.yaml:1073
+def _m1_argsort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_argsort(self, stable, dim, descending):
+    return _entry_argsort_stable(self, stable, dim, descending)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1206
+def argwhere(self):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(self)
 
 
 # schema/native_functions.yaml:703
@@ -888,7 +1095,17 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1113
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
+        if r is not _NO:
+            return r
+    return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:1636
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -898,7 +1115,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml:1644
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -908,7 +1125,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1666
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -918,7 +1135,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:1645
+# schema/native_functions.yaml:2234
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -928,7 +1145,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml:2242
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -938,7 +1155,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1674
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -948,7 +1165,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:1457
+# schema/native_functions.yaml:2046
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -958,7 +1175,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1464
+# schema/native_functions.yaml:2053
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -968,7 +1185,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:2294
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -978,7 +1195,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1729
+# schema/native_functions.yaml:2318
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -988,7 +1205,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1861
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -998,7 +1215,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1869
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1008,7 +1225,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:1743
+# schema/native_functions.yaml:2332
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1018,7 +1235,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1767
+# schema/native_functions.yaml:2356
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1028,7 +1245,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:2370
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1038,7 +1255,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1805
+# schema/native_functions.yaml:2394
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1058,7 +1275,18 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1458
+def broadcast_to(self, *size):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    size = _ivar(size)
+    if _tf[0]:
+        r = _htf(broadcast_to, (self,), (self, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(self, size)
+
+
+# schema/native_functions.yaml:1756
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1068,7 +1296,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1764
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1133,7 +1361,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2828
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1178,7 +1406,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2217
+# schema/native_functions.yaml:2806
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1189,7 +1417,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:2209
+# schema/native_functions.yaml:2798
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1223,7 +1451,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2821
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1234,7 +1462,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:2225
+# schema/native_functions.yaml:2814
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1268,7 +1496,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2187
+# schema/native_functions.yaml:2776
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1279,7 +1507,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2768
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1313,7 +1541,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2791
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1324,7 +1552,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:2195
+# schema/native_functions.yaml:2784
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1388,7 +1616,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1606
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1398,7 +1626,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1614
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1408,7 +1636,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1696
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1418,7 +1646,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1704
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1428,7 +1656,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:3311
 def _m0_count_nonzero(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1440,7 +1668,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:2729
+# schema/native_functions.yaml:3318
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -1474,7 +1702,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:2709
+# schema/native_functions.yaml:3298
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1484,7 +1712,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml:3305
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1494,7 +1722,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2695
+# schema/native_functions.yaml:3284
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1504,7 +1732,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2703
+# schema/native_functions.yaml:3292
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1524,6 +1752,36 @@ def detach(self):
     return _entry_detach(self)
 
 
+# schema/native_functions.yaml:1384
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_diag(self, diagonal)
+
+
+# schema/native_functions.yaml:1378
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diag_embed(self, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1390
+def diagflat(self, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (self,), (self, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(self, offset)
+
+
 # schema/native_functions.yaml:784
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
@@ -1532,6 +1790,16 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         if r is not _NO:
             return r
     return _entry_diagonal(self, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1107
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
 # schema/native_functions.yaml:293
@@ -1556,7 +1824,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:2576
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1615,7 +1883,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2591
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1652,7 +1920,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:2023
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1660,6 +1928,52 @@ def dot(self, tensor):
         if r is not _NO:
             return r
     return _entry_dot(self, tensor)
+
+
+# schema/native_functions.yaml:1313
+def _m0_dsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_dsplit(self, sections):
+    return _entry_dsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1318
+def _m1_dsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_dsplit(self, indices):
+    return _entry_dsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('sections',))),
+    (_m1_dsplit, _c1_dsplit, None, frozenset(())),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
 # schema/native_functions.yaml:361
@@ -1672,7 +1986,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:2492
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1682,7 +1996,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1711
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1692,7 +2006,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1719
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1712,7 +2026,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:1471
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1722,7 +2036,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml:1479
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1763,7 +2077,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:1486
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1773,7 +2087,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:905
+# schema/native_functions.yaml:1494
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1838,7 +2152,38 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml:894
+def flip(self, *dims):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    dims = _ivar(dims)
+    if _tf[0]:
+        r = _htf(flip, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_flip(self, dims)
+
+
+# schema/native_functions.yaml:1211
+def fliplr(self):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(self)
+
+
+# schema/native_functions.yaml:1216
+def flipud(self):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(self)
+
+
+# schema/native_functions.yaml:1741
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1848,7 +2193,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml:1749
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1858,7 +2203,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:2120
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1869,7 +2214,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:2128
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1903,7 +2248,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:1547
+# schema/native_functions.yaml:2136
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1913,7 +2258,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2188
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1923,7 +2268,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1615
+# schema/native_functions.yaml:2204
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1933,7 +2278,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1816
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1943,7 +2288,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1824
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1951,6 +2296,16 @@ def frac_(self):
         if r is not _NO:
             return r
     return _entry_frac_(self)
+
+
+# schema/native_functions.yaml:941
+def gather(self, dim, index, *, sparse_grad=False):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if r is not _NO:
+            return r
+    return _entry_gather(self, dim, index, sparse_grad)
 
 
 # schema/native_functions.yaml:425
@@ -1963,7 +2318,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1973
+# schema/native_functions.yaml:2562
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1973,7 +2328,7 @@ def ge_(self, other):
     return _entry_ge__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:3008
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -1993,7 +2348,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml:2548
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2001,6 +2356,52 @@ def gt_(self, other):
         if r is not _NO:
             return r
     return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1293
+def _m0_hsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_hsplit(self, sections):
+    return _entry_hsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1298
+def _m1_hsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_hsplit(self, indices):
+    return _entry_hsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('sections',))),
+    (_m1_hsplit, _c1_hsplit, None, frozenset(())),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
 # schema/native_functions.yaml:862
@@ -2011,6 +2412,136 @@ def index(self, indices):
         if r is not _NO:
             return r
     return _entry_index_Tensor(self, indices)
+
+
+# schema/native_functions.yaml:1119
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1126
+def index_add_(self, dim, index, source, *, alpha=1):
+    """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add_(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1132
+def index_copy(self, dim, index, source):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1139
+def index_copy_(self, dim, index, source):
+    """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy_(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1151
+def _m0_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1145
+def _m1_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+
+
+# schema/native_functions.yaml:1163
+def _m0_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1157
+def _m1_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill_ = (
+    (_m0_index_fill_, _c0_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill_, _c1_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill_ = (
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+)
+
+
+def index_fill_(*args, **kwargs):
+    """Overloads:
+    index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+    index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
 # schema/native_functions.yaml:876
@@ -2033,7 +2564,17 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:934
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (self, index), (self, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_index_select(self, dim, index)
+
+
+# schema/native_functions.yaml:1892
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2043,7 +2584,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1884
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2053,7 +2594,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1287
+# schema/native_functions.yaml:1876
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2073,7 +2614,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:2534
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2083,7 +2624,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1827
+# schema/native_functions.yaml:2416
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2093,7 +2634,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:1842
+# schema/native_functions.yaml:2431
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -2113,7 +2654,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:1516
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2123,7 +2664,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:1524
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2133,7 +2674,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml:1531
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2143,7 +2684,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:1539
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2153,7 +2694,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:912
+# schema/native_functions.yaml:1501
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2163,7 +2704,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:1509
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2183,7 +2724,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:2083
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2193,7 +2734,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1660
+# schema/native_functions.yaml:2249
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2203,7 +2744,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:1668
+# schema/native_functions.yaml:2257
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2213,7 +2754,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1846
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2223,7 +2764,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1854
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2233,7 +2774,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:1675
+# schema/native_functions.yaml:2264
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2243,7 +2784,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:1683
+# schema/native_functions.yaml:2272
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2253,7 +2794,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:1690
+# schema/native_functions.yaml:2279
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2263,7 +2804,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:1698
+# schema/native_functions.yaml:2287
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2273,7 +2814,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:3181
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -2293,7 +2834,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1931
+# schema/native_functions.yaml:2520
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2323,6 +2864,36 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
+# schema/native_functions.yaml:1169
+def masked_scatter(self, mask, source):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter(self, mask, source)
+
+
+# schema/native_functions.yaml:1175
+def masked_scatter_(self, mask, source):
+    """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter_(self, mask, source)
+
+
+# schema/native_functions.yaml:1026
+def masked_select(self, mask):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (self, mask), (self, mask), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_select(self, mask)
+
+
 # schema/native_functions.yaml:664
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
@@ -2333,7 +2904,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:3041
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2344,7 +2915,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml:3054
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -2355,7 +2926,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:3066
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2392,7 +2963,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2218
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2447,7 +3018,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:3073
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2458,7 +3029,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:2497
+# schema/native_functions.yaml:3086
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -2469,7 +3040,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:2509
+# schema/native_functions.yaml:3098
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2506,7 +3077,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:1637
+# schema/native_functions.yaml:2226
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2524,6 +3095,51 @@ def mm(self, mat2):
         if r is not _NO:
             return r
     return _entry_mm(self, mat2)
+
+
+# schema/native_functions.yaml:1257
+def _m0_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c0_moveaxis(self, source, destination):
+    return _entry_moveaxis_intlist(self, source, destination)
+
+
+# schema/native_functions.yaml:1262
+def _m1_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c1_moveaxis(self, source, destination):
+    return _entry_moveaxis_int(self, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
 # schema/native_functions.yaml:828
@@ -2571,6 +3187,16 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
+# schema/native_functions.yaml:1227
+def msort(self):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_msort(self)
+
+
 # schema/native_functions.yaml:263
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -2591,7 +3217,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1441
+# schema/native_functions.yaml:2030
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -2601,7 +3227,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1907
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -2611,7 +3237,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1915
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2631,6 +3257,16 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
+# schema/native_functions.yaml:1272
+def narrow_copy(self, dim, start, length):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
+        if r is not _NO:
+            return r
+    return _entry_narrow_copy(self, dim, start, length)
+
+
 # schema/native_functions.yaml:377
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -2641,7 +3277,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1917
+# schema/native_functions.yaml:2506
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2729,7 +3365,17 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1034
+def nonzero(self):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_nonzero(self)
+
+
+# schema/native_functions.yaml:2037
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2770,7 +3416,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:2428
+# schema/native_functions.yaml:3017
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -2781,7 +3427,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:3025
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -2815,7 +3461,37 @@ def prod(*args, **kwargs):
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1188
+def put(self, index, source, accumulate=False):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put(self, index, source, accumulate)
+
+
+# schema/native_functions.yaml:1194
+def put_(self, index, source, accumulate=False):
+    """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put_(self, index, source, accumulate)
+
+
+# schema/native_functions.yaml:1267
+def ravel(self):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(ravel, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ravel(self)
+
+
+# schema/native_functions.yaml:1576
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2825,7 +3501,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:995
+# schema/native_functions.yaml:1584
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2855,7 +3531,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:2150
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2865,7 +3541,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1585
+# schema/native_functions.yaml:2174
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2873,6 +3549,62 @@ def remainder_(self, other):
         if r is not _NO:
             return r
     return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:882
+def repeat(self, *repeats):
+    """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
+    repeats = _ivar(repeats)
+    if _tf[0]:
+        r = _htf(repeat, (self,), (self, repeats), {})
+        if r is not _NO:
+            return r
+    return _entry_repeat(self, repeats)
+
+
+# schema/native_functions.yaml:1402
+def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c0_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1407
+def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(self, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
 # schema/native_functions.yaml:688
@@ -2896,7 +3628,27 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:1182
+# schema/native_functions.yaml:901
+def roll(self, shifts, dims=()):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (self,), (self, shifts, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_roll(self, shifts, dims)
+
+
+# schema/native_functions.yaml:1221
+def rot90(self, k=1, dims=(0, 1)):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (self,), (self, k, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_rot90(self, k, dims)
+
+
+# schema/native_functions.yaml:1771
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2907,7 +3659,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1779
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2941,7 +3693,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1787
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2952,7 +3704,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1794
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -2986,7 +3738,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:1561
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2996,7 +3748,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:1569
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3004,6 +3756,192 @@ def rsqrt_(self):
         if r is not _NO:
             return r
     return _entry_rsqrt_(self)
+
+
+# schema/native_functions.yaml:948
+def _m0_scatter(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter(self, dim, index, src):
+    return _entry_scatter_src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:962
+def _m1_scatter(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter(self, dim, index, src, reduce):
+    return _entry_scatter_reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:955
+def _m2_scatter(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter(self, dim, index, value):
+    return _entry_scatter_value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:969
+def _m3_scatter(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter(self, dim, index, value, reduce):
+    return _entry_scatter_value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:976
+def _m0_scatter_(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter_(self, dim, index, src):
+    return _entry_scatter__src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:988
+def _m1_scatter_(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter_(self, dim, index, src, reduce):
+    return _entry_scatter__reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:982
+def _m2_scatter_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter_(self, dim, index, value):
+    return _entry_scatter__value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:994
+def _m3_scatter_(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter_(self, dim, index, value, reduce):
+    return _entry_scatter__value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter_ = (
+    (_m0_scatter_, _c0_scatter_, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter_, _c1_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter_, _c2_scatter_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter_, _c3_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter_ = (
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+)
+
+
+def scatter_(*args, **kwargs):
+    """Overloads:
+    scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+    scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+    scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(scatter_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
+
+
+# schema/native_functions.yaml:1000
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add(self, dim, index, src)
+
+
+# schema/native_functions.yaml:1007
+def scatter_add_(self, dim, index, src):
+    """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add_(self, dim, index, src)
+
+
+# schema/native_functions.yaml:1013
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
+
+
+# schema/native_functions.yaml:1020
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
 # schema/native_functions.yaml:773
@@ -3014,6 +3952,16 @@ def select(self, dim, index):
         if r is not _NO:
             return r
     return _entry_select_int(self, dim, index)
+
+
+# schema/native_functions.yaml:1101
+def select_scatter(self, src, dim, index):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_select_scatter(self, src, dim, index)
 
 
 # schema/native_functions.yaml:562
@@ -3036,7 +3984,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1831
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3046,7 +3994,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1839
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3056,7 +4004,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1899
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3066,7 +4014,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1591
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3076,7 +4024,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1599
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3086,7 +4034,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1681
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3096,7 +4044,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1689
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3116,7 +4064,17 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:1095
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
+        if r is not _NO:
+            return r
+    return _entry_slice_scatter(self, src, dim, start, end, step)
+
+
+# schema/native_functions.yaml:2077
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3124,6 +4082,51 @@ def softmax(self, dim, dtype=None):
         if r is not _NO:
             return r
     return _entry_softmax_int(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1054
+def _m0_sort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_sort(self, dim, descending):
+    return _rt_sort._make(_entry_sort(self, dim, descending))
+
+
+# schema/native_functions.yaml:1061
+def _m1_sort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_sort(self, stable, dim, descending):
+    return _rt_sort._make(_entry_sort_stable(self, stable, dim, descending))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
 # schema/native_functions.yaml:790
@@ -3181,7 +4184,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:957
+# schema/native_functions.yaml:1546
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3191,7 +4194,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:1554
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3261,7 +4264,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:2543
+# schema/native_functions.yaml:3132
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -3272,7 +4275,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:3137
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -3283,7 +4286,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:3143
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -3385,6 +4388,26 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
+# schema/native_functions.yaml:1247
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(self, axis0, axis1)
+
+
+# schema/native_functions.yaml:1252
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (self,), (self, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(self, dim0, dim1)
+
+
 # schema/native_functions.yaml:721
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
@@ -3395,7 +4418,27 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1181
+def take(self, index):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (self, index), (self, index), {})
+        if r is not _NO:
+            return r
+    return _entry_take(self, index)
+
+
+# schema/native_functions.yaml:1200
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
+        if r is not _NO:
+            return r
+    return _entry_take_along_dim(self, indices, dim)
+
+
+# schema/native_functions.yaml:1621
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3405,7 +4448,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1629
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3435,6 +4478,86 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
+# schema/native_functions.yaml:1278
+def _m0_tensor_split(self, sections, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+        return (self, sections, dim)
+    return None
+
+
+def _c0_tensor_split(self, sections, dim):
+    return _entry_tensor_split_sections(self, sections, dim)
+
+
+# schema/native_functions.yaml:1283
+def _m1_tensor_split(self, indices, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (self, indices, dim)
+    return None
+
+
+def _c1_tensor_split(self, indices, dim):
+    return _entry_tensor_split_indices(self, indices, dim)
+
+
+# schema/native_functions.yaml:1288
+def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (self, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(self, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+
+
+# schema/native_functions.yaml:889
+def tile(self, *dims):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    dims = _ivar(dims)
+    if _tf[0]:
+        r = _htf(tile, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(self, dims)
+
+
+# schema/native_functions.yaml:1047
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
+        if r is not _NO:
+            return r
+    return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
+
+
 # schema/native_functions.yaml:715
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -3445,7 +4568,47 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:908
+def tril(self, diagonal=0):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril(self, diagonal)
+
+
+# schema/native_functions.yaml:915
+def tril_(self, diagonal=0):
+    """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tril_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril_(self, diagonal)
+
+
+# schema/native_functions.yaml:921
+def triu(self, diagonal=0):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu(self, diagonal)
+
+
+# schema/native_functions.yaml:928
+def triu_(self, diagonal=0):
+    """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(triu_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu_(self, diagonal)
+
+
+# schema/native_functions.yaml:1801
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3455,7 +4618,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1809
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3485,6 +4648,16 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
+# schema/native_functions.yaml:1241
+def unfold(self, dimension, size, step):
+    """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(unfold, (self,), (self, dimension, size, step), {})
+        if r is not _NO:
+            return r
+    return _entry_unfold(self, dimension, size, step)
+
+
 # schema/native_functions.yaml:732
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -3495,7 +4668,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:2524
+# schema/native_functions.yaml:3113
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -3506,7 +4679,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:2529
+# schema/native_functions.yaml:3118
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -3517,7 +4690,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:2535
+# schema/native_functions.yaml:3124
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -3610,6 +4783,52 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
+# schema/native_functions.yaml:1303
+def _m0_vsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_vsplit(self, sections):
+    return _entry_vsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1308
+def _m1_vsplit(self, *indices):
+    indices = _ivar(indices)
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_vsplit(self, indices):
+    return _entry_vsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('sections',))),
+    (_m1_vsplit, _c1_vsplit, None, frozenset(())),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(vsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+
+
 # schema/native_functions.yaml:433
 def _m0_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
@@ -3621,7 +4840,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2610
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -3665,7 +4884,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1726
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3685,7 +4904,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:2294
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3707,7 +4926,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:2120
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3747,7 +4966,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1729
+# schema/native_functions.yaml:2318
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3757,7 +4976,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1547
+# schema/native_functions.yaml:2136
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3767,7 +4986,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1585
+# schema/native_functions.yaml:2174
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3787,7 +5006,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1861
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3797,7 +5016,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1767
+# schema/native_functions.yaml:2356
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3837,7 +5056,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1805
+# schema/native_functions.yaml:2394
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3877,7 +5096,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:2150
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3919,7 +5138,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:1743
+# schema/native_functions.yaml:2332
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3949,7 +5168,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:2294
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3959,7 +5178,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:2120
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3979,7 +5198,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:2150
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3999,7 +5218,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1743
+# schema/native_functions.yaml:2332
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4039,7 +5258,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:2370
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4069,7 +5288,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:2370
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4099,7 +5318,10 @@ METHODS = {
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
+    'argsort': argsort,
+    'argwhere': argwhere,
     'as_strided': as_strided,
+    'as_strided_scatter': as_strided_scatter,
     'asin': asin,
     'asin_': asin_,
     'atan': atan,
@@ -4117,6 +5339,7 @@ METHODS = {
     'bitwise_xor': bitwise_xor,
     'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
+    'broadcast_to': broadcast_to,
     'ceil': ceil,
     'ceil_': ceil_,
     'chunk': chunk,
@@ -4139,10 +5362,15 @@ METHODS = {
     'cumsum': cumsum,
     'cumsum_': cumsum_,
     'detach': detach,
+    'diag': diag,
+    'diag_embed': diag_embed,
+    'diagflat': diagflat,
     'diagonal': diagonal,
+    'diagonal_scatter': diagonal_scatter,
     'div': div,
     'div_': div_,
     'dot': dot,
+    'dsplit': dsplit,
     'eq': eq,
     'eq_': eq_,
     'erf': erf,
@@ -4157,6 +5385,9 @@ METHODS = {
     'expm1_': expm1_,
     'fill_': fill_,
     'flatten': flatten,
+    'flip': flip,
+    'fliplr': fliplr,
+    'flipud': flipud,
     'floor': floor,
     'floor_': floor_,
     'floor_divide': floor_divide,
@@ -4165,14 +5396,23 @@ METHODS = {
     'fmod_': fmod_,
     'frac': frac,
     'frac_': frac_,
+    'gather': gather,
     'ge': ge,
     'ge_': ge_,
     'ger': ger,
     'gt': gt,
     'gt_': gt_,
+    'hsplit': hsplit,
     'index': index,
+    'index_add': index_add,
+    'index_add_': index_add_,
+    'index_copy': index_copy,
+    'index_copy_': index_copy_,
+    'index_fill': index_fill,
+    'index_fill_': index_fill_,
     'index_put': index_put,
     'index_put_': index_put_,
+    'index_select': index_select,
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
@@ -4202,6 +5442,9 @@ METHODS = {
     'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
+    'masked_scatter': masked_scatter,
+    'masked_scatter_': masked_scatter_,
+    'masked_select': masked_select,
     'matmul': matmul,
     'max': max,
     'maximum': maximum,
@@ -4209,13 +5452,16 @@ METHODS = {
     'min': min,
     'minimum': minimum,
     'mm': mm,
+    'moveaxis': moveaxis,
     'movedim': movedim,
+    'msort': msort,
     'mul': mul,
     'mul_': mul_,
     'mv': mv,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
     'narrow': narrow,
+    'narrow_copy': narrow_copy,
     'ne': ne,
     'ne_': ne_,
     'neg': neg,
@@ -4225,24 +5471,39 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'nonzero': nonzero,
     'outer': outer,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
     'prod': prod,
+    'put': put,
+    'put_': put_,
+    'ravel': ravel,
     'reciprocal': reciprocal,
     'reciprocal_': reciprocal_,
     'relu': relu,
     'relu_': relu_,
     'remainder': remainder,
     'remainder_': remainder_,
+    'repeat': repeat,
+    'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'roll': roll,
+    'rot90': rot90,
     'round': round,
     'round_': round_,
     'rsqrt': rsqrt,
     'rsqrt_': rsqrt_,
+    'scatter': scatter,
+    'scatter_': scatter_,
+    'scatter_add': scatter_add,
+    'scatter_add_': scatter_add_,
+    'scatter_reduce': scatter_reduce,
+    'scatter_reduce_': scatter_reduce_,
     'select': select,
+    'select_scatter': select_scatter,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
@@ -4253,7 +5514,9 @@ METHODS = {
     'sinh': sinh,
     'sinh_': sinh_,
     'slice': slice,
+    'slice_scatter': slice_scatter,
     'softmax': softmax,
+    'sort': sort,
     'split': split,
     'split_with_sizes': split_with_sizes,
     'sqrt': sqrt,
@@ -4263,20 +5526,33 @@ METHODS = {
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
+    'swapaxes': swapaxes,
+    'swapdims': swapdims,
     't': t,
+    'take': take,
+    'take_along_dim': take_along_dim,
     'tan': tan,
     'tan_': tan_,
     'tanh': tanh,
     'tanh_': tanh_,
+    'tensor_split': tensor_split,
+    'tile': tile,
+    'topk': topk,
     'transpose': transpose,
+    'tril': tril,
+    'tril_': tril_,
+    'triu': triu,
+    'triu_': triu_,
     'trunc': trunc,
     'trunc_': trunc_,
     'unbind': unbind,
     'unflatten': unflatten,
+    'unfold': unfold,
     'unsqueeze': unsqueeze,
     'var': var,
     'view': view,
     'view_as': view_as,
+    'vsplit': vsplit,
     'where': where,
     'zero_': zero_,
     '__abs__': __abs__,
