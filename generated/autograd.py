@@ -104,6 +104,25 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_randint_like = _o.randint_like._cache
+_c_randint_like_Tensor = _o.randint_like_Tensor._cache
+_c_randint_like_low_dtype = _o.randint_like_low_dtype._cache
+_c_randint_like_generator = _o.randint_like_generator._cache
+_c_randint_like_Tensor_generator = _o.randint_like_Tensor_generator._cache
+_c_randint_like_low_generator_dtype = _o.randint_like_low_generator_dtype._cache
+_c_uniform_ = _o.uniform_._cache
+_c_normal_ = _o.normal_._cache
+_c_exponential_ = _o.exponential_._cache
+_c_random__from = _o.random__from._cache
+_c_random__to = _o.random__to._cache
+_c_random_ = _o.random_._cache
+_c_bernoulli = _o.bernoulli._cache
+_c_bernoulli_p = _o.bernoulli_p._cache
+_c_bernoulli_Tensor = _o.bernoulli_Tensor._cache
+_c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
+_c_bernoulli__float = _o.bernoulli__float._cache
+_c_native_dropout = _o.native_dropout._cache
+_c_native_dropout_backward = _o.native_dropout_backward._cache
 
 
 # schema/derivatives.yaml:58
@@ -1862,6 +1881,333 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
+# schema/derivatives.yaml:333
+class RandintLikeBackward0(_Node):
+    """Backward of randint_like (schema/derivatives.yaml:333)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:336
+class RandintLikeBackward1(_Node):
+    """Backward of randint_like.Tensor (schema/derivatives.yaml:336)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:340
+class RandintLikeBackward2(_Node):
+    """Backward of randint_like.low_dtype (schema/derivatives.yaml:340)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:343
+class RandintLikeBackward3(_Node):
+    """Backward of randint_like.generator (schema/derivatives.yaml:343)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:346
+class RandintLikeBackward4(_Node):
+    """Backward of randint_like.Tensor_generator (schema/derivatives.yaml:346)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:350
+class RandintLikeBackward5(_Node):
+    """Backward of randint_like.low_generator_dtype (schema/derivatives.yaml:350)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:353
+class UniformBackward0(_Node):
+    """Backward of uniform_ (schema/derivatives.yaml:353)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:356
+class NormalBackward0(_Node):
+    """Backward of normal_ (schema/derivatives.yaml:356)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:359
+class ExponentialBackward0(_Node):
+    """Backward of exponential_ (schema/derivatives.yaml:359)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:362
+class RandomBackward0(_Node):
+    """Backward of random_.from (schema/derivatives.yaml:362)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:365
+class RandomBackward1(_Node):
+    """Backward of random_.to (schema/derivatives.yaml:365)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:368
+class RandomBackward2(_Node):
+    """Backward of random_ (schema/derivatives.yaml:368)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:371
+class BernoulliBackward0(_Node):
+    """Backward of bernoulli (schema/derivatives.yaml:371)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:374
+class BernoulliBackward1(_Node):
+    """Backward of bernoulli.p (schema/derivatives.yaml:374)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:377
+class BernoulliBackward2(_Node):
+    """Backward of bernoulli.Tensor (schema/derivatives.yaml:377)."""
+    __slots__ = ('_s_p',)
+    _saved_slots = ('_s_p',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'p')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_p = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            p = _unpack(_node._s_p, _node)
+            _r_p = _F.zeros_like(p)
+        return (_r_self, _r_p)
+
+    @property
+    def _saved_p(self):
+        return _unpack(self._s_p, self)
+
+
+# schema/derivatives.yaml:382
+class NativeDropoutBackward0(_Node):
+    """Backward of native_dropout (schema/derivatives.yaml:382)."""
+    __slots__ = ('_s_p', '_s_result1', '_s_train')
+    _saved_slots = ('_s_result1',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        if _n[0]:
+            p = _node._s_p
+            result1 = _unpack(_node._s_result1, _node)
+            train = _node._s_train
+            _r_input = _F.native_dropout_backward(grads[0], result1, _H.dropout_grad_scale(p, train))
+        return (_r_input,)
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+
+# schema/derivatives.yaml:386
+class NativeDropoutBackwardBackward0(_Node):
+    """Backward of native_dropout_backward (schema/derivatives.yaml:386)."""
+    __slots__ = ('_s_mask', '_s_scale')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'mask')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_mask = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            scale = _node._s_scale
+            _r_grad_output = _F.native_dropout_backward(grad, mask, scale)
+        if _n[1]:
+            raise _not_implemented('native_dropout_backward: mask')
+        return (_r_grad_output, _r_mask)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -3483,6 +3829,352 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
+# schema/native_functions.yaml:1007 (derivative: schema/derivatives.yaml:333)
+def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like.get(_ks)
+    if _k is None:
+        _k = _o.randint_like._fill(_ks)
+    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1012 (derivative: schema/derivatives.yaml:336)
+def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_Tensor._fill(_ks)
+    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:340)
+def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_low_dtype.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_low_dtype._fill(_ks)
+    _out = _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1022 (derivative: schema/derivatives.yaml:343)
+def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_generator.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_generator._fill(_ks)
+    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1027 (derivative: schema/derivatives.yaml:346)
+def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_Tensor_generator.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_Tensor_generator._fill(_ks)
+    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:350)
+def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_low_generator_dtype.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_low_generator_dtype._fill(_ks)
+    _out = _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1037 (derivative: schema/derivatives.yaml:353)
+def _ag_uniform_(ks, self, from_, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(UniformBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_uniform_.get(_ks)
+    if _k is None:
+        _k = _o.uniform_._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1044 (derivative: schema/derivatives.yaml:356)
+def _ag_normal_(ks, self, mean, std, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_normal_.get(_ks)
+    if _k is None:
+        _k = _o.normal_._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1051 (derivative: schema/derivatives.yaml:359)
+def _ag_exponential_(ks, self, lambd, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ExponentialBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exponential_.get(_ks)
+    if _k is None:
+        _k = _o.exponential_._fill(_ks)
+    _out = _k(self, lambd, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1058 (derivative: schema/derivatives.yaml:362)
+def _ag_random__from(ks, self, from_, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random__from.get(_ks)
+    if _k is None:
+        _k = _o.random__from._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1065 (derivative: schema/derivatives.yaml:365)
+def _ag_random__to(ks, self, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random__to.get(_ks)
+    if _k is None:
+        _k = _o.random__to._fill(_ks)
+    _out = _k(self, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:368)
+def _ag_random_(ks, self, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random_.get(_ks)
+    if _k is None:
+        _k = _o.random_._fill(_ks)
+    _out = _k(self, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1079 (derivative: schema/derivatives.yaml:371)
+def _ag_bernoulli(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(BernoulliBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1087 (derivative: schema/derivatives.yaml:374)
+def _ag_bernoulli_p(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli_p.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli_p._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1094 (derivative: schema/derivatives.yaml:377)
+def _ag_bernoulli_Tensor(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli_Tensor._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_p = _edge(p)
+    if not (_e_self is not None or _e_p is not None):
+        return _out
+    _node = _new_node(BernoulliBackward2, (_e_self or _NO_EDGE, _e_p or _NO_EDGE), (_e_self is not None, _e_p is not None))
+    if _e_p is not None:
+        _node._s_p = _save(p)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1102 (derivative: schema/derivatives.yaml:377)
+def _ag_bernoulli__Tensor(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_p = _edge(p)
+        if _e_self is not None or _e_p is not None:
+            _check_inplace(self)
+            _node = _new_node(BernoulliBackward2, (_e_self or _NO_EDGE, _e_p or _NO_EDGE), (_e_self is not None, _e_p is not None))
+            if _e_p is not None:
+                _node._s_p = _save(p)
+    _ks = ks & _BELOW
+    _k = _c_bernoulli__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli__Tensor._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1109 (derivative: schema/derivatives.yaml:374)
+def _ag_bernoulli__float(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_bernoulli__float.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli__float._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:382)
+def _ag_native_dropout(ks, input, p, train):
+    _ks = ks & _BELOW
+    _k = _c_native_dropout.get(_ks)
+    if _k is None:
+        _k = _o.native_dropout._fill(_ks)
+    _out = _k(input, p, train)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    if not (_e_input is not None):
+        return _out
+    _node = _new_node(NativeDropoutBackward0, (_e_input or _NO_EDGE,), (_e_input is not None,))
+    _node._s_p = p
+    _node._s_train = train
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:386)
+def _ag_native_dropout_backward(ks, grad_output, mask, scale):
+    _ks = ks & _BELOW
+    _k = _c_native_dropout_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_dropout_backward._fill(_ks)
+    _out = _k(grad_output, mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_mask = _edge(mask)
+    if not (_e_grad_output is not None or _e_mask is not None):
+        return _out
+    _node = _new_node(NativeDropoutBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_mask or _NO_EDGE), (_e_grad_output is not None, _e_mask is not None))
+    if _e_grad_output is not None:
+        _node._s_mask = _save(mask)
+        _node._s_scale = scale
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -3590,3 +4282,38 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.rand_out.register("Autograd", _autograd_out(_o.rand_out), with_keyset=True)
+_o.rand_generator_out.register("Autograd", _autograd_out(_o.rand_generator_out), with_keyset=True)
+_o.randn_out.register("Autograd", _autograd_out(_o.randn_out), with_keyset=True)
+_o.randn_generator_out.register("Autograd", _autograd_out(_o.randn_generator_out), with_keyset=True)
+_o.linspace_out.register("Autograd", _autograd_out(_o.linspace_out), with_keyset=True)
+_o.eye_out.register("Autograd", _autograd_out(_o.eye_out), with_keyset=True)
+_o.eye_m_out.register("Autograd", _autograd_out(_o.eye_m_out), with_keyset=True)
+_o.randint_out.register("Autograd", _autograd_out(_o.randint_out), with_keyset=True)
+_o.randint_generator_out.register("Autograd", _autograd_out(_o.randint_generator_out), with_keyset=True)
+_o.randint_low_out.register("Autograd", _autograd_out(_o.randint_low_out), with_keyset=True)
+_o.randint_low_generator_out.register("Autograd", _autograd_out(_o.randint_low_generator_out), with_keyset=True)
+_o.randperm_out.register("Autograd", _autograd_out(_o.randperm_out), with_keyset=True)
+_o.randperm_generator_out.register("Autograd", _autograd_out(_o.randperm_generator_out), with_keyset=True)
+_o.randint_like.register("Autograd", _ag_randint_like, with_keyset=True)
+_o.randint_like_Tensor.register("Autograd", _ag_randint_like_Tensor, with_keyset=True)
+_o.randint_like_low_dtype.register("Autograd", _ag_randint_like_low_dtype, with_keyset=True)
+_o.randint_like_generator.register("Autograd", _ag_randint_like_generator, with_keyset=True)
+_o.randint_like_Tensor_generator.register("Autograd", _ag_randint_like_Tensor_generator, with_keyset=True)
+_o.randint_like_low_generator_dtype.register("Autograd", _ag_randint_like_low_generator_dtype, with_keyset=True)
+_o.uniform_.register("Autograd", _ag_uniform_, with_keyset=True)
+_o.normal_.register("Autograd", _ag_normal_, with_keyset=True)
+_o.exponential_.register("Autograd", _ag_exponential_, with_keyset=True)
+_o.random__from.register("Autograd", _ag_random__from, with_keyset=True)
+_o.random__to.register("Autograd", _ag_random__to, with_keyset=True)
+_o.random_.register("Autograd", _ag_random_, with_keyset=True)
+_o.bernoulli.register("Autograd", _ag_bernoulli, with_keyset=True)
+_o.bernoulli_out.register("Autograd", _autograd_out(_o.bernoulli_out), with_keyset=True)
+_o.bernoulli_p.register("Autograd", _ag_bernoulli_p, with_keyset=True)
+_o.bernoulli_Tensor.register("Autograd", _ag_bernoulli_Tensor, with_keyset=True)
+_o.bernoulli_Tensor_out.register("Autograd", _autograd_out(_o.bernoulli_Tensor_out), with_keyset=True)
+_o.bernoulli__Tensor.register("Autograd", _ag_bernoulli__Tensor, with_keyset=True)
+_o.bernoulli__float.register("Autograd", _ag_bernoulli__float, with_keyset=True)
+_o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
+_o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
+_o.native_dropout_backward_out.register("Autograd", _autograd_out(_o.native_dropout_backward_out), with_keyset=True)

@@ -29,6 +29,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_bernoulli,
+    _entry_bernoulli_Tensor,
+    _entry_bernoulli_Tensor_out,
+    _entry_bernoulli__Tensor,
+    _entry_bernoulli__float,
+    _entry_bernoulli_out,
+    _entry_bernoulli_p,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -51,6 +58,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dropout,
+    _entry_dropout_,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -62,6 +71,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_exponential_,
+    _entry_eye,
+    _entry_eye_m,
+    _entry_eye_m_out,
+    _entry_eye_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -79,6 +93,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
+    _entry_linspace,
+    _entry_linspace_out,
     _entry_log,
     _entry_log_,
     _entry_log_out,
@@ -103,6 +119,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_native_dropout,
+    _entry_native_dropout_backward,
+    _entry_native_dropout_backward_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
     _entry_neg,
@@ -113,6 +132,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_normal_,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -122,9 +142,38 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
     _entry_rand,
+    _entry_rand_generator,
+    _entry_rand_generator_out,
     _entry_rand_like,
+    _entry_rand_like_generator,
+    _entry_rand_out,
+    _entry_randint,
+    _entry_randint_generator,
+    _entry_randint_generator_out,
+    _entry_randint_like,
+    _entry_randint_like_Tensor,
+    _entry_randint_like_Tensor_generator,
+    _entry_randint_like_generator,
+    _entry_randint_like_low_dtype,
+    _entry_randint_like_low_generator_dtype,
+    _entry_randint_low,
+    _entry_randint_low_generator,
+    _entry_randint_low_generator_out,
+    _entry_randint_low_out,
+    _entry_randint_out,
     _entry_randn,
+    _entry_randn_generator,
+    _entry_randn_generator_out,
     _entry_randn_like,
+    _entry_randn_like_generator,
+    _entry_randn_out,
+    _entry_random_,
+    _entry_random__from,
+    _entry_random__to,
+    _entry_randperm,
+    _entry_randperm_generator,
+    _entry_randperm_generator_out,
+    _entry_randperm_out,
     _entry_relu,
     _entry_relu_,
     _entry_reshape,
@@ -162,6 +211,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_transpose_int,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_uniform_,
     _entry_unsqueeze,
     _entry_view,
     _entry_view_as,
@@ -183,6 +233,7 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'bernoulli',
     'bmm',
     'cat',
     'chunk',
@@ -193,12 +244,15 @@ __all__ = [
     'detach',
     'diagonal',
     'div',
+    'dropout',
+    'dropout_',
     'empty',
     'empty_like',
     'empty_strided',
     'eq',
     'exp',
     'exp_',
+    'eye',
     'fill_',
     'flatten',
     'full',
@@ -210,6 +264,7 @@ __all__ = [
     'index_put_',
     'le',
     'linear',
+    'linspace',
     'log',
     'log_',
     'lt',
@@ -220,6 +275,8 @@ __all__ = [
     'movedim',
     'mul',
     'narrow',
+    'native_dropout',
+    'native_dropout_backward',
     'ne',
     'neg',
     'neg_',
@@ -229,8 +286,11 @@ __all__ = [
     'pow',
     'rand',
     'rand_like',
+    'randint',
+    'randint_like',
     'randn',
     'randn_like',
+    'randperm',
     'relu',
     'relu_',
     'reshape',
@@ -409,6 +469,69 @@ def as_strided(input, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(input, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:1079
+def _m0_bernoulli(input, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Generator?'](generator):
+        return (input, generator, out)
+    return None
+
+
+def _c0_bernoulli(input, generator, out):
+    if out is None:
+        return _entry_bernoulli(input, generator)
+    return _entry_bernoulli_out(input, generator, out)
+
+
+# schema/native_functions.yaml:1087
+def _m1_bernoulli(input, p, *, generator=None):
+    if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
+        return (input, p, generator)
+    return None
+
+
+def _c1_bernoulli(input, p, generator):
+    return _entry_bernoulli_p(input, p, generator)
+
+
+# schema/native_functions.yaml:1094
+def _m2_bernoulli(input, p, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
+        return (input, p, generator, out)
+    return None
+
+
+def _c2_bernoulli(input, p, generator, out):
+    if out is None:
+        return _entry_bernoulli_Tensor(input, p, generator)
+    return _entry_bernoulli_Tensor_out(input, p, generator, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli = (
+    (_m0_bernoulli, _c0_bernoulli, 1, frozenset(('generator', 'input', 'out'))),
+    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'input', 'p'))),
+    (_m2_bernoulli, _c2_bernoulli, 2, frozenset(('generator', 'input', 'out', 'p'))),
+)
+_sigs_bernoulli = (
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
+)
+
+
+def bernoulli(*args, **kwargs):
+    """Overloads:
+    bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+    bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
 # schema/native_functions.yaml:635
@@ -593,6 +716,26 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
+# schema/native_functions.yaml:1128
+def dropout(input, p, train):
+    """dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1133
+def dropout_(input, p, train):
+    """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_dropout_(input, p, train)
+
+
 # schema/native_functions.yaml:18
 def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
@@ -659,6 +802,53 @@ def exp_(input):
         if r is not _NO:
             return r
     return _entry_exp_(input)
+
+
+# schema/native_functions.yaml:921
+def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c0_eye(n, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_eye(n, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:927
+def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, m, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c1_eye(n, m, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_eye = (
+    (_m0_eye, _c0_eye, 1, frozenset(('device', 'dtype', 'layout', 'n', 'pin_memory', 'requires_grad'))),
+    (_m1_eye, _c1_eye, 2, frozenset(('device', 'dtype', 'layout', 'm', 'n', 'pin_memory', 'requires_grad'))),
+)
+_sigs_eye = (
+    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def eye(*args, **kwargs):
+    """Overloads:
+    eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(eye, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
 # schema/native_functions.yaml:190
@@ -814,6 +1004,17 @@ def linear(input, weight, bias=None):
         if r is not _NO:
             return r
     return _entry_linear(input, weight, bias)
+
+
+# schema/native_functions.yaml:911
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if r is not _NO:
+            return r
+    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:513
@@ -996,6 +1197,28 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
+# schema/native_functions.yaml:1116
+def native_dropout(input, p, train):
+    """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_native_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1122
+def native_dropout_backward(grad_output, mask, scale, *, out=None):
+    """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
+    if _tf[0]:
+        r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_dropout_backward(grad_output, mask, scale)
+    return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
+
+
 # schema/native_functions.yaml:370
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1111,49 +1334,426 @@ def pow(*args, **kwargs):
 
 
 # schema/native_functions.yaml:72
-def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+def _m0_rand(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     size = _ivar(size)
-    if _tf[0]:
-        r = _htf(rand, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_rand(size, generator, dtype, layout, device, pin_memory)
+    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c0_rand(size, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_rand(size, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:100
-def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
+# schema/native_functions.yaml:869
+def _m1_rand(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ivar(size)
+    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, generator, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c1_rand(size, generator, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_rand = (
+    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'pin_memory', 'requires_grad'))),
+)
+_sigs_rand = (
+    'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def rand(*args, **kwargs):
+    """Overloads:
+    rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(rand_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        r = _htf_any(rand, args, kwargs)
         if r is not _NO:
             return r
+    return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
+
+
+# schema/native_functions.yaml:100
+def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
     r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:78
-def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+# schema/native_functions.yaml:901
+def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_rand_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_rand_like = (
+    (_m0_rand_like, _c0_rand_like, 1, frozenset(('device', 'dtype', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_rand_like, _c1_rand_like, 1, frozenset(('device', 'dtype', 'generator', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_rand_like = (
+    'rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def rand_like(*args, **kwargs):
+    """Overloads:
+    rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(randn, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf_any(rand_like, args, kwargs)
         if r is not _NO:
             return r
-    r = _entry_randn(size, generator, dtype, layout, device, pin_memory)
+    return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
+
+
+# schema/native_functions.yaml:941
+def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (high, size, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c0_randint(high, size, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randint(high, size, dtype, layout, device, pin_memory)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:947
+def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (high, size, generator, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:953
+def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (low, high, size, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c2_randint(low, high, size, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:959
+def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (low, high, size, generator, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randint = (
+    (_m0_randint, _c0_randint, 2, frozenset(('device', 'dtype', 'high', 'layout', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_randint, _c1_randint, 2, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'pin_memory', 'requires_grad', 'size'))),
+    (_m2_randint, _c2_randint, 3, frozenset(('device', 'dtype', 'high', 'layout', 'low', 'pin_memory', 'requires_grad', 'size'))),
+    (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'pin_memory', 'requires_grad', 'size'))),
+)
+_sigs_randint = (
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randint(*args, **kwargs):
+    """Overloads:
+    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randint, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
+
+
+# schema/native_functions.yaml:1007
+def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1012
+def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1017
+def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1022
+def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1027
+def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1032
+def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c5_randint_like(input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randint_like = (
+    (_m0_randint_like, _c0_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_randint_like, _c1_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m2_randint_like, _c2_randint_like, 3, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m3_randint_like, _c3_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m4_randint_like, _c4_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m5_randint_like, _c5_randint_like, 3, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randint_like = (
+    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def randint_like(*args, **kwargs):
+    """Overloads:
+    randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randint_like, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
+
+
+# schema/native_functions.yaml:78
+def _m0_randn(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ivar(size)
+    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c0_randn(size, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randn(size, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:875
+def _m1_randn(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    size = _ivar(size)
+    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, generator, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c1_randn(size, generator, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randn = (
+    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randn = (
+    'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randn(*args, **kwargs):
+    """Overloads:
+    randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randn, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
 
 
 # schema/native_functions.yaml:105
-def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(randn_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
+def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
     r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:906
+def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_randn_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randn_like = (
+    (_m0_randn_like, _c0_randn_like, 1, frozenset(('device', 'dtype', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_randn_like, _c1_randn_like, 1, frozenset(('device', 'dtype', 'generator', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randn_like = (
+    'randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def randn_like(*args, **kwargs):
+    """Overloads:
+    randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randn_like, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
+
+
+# schema/native_functions.yaml:985
+def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c0_randperm(n, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randperm(n, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:991
+def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, generator, dtype, layout, device, pin_memory, requires_grad)
+    return None
+
+
+def _c1_randperm(n, generator, dtype, layout, device, pin_memory, requires_grad):
+    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randperm = (
+    (_m0_randperm, _c0_randperm, 1, frozenset(('device', 'dtype', 'layout', 'n', 'pin_memory', 'requires_grad'))),
+    (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randperm = (
+    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randperm(*args, **kwargs):
+    """Overloads:
+    randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randperm, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
 # schema/native_functions.yaml:528

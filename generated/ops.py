@@ -248,22 +248,22 @@ _aten._packet('arange')._add(arange_start_step)
 
 # schema/native_functions.yaml:72
 rand = _Op("aten", 'rand', 'default',
-    'rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
 _c_rand = rand._cache
 
 
-def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return (size, generator, dtype, layout, device, pin_memory)
+def _bind_rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, dtype, layout, device, pin_memory)
 
 
-def _entry_rand(size, generator, dtype, layout, device, pin_memory):
+def _entry_rand(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_rand.get(ks)
     if k is None:
         k = rand._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    return k(size, dtype, layout, device, pin_memory)
 
 
 rand._bind = _bind_rand
@@ -273,22 +273,22 @@ _aten._packet('rand')._add(rand)
 
 # schema/native_functions.yaml:78
 randn = _Op("aten", 'randn', 'default',
-    'randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
 _c_randn = randn._cache
 
 
-def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return (size, generator, dtype, layout, device, pin_memory)
+def _bind_randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, dtype, layout, device, pin_memory)
 
 
-def _entry_randn(size, generator, dtype, layout, device, pin_memory):
+def _entry_randn(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
     k = _c_randn.get(ks)
     if k is None:
         k = randn._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    return k(size, dtype, layout, device, pin_memory)
 
 
 randn._bind = _bind_randn
@@ -4600,3 +4600,1420 @@ def _entry_index_put(self, indices, values, accumulate):
 index_put._bind = _bind_index_put
 index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
+
+
+# schema/native_functions.yaml:869
+rand_generator = _Op("aten", 'rand', 'generator',
+    'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_rand_generator = rand_generator._cache
+
+
+def _bind_rand_generator(size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_rand_generator(size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_rand_generator.get(ks)
+    if k is None:
+        k = rand_generator._fill(ks)
+    return k(size, generator, dtype, layout, device, pin_memory)
+
+
+rand_generator._bind = _bind_rand_generator
+rand_generator._entry = _entry_rand_generator
+_aten._packet('rand')._add(rand_generator)
+
+
+# schema/native_functions.yaml:875
+randn_generator = _Op("aten", 'randn', 'generator',
+    'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_randn_generator = randn_generator._cache
+
+
+def _bind_randn_generator(size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randn_generator(size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randn_generator.get(ks)
+    if k is None:
+        k = randn_generator._fill(ks)
+    return k(size, generator, dtype, layout, device, pin_memory)
+
+
+randn_generator._bind = _bind_randn_generator
+randn_generator._entry = _entry_randn_generator
+_aten._packet('randn')._add(randn_generator)
+
+
+# schema/native_functions.yaml:881
+rand_out = _Op("aten", 'rand', 'out',
+    'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_out = rand_out._cache
+
+
+def _bind_rand_out(size, *, out):
+    return (size, out)
+
+
+def _entry_rand_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rand_out.get(ks)
+    if k is None:
+        k = rand_out._fill(ks)
+    return k(size, out)
+
+
+rand_out._bind = _bind_rand_out
+rand_out._entry = _entry_rand_out
+_aten._packet('rand')._add(rand_out)
+
+
+# schema/native_functions.yaml:886
+rand_generator_out = _Op("aten", 'rand', 'generator_out',
+    'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_generator_out = rand_generator_out._cache
+
+
+def _bind_rand_generator_out(size, *, generator, out):
+    return (size, generator, out)
+
+
+def _entry_rand_generator_out(size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_generator_out, (size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rand_generator_out.get(ks)
+    if k is None:
+        k = rand_generator_out._fill(ks)
+    return k(size, generator, out)
+
+
+rand_generator_out._bind = _bind_rand_generator_out
+rand_generator_out._entry = _entry_rand_generator_out
+_aten._packet('rand')._add(rand_generator_out)
+
+
+# schema/native_functions.yaml:891
+randn_out = _Op("aten", 'randn', 'out',
+    'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_out = randn_out._cache
+
+
+def _bind_randn_out(size, *, out):
+    return (size, out)
+
+
+def _entry_randn_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randn_out.get(ks)
+    if k is None:
+        k = randn_out._fill(ks)
+    return k(size, out)
+
+
+randn_out._bind = _bind_randn_out
+randn_out._entry = _entry_randn_out
+_aten._packet('randn')._add(randn_out)
+
+
+# schema/native_functions.yaml:896
+randn_generator_out = _Op("aten", 'randn', 'generator_out',
+    'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_generator_out = randn_generator_out._cache
+
+
+def _bind_randn_generator_out(size, *, generator, out):
+    return (size, generator, out)
+
+
+def _entry_randn_generator_out(size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_generator_out, (size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randn_generator_out.get(ks)
+    if k is None:
+        k = randn_generator_out._fill(ks)
+    return k(size, generator, out)
+
+
+randn_generator_out._bind = _bind_randn_generator_out
+randn_generator_out._entry = _entry_randn_generator_out
+_aten._packet('randn')._add(randn_generator_out)
+
+
+# schema/native_functions.yaml:901
+rand_like_generator = _Op("aten", 'rand_like', 'generator',
+    'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_generator = rand_like_generator._cache
+
+
+def _bind_rand_like_generator(self, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_rand_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_rand_like_generator.get(ks)
+    if k is None:
+        k = rand_like_generator._fill(ks)
+    return k(self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+rand_like_generator._bind = _bind_rand_like_generator
+rand_like_generator._entry = _entry_rand_like_generator
+_aten._packet('rand_like')._add(rand_like_generator)
+
+
+# schema/native_functions.yaml:906
+randn_like_generator = _Op("aten", 'randn_like', 'generator',
+    'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_generator = randn_like_generator._cache
+
+
+def _bind_randn_like_generator(self, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randn_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randn_like_generator.get(ks)
+    if k is None:
+        k = randn_like_generator._fill(ks)
+    return k(self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randn_like_generator._bind = _bind_randn_like_generator
+randn_like_generator._entry = _entry_randn_like_generator
+_aten._packet('randn_like')._add(randn_like_generator)
+
+
+# schema/native_functions.yaml:911
+linspace = _Op("aten", 'linspace', 'default',
+    'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_linspace = linspace._cache
+
+
+def _bind_linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (start, end, steps, dtype, layout, device, pin_memory)
+
+
+def _entry_linspace(start, end, steps, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_linspace.get(ks)
+    if k is None:
+        k = linspace._fill(ks)
+    return k(start, end, steps, dtype, layout, device, pin_memory)
+
+
+linspace._bind = _bind_linspace
+linspace._entry = _entry_linspace
+_aten._packet('linspace')._add(linspace)
+
+
+# schema/native_functions.yaml:917
+linspace_out = _Op("aten", 'linspace', 'out',
+    'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'steps', 'out'), 3, tags=())
+_c_linspace_out = linspace_out._cache
+
+
+def _bind_linspace_out(start, end, steps, *, out):
+    return (start, end, steps, out)
+
+
+def _entry_linspace_out(start, end, steps, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linspace_out, (start, end, steps, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_linspace_out.get(ks)
+    if k is None:
+        k = linspace_out._fill(ks)
+    return k(start, end, steps, out)
+
+
+linspace_out._bind = _bind_linspace_out
+linspace_out._entry = _entry_linspace_out
+_aten._packet('linspace')._add(linspace_out)
+
+
+# schema/native_functions.yaml:921
+eye = _Op("aten", 'eye', 'default',
+    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_eye = eye._cache
+
+
+def _bind_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, dtype, layout, device, pin_memory)
+
+
+def _entry_eye(n, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_eye.get(ks)
+    if k is None:
+        k = eye._fill(ks)
+    return k(n, dtype, layout, device, pin_memory)
+
+
+eye._bind = _bind_eye
+eye._entry = _entry_eye
+_aten._packet('eye')._add(eye)
+
+
+# schema/native_functions.yaml:927
+eye_m = _Op("aten", 'eye', 'm',
+    'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_eye_m = eye_m._cache
+
+
+def _bind_eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, m, dtype, layout, device, pin_memory)
+
+
+def _entry_eye_m(n, m, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_eye_m.get(ks)
+    if k is None:
+        k = eye_m._fill(ks)
+    return k(n, m, dtype, layout, device, pin_memory)
+
+
+eye_m._bind = _bind_eye_m
+eye_m._entry = _entry_eye_m
+_aten._packet('eye')._add(eye_m)
+
+
+# schema/native_functions.yaml:933
+eye_out = _Op("aten", 'eye', 'out',
+    'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'out'), 1, tags=())
+_c_eye_out = eye_out._cache
+
+
+def _bind_eye_out(n, *, out):
+    return (n, out)
+
+
+def _entry_eye_out(n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye_out, (n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_eye_out.get(ks)
+    if k is None:
+        k = eye_out._fill(ks)
+    return k(n, out)
+
+
+eye_out._bind = _bind_eye_out
+eye_out._entry = _entry_eye_out
+_aten._packet('eye')._add(eye_out)
+
+
+# schema/native_functions.yaml:937
+eye_m_out = _Op("aten", 'eye', 'm_out',
+    'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'm', 'out'), 2, tags=())
+_c_eye_m_out = eye_m_out._cache
+
+
+def _bind_eye_m_out(n, m, *, out):
+    return (n, m, out)
+
+
+def _entry_eye_m_out(n, m, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye_m_out, (n, m, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_eye_m_out.get(ks)
+    if k is None:
+        k = eye_m_out._fill(ks)
+    return k(n, m, out)
+
+
+eye_m_out._bind = _bind_eye_m_out
+eye_m_out._entry = _entry_eye_m_out
+_aten._packet('eye')._add(eye_m_out)
+
+
+# schema/native_functions.yaml:941
+randint = _Op("aten", 'randint', 'default',
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
+_c_randint = randint._cache
+
+
+def _bind_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (high, size, dtype, layout, device, pin_memory)
+
+
+def _entry_randint(high, size, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randint.get(ks)
+    if k is None:
+        k = randint._fill(ks)
+    return k(high, size, dtype, layout, device, pin_memory)
+
+
+randint._bind = _bind_randint
+randint._entry = _entry_randint
+_aten._packet('randint')._add(randint)
+
+
+# schema/native_functions.yaml:947
+randint_generator = _Op("aten", 'randint', 'generator',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_generator = randint_generator._cache
+
+
+def _bind_randint_generator(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (high, size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randint_generator.get(ks)
+    if k is None:
+        k = randint_generator._fill(ks)
+    return k(high, size, generator, dtype, layout, device, pin_memory)
+
+
+randint_generator._bind = _bind_randint_generator
+randint_generator._entry = _entry_randint_generator
+_aten._packet('randint')._add(randint_generator)
+
+
+# schema/native_functions.yaml:953
+randint_low = _Op("aten", 'randint', 'low',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_low = randint_low._cache
+
+
+def _bind_randint_low(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (low, high, size, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_low(low, high, size, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randint_low.get(ks)
+    if k is None:
+        k = randint_low._fill(ks)
+    return k(low, high, size, dtype, layout, device, pin_memory)
+
+
+randint_low._bind = _bind_randint_low
+randint_low._entry = _entry_randint_low
+_aten._packet('randint')._add(randint_low)
+
+
+# schema/native_functions.yaml:959
+randint_low_generator = _Op("aten", 'randint', 'low_generator',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_low_generator = randint_low_generator._cache
+
+
+def _bind_randint_low_generator(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (low, high, size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randint_low_generator.get(ks)
+    if k is None:
+        k = randint_low_generator._fill(ks)
+    return k(low, high, size, generator, dtype, layout, device, pin_memory)
+
+
+randint_low_generator._bind = _bind_randint_low_generator
+randint_low_generator._entry = _entry_randint_low_generator
+_aten._packet('randint')._add(randint_low_generator)
+
+
+# schema/native_functions.yaml:965
+randint_out = _Op("aten", 'randint', 'out',
+    'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_out = randint_out._cache
+
+
+def _bind_randint_out(high, size, *, out):
+    return (high, size, out)
+
+
+def _entry_randint_out(high, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_out, (high, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_out.get(ks)
+    if k is None:
+        k = randint_out._fill(ks)
+    return k(high, size, out)
+
+
+randint_out._bind = _bind_randint_out
+randint_out._entry = _entry_randint_out
+_aten._packet('randint')._add(randint_out)
+
+
+# schema/native_functions.yaml:970
+randint_generator_out = _Op("aten", 'randint', 'generator_out',
+    'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_generator_out = randint_generator_out._cache
+
+
+def _bind_randint_generator_out(high, size, *, generator, out):
+    return (high, size, generator, out)
+
+
+def _entry_randint_generator_out(high, size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_generator_out, (high, size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_generator_out.get(ks)
+    if k is None:
+        k = randint_generator_out._fill(ks)
+    return k(high, size, generator, out)
+
+
+randint_generator_out._bind = _bind_randint_generator_out
+randint_generator_out._entry = _entry_randint_generator_out
+_aten._packet('randint')._add(randint_generator_out)
+
+
+# schema/native_functions.yaml:975
+randint_low_out = _Op("aten", 'randint', 'low_out',
+    'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_low_out = randint_low_out._cache
+
+
+def _bind_randint_low_out(low, high, size, *, out):
+    return (low, high, size, out)
+
+
+def _entry_randint_low_out(low, high, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low_out, (low, high, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_low_out.get(ks)
+    if k is None:
+        k = randint_low_out._fill(ks)
+    return k(low, high, size, out)
+
+
+randint_low_out._bind = _bind_randint_low_out
+randint_low_out._entry = _entry_randint_low_out
+_aten._packet('randint')._add(randint_low_out)
+
+
+# schema/native_functions.yaml:980
+randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
+    'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_low_generator_out = randint_low_generator_out._cache
+
+
+def _bind_randint_low_generator_out(low, high, size, *, generator, out):
+    return (low, high, size, generator, out)
+
+
+def _entry_randint_low_generator_out(low, high, size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low_generator_out, (low, high, size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_low_generator_out.get(ks)
+    if k is None:
+        k = randint_low_generator_out._fill(ks)
+    return k(low, high, size, generator, out)
+
+
+randint_low_generator_out._bind = _bind_randint_low_generator_out
+randint_low_generator_out._entry = _entry_randint_low_generator_out
+_aten._packet('randint')._add(randint_low_generator_out)
+
+
+# schema/native_functions.yaml:985
+randperm = _Op("aten", 'randperm', 'default',
+    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
+_c_randperm = randperm._cache
+
+
+def _bind_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, dtype, layout, device, pin_memory)
+
+
+def _entry_randperm(n, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randperm.get(ks)
+    if k is None:
+        k = randperm._fill(ks)
+    return k(n, dtype, layout, device, pin_memory)
+
+
+randperm._bind = _bind_randperm
+randperm._entry = _entry_randperm
+_aten._packet('randperm')._add(randperm)
+
+
+# schema/native_functions.yaml:991
+randperm_generator = _Op("aten", 'randperm', 'generator',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_randperm_generator = randperm_generator._cache
+
+
+def _bind_randperm_generator(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_randperm_generator.get(ks)
+    if k is None:
+        k = randperm_generator._fill(ks)
+    return k(n, generator, dtype, layout, device, pin_memory)
+
+
+randperm_generator._bind = _bind_randperm_generator
+randperm_generator._entry = _entry_randperm_generator
+_aten._packet('randperm')._add(randperm_generator)
+
+
+# schema/native_functions.yaml:997
+randperm_out = _Op("aten", 'randperm', 'out',
+    'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randperm_out = randperm_out._cache
+
+
+def _bind_randperm_out(n, *, out):
+    return (n, out)
+
+
+def _entry_randperm_out(n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm_out, (n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randperm_out.get(ks)
+    if k is None:
+        k = randperm_out._fill(ks)
+    return k(n, out)
+
+
+randperm_out._bind = _bind_randperm_out
+randperm_out._entry = _entry_randperm_out
+_aten._packet('randperm')._add(randperm_out)
+
+
+# schema/native_functions.yaml:1002
+randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
+    'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randperm_generator_out = randperm_generator_out._cache
+
+
+def _bind_randperm_generator_out(n, *, generator, out):
+    return (n, generator, out)
+
+
+def _entry_randperm_generator_out(n, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm_generator_out, (n, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randperm_generator_out.get(ks)
+    if k is None:
+        k = randperm_generator_out._fill(ks)
+    return k(n, generator, out)
+
+
+randperm_generator_out._bind = _bind_randperm_generator_out
+randperm_generator_out._entry = _entry_randperm_generator_out
+_aten._packet('randperm')._add(randperm_generator_out)
+
+
+# schema/native_functions.yaml:1007
+randint_like = _Op("aten", 'randint_like', 'default',
+    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like = randint_like._cache
+
+
+def _bind_randint_like(self, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like(self, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like.get(ks)
+    if k is None:
+        k = randint_like._fill(ks)
+    return k(self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like._bind = _bind_randint_like
+randint_like._entry = _entry_randint_like
+_aten._packet('randint_like')._add(randint_like)
+
+
+# schema/native_functions.yaml:1012
+randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
+    'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor = randint_like_Tensor._cache
+
+
+def _bind_randint_like_Tensor(self, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_Tensor(self, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like_Tensor.get(ks)
+    if k is None:
+        k = randint_like_Tensor._fill(ks)
+    return k(self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_Tensor._bind = _bind_randint_like_Tensor
+randint_like_Tensor._entry = _entry_randint_like_Tensor
+_aten._packet('randint_like')._add(randint_like_Tensor)
+
+
+# schema/native_functions.yaml:1017
+randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
+    'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_dtype = randint_like_low_dtype._cache
+
+
+def _bind_randint_like_low_dtype(self, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, low, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_low_dtype(self, low, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_dtype, (self, low, high, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like_low_dtype.get(ks)
+    if k is None:
+        k = randint_like_low_dtype._fill(ks)
+    return k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_low_dtype._bind = _bind_randint_like_low_dtype
+randint_like_low_dtype._entry = _entry_randint_like_low_dtype
+_aten._packet('randint_like')._add(randint_like_low_dtype)
+
+
+# schema/native_functions.yaml:1022
+randint_like_generator = _Op("aten", 'randint_like', 'generator',
+    'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_generator = randint_like_generator._cache
+
+
+def _bind_randint_like_generator(self, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_generator(self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like_generator.get(ks)
+    if k is None:
+        k = randint_like_generator._fill(ks)
+    return k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_generator._bind = _bind_randint_like_generator
+randint_like_generator._entry = _entry_randint_like_generator
+_aten._packet('randint_like')._add(randint_like_generator)
+
+
+# schema/native_functions.yaml:1027
+randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
+    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_generator = randint_like_Tensor_generator._cache
+
+
+def _bind_randint_like_Tensor_generator(self, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_Tensor_generator(self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like_Tensor_generator.get(ks)
+    if k is None:
+        k = randint_like_Tensor_generator._fill(ks)
+    return k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_Tensor_generator._bind = _bind_randint_like_Tensor_generator
+randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
+_aten._packet('randint_like')._add(randint_like_Tensor_generator)
+
+
+# schema/native_functions.yaml:1032
+randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
+    'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_generator_dtype = randint_like_low_generator_dtype._cache
+
+
+def _bind_randint_like_low_generator_dtype(self, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_generator_dtype, (self, low, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    k = _c_randint_like_low_generator_dtype.get(ks)
+    if k is None:
+        k = randint_like_low_generator_dtype._fill(ks)
+    return k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_low_generator_dtype._bind = _bind_randint_like_low_generator_dtype
+randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtype
+_aten._packet('randint_like')._add(randint_like_low_generator_dtype)
+
+
+# schema/native_functions.yaml:1037
+uniform_ = _Op("aten", 'uniform_', 'default',
+    'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_uniform_ = uniform_._cache
+
+
+def _bind_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_uniform_(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform_, (self, from_, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_uniform_.get(ks)
+    if k is None:
+        k = uniform_._fill(ks)
+    return k(self, from_, to, generator)
+
+
+uniform_._bind = _bind_uniform_
+uniform_._entry = _entry_uniform_
+_aten._packet('uniform_')._add(uniform_)
+
+
+# schema/native_functions.yaml:1044
+normal_ = _Op("aten", 'normal_', 'default',
+    'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_normal_ = normal_._cache
+
+
+def _bind_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_normal_(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_, (self, mean, std, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_normal_.get(ks)
+    if k is None:
+        k = normal_._fill(ks)
+    return k(self, mean, std, generator)
+
+
+normal_._bind = _bind_normal_
+normal_._entry = _entry_normal_
+_aten._packet('normal_')._add(normal_)
+
+
+# schema/native_functions.yaml:1051
+exponential_ = _Op("aten", 'exponential_', 'default',
+    'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_exponential_ = exponential_._cache
+
+
+def _bind_exponential_(self, lambd=1.0, *, generator=None):
+    return (self, lambd, generator)
+
+
+def _entry_exponential_(self, lambd, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential_, (self, lambd, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_exponential_.get(ks)
+    if k is None:
+        k = exponential_._fill(ks)
+    return k(self, lambd, generator)
+
+
+exponential_._bind = _bind_exponential_
+exponential_._entry = _entry_exponential_
+_aten._packet('exponential_')._add(exponential_)
+
+
+# schema/native_functions.yaml:1058
+random__from = _Op("aten", 'random_', 'from',
+    'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_random__from = random__from._cache
+
+
+def _bind_random__from(self, from_, to, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_random__from(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random__from, (self, from_, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_random__from.get(ks)
+    if k is None:
+        k = random__from._fill(ks)
+    return k(self, from_, to, generator)
+
+
+random__from._bind = _bind_random__from
+random__from._entry = _entry_random__from
+_aten._packet('random_')._add(random__from)
+
+
+# schema/native_functions.yaml:1065
+random__to = _Op("aten", 'random_', 'to',
+    'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_random__to = random__to._cache
+
+
+def _bind_random__to(self, to, *, generator=None):
+    return (self, to, generator)
+
+
+def _entry_random__to(self, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random__to, (self, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_random__to.get(ks)
+    if k is None:
+        k = random__to._fill(ks)
+    return k(self, to, generator)
+
+
+random__to._bind = _bind_random__to
+random__to._entry = _entry_random__to
+_aten._packet('random_')._add(random__to)
+
+
+# schema/native_functions.yaml:1072
+random_ = _Op("aten", 'random_', 'default',
+    'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_random_ = random_._cache
+
+
+def _bind_random_(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_random_(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_, (self, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_random_.get(ks)
+    if k is None:
+        k = random_._fill(ks)
+    return k(self, generator)
+
+
+random_._bind = _bind_random_
+random_._entry = _entry_random_
+_aten._packet('random_')._add(random_)
+
+
+# schema/native_functions.yaml:1079
+bernoulli = _Op("aten", 'bernoulli', 'default',
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_bernoulli = bernoulli._cache
+
+
+def _bind_bernoulli(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_bernoulli(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli, (self, generator)) from None
+    k = _c_bernoulli.get(ks)
+    if k is None:
+        k = bernoulli._fill(ks)
+    return k(self, generator)
+
+
+bernoulli._bind = _bind_bernoulli
+bernoulli._entry = _entry_bernoulli
+_aten._packet('bernoulli')._add(bernoulli)
+
+
+# schema/native_functions.yaml:1084
+bernoulli_out = _Op("aten", 'bernoulli', 'out',
+    'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_bernoulli_out = bernoulli_out._cache
+
+
+def _bind_bernoulli_out(self, *, generator=None, out):
+    return (self, generator, out)
+
+
+def _entry_bernoulli_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bernoulli_out.get(ks)
+    if k is None:
+        k = bernoulli_out._fill(ks)
+    return k(self, generator, out)
+
+
+bernoulli_out._bind = _bind_bernoulli_out
+bernoulli_out._entry = _entry_bernoulli_out
+_aten._packet('bernoulli')._add(bernoulli_out)
+
+
+# schema/native_functions.yaml:1087
+bernoulli_p = _Op("aten", 'bernoulli', 'p',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_p = bernoulli_p._cache
+
+
+def _bind_bernoulli_p(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli_p(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_p, (self, p, generator)) from None
+    k = _c_bernoulli_p.get(ks)
+    if k is None:
+        k = bernoulli_p._fill(ks)
+    return k(self, p, generator)
+
+
+bernoulli_p._bind = _bind_bernoulli_p
+bernoulli_p._entry = _entry_bernoulli_p
+_aten._packet('bernoulli')._add(bernoulli_p)
+
+
+# schema/native_functions.yaml:1094
+bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
+    'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_Tensor = bernoulli_Tensor._cache
+
+
+def _bind_bernoulli_Tensor(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli_Tensor(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_Tensor, (self, p, generator)) from None
+    k = _c_bernoulli_Tensor.get(ks)
+    if k is None:
+        k = bernoulli_Tensor._fill(ks)
+    return k(self, p, generator)
+
+
+bernoulli_Tensor._bind = _bind_bernoulli_Tensor
+bernoulli_Tensor._entry = _entry_bernoulli_Tensor
+_aten._packet('bernoulli')._add(bernoulli_Tensor)
+
+
+# schema/native_functions.yaml:1099
+bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
+    'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_Tensor_out = bernoulli_Tensor_out._cache
+
+
+def _bind_bernoulli_Tensor_out(self, p, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_bernoulli_Tensor_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_Tensor_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bernoulli_Tensor_out.get(ks)
+    if k is None:
+        k = bernoulli_Tensor_out._fill(ks)
+    return k(self, p, generator, out)
+
+
+bernoulli_Tensor_out._bind = _bind_bernoulli_Tensor_out
+bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
+_aten._packet('bernoulli')._add(bernoulli_Tensor_out)
+
+
+# schema/native_functions.yaml:1102
+bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
+    'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli__Tensor = bernoulli__Tensor._cache
+
+
+def _bind_bernoulli__Tensor(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli__Tensor(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli__Tensor, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bernoulli__Tensor.get(ks)
+    if k is None:
+        k = bernoulli__Tensor._fill(ks)
+    return k(self, p, generator)
+
+
+bernoulli__Tensor._bind = _bind_bernoulli__Tensor
+bernoulli__Tensor._entry = _entry_bernoulli__Tensor
+_aten._packet('bernoulli_')._add(bernoulli__Tensor)
+
+
+# schema/native_functions.yaml:1109
+bernoulli__float = _Op("aten", 'bernoulli_', 'float',
+    'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli__float = bernoulli__float._cache
+
+
+def _bind_bernoulli__float(self, p=0.5, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli__float(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli__float, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_bernoulli__float.get(ks)
+    if k is None:
+        k = bernoulli__float._fill(ks)
+    return k(self, p, generator)
+
+
+bernoulli__float._bind = _bind_bernoulli__float
+bernoulli__float._entry = _entry_bernoulli__float
+_aten._packet('bernoulli_')._add(bernoulli__float)
+
+
+# schema/native_functions.yaml:1116
+native_dropout = _Op("aten", 'native_dropout', 'default',
+    'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
+    ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
+_c_native_dropout = native_dropout._cache
+
+
+def _bind_native_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_native_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout, (input, p, train)) from None
+    k = _c_native_dropout.get(ks)
+    if k is None:
+        k = native_dropout._fill(ks)
+    return k(input, p, train)
+
+
+native_dropout._bind = _bind_native_dropout
+native_dropout._entry = _entry_native_dropout
+_aten._packet('native_dropout')._add(native_dropout)
+
+
+# schema/native_functions.yaml:1122
+native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
+    'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
+    ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
+_c_native_dropout_backward = native_dropout_backward._cache
+
+
+def _bind_native_dropout_backward(grad_output, mask, scale):
+    return (grad_output, mask, scale)
+
+
+def _entry_native_dropout_backward(grad_output, mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout_backward, (grad_output, mask, scale)) from None
+    k = _c_native_dropout_backward.get(ks)
+    if k is None:
+        k = native_dropout_backward._fill(ks)
+    return k(grad_output, mask, scale)
+
+
+native_dropout_backward._bind = _bind_native_dropout_backward
+native_dropout_backward._entry = _entry_native_dropout_backward
+_aten._packet('native_dropout_backward')._add(native_dropout_backward)
+
+
+# schema/native_functions.yaml:1125
+native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
+    'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
+_c_native_dropout_backward_out = native_dropout_backward_out._cache
+
+
+def _bind_native_dropout_backward_out(grad_output, mask, scale, *, out):
+    return (grad_output, mask, scale, out)
+
+
+def _entry_native_dropout_backward_out(grad_output, mask, scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout_backward_out, (grad_output, mask, scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_native_dropout_backward_out.get(ks)
+    if k is None:
+        k = native_dropout_backward_out._fill(ks)
+    return k(grad_output, mask, scale, out)
+
+
+native_dropout_backward_out._bind = _bind_native_dropout_backward_out
+native_dropout_backward_out._entry = _entry_native_dropout_backward_out
+_aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
+
+
+# schema/native_functions.yaml:1128
+dropout = _Op("aten", 'dropout', 'default',
+    'dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_dropout = dropout._cache
+
+
+def _bind_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dropout, (input, p, train)) from None
+    k = _c_dropout.get(ks)
+    if k is None:
+        k = dropout._fill(ks)
+    return k(input, p, train)
+
+
+dropout._bind = _bind_dropout
+dropout._entry = _entry_dropout
+_aten._packet('dropout')._add(dropout)
+
+
+# schema/native_functions.yaml:1133
+dropout_ = _Op("aten", 'dropout_', 'default',
+    'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_dropout_ = dropout_._cache
+
+
+def _bind_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_dropout_.get(ks)
+    if k is None:
+        k = dropout_._fill(ks)
+    return k(self, p, train)
+
+
+dropout_._bind = _bind_dropout_
+dropout_._entry = _entry_dropout_
+_aten._packet('dropout_')._add(dropout_)

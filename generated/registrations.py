@@ -7,22 +7,26 @@ from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import random as _common_random
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import random as _composite_random
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import pointwise as _cpu_pointwise
+from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import pointwise as _meta_pointwise
+from ember.kernels.meta import random as _meta_random
 from ember.kernels.meta import reduction as _meta_reduction
 
 # schema/native_functions.yaml:18
@@ -72,13 +76,13 @@ _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_s
 
 # schema/native_functions.yaml:72
 _o.rand.register('CPU', _cpu_factories.rand)
-_o.rand.register('Meta', _meta_factories.rand)
-_o.rand.register("BackendSelect", _backend_select(_o.rand, 4), with_keyset=True)
+_o.rand.register('Meta', _meta_random.rand)
+_o.rand.register("BackendSelect", _backend_select(_o.rand, 3), with_keyset=True)
 
 # schema/native_functions.yaml:78
 _o.randn.register('CPU', _cpu_factories.randn)
-_o.randn.register('Meta', _meta_factories.randn)
-_o.randn.register("BackendSelect", _backend_select(_o.randn, 4), with_keyset=True)
+_o.randn.register('Meta', _meta_random.randn)
+_o.randn.register("BackendSelect", _backend_select(_o.randn, 3), with_keyset=True)
 
 # schema/native_functions.yaml:84
 _o.empty_like.register('CompositeExplicitAutograd', _common_factories_like.empty_like)
@@ -651,3 +655,212 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 
 # schema/native_functions.yaml:861
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
+
+# schema/native_functions.yaml:869
+_o.rand_generator.register('CPU', _cpu_factories.rand_generator)
+_o.rand_generator.register('Meta', _meta_random.rand_generator)
+_o.rand_generator.register("BackendSelect", _backend_select(_o.rand_generator, 4), with_keyset=True)
+
+# schema/native_functions.yaml:875
+_o.randn_generator.register('CPU', _cpu_factories.randn_generator)
+_o.randn_generator.register('Meta', _meta_random.randn_generator)
+_o.randn_generator.register("BackendSelect", _backend_select(_o.randn_generator, 4), with_keyset=True)
+
+# schema/native_functions.yaml:881
+_o.rand_out.register('CompositeExplicitAutograd', _common_random.rand_out)
+_o.rand_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:886
+_o.rand_generator_out.register('CompositeExplicitAutograd', _common_random.rand_generator_out)
+_o.rand_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_generator_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:891
+_o.randn_out.register('CompositeExplicitAutograd', _common_random.randn_out)
+_o.randn_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:896
+_o.randn_generator_out.register('CompositeExplicitAutograd', _common_random.randn_generator_out)
+_o.randn_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_generator_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:901
+_o.rand_like_generator.register('CompositeExplicitAutograd', _common_factories_like.rand_like_generator)
+
+# schema/native_functions.yaml:906
+_o.randn_like_generator.register('CompositeExplicitAutograd', _common_factories_like.randn_like_generator)
+
+# schema/native_functions.yaml:911
+_o.linspace.register('CPU', _cpu_random.linspace)
+_o.linspace.register('Meta', _meta_random.linspace)
+_o.linspace.register("BackendSelect", _backend_select(_o.linspace, 5), with_keyset=True)
+
+# schema/native_functions.yaml:917
+_o.linspace_out.register('CompositeExplicitAutograd', _common_random.linspace_out)
+_o.linspace_out.register("ADInplaceOrView", _inplace_or_view(_o.linspace_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:921
+_o.eye.register('CPU', _cpu_random.eye)
+_o.eye.register('Meta', _meta_random.eye)
+_o.eye.register("BackendSelect", _backend_select(_o.eye, 3), with_keyset=True)
+
+# schema/native_functions.yaml:927
+_o.eye_m.register('CPU', _cpu_random.eye_m)
+_o.eye_m.register('Meta', _meta_random.eye_m)
+_o.eye_m.register("BackendSelect", _backend_select(_o.eye_m, 4), with_keyset=True)
+
+# schema/native_functions.yaml:933
+_o.eye_out.register('CompositeExplicitAutograd', _common_random.eye_out)
+_o.eye_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:937
+_o.eye_m_out.register('CompositeExplicitAutograd', _common_random.eye_m_out)
+_o.eye_m_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_m_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:941
+_o.randint.register('CPU', _cpu_random.randint)
+_o.randint.register('Meta', _meta_random.randint)
+_o.randint.register("BackendSelect", _backend_select(_o.randint, 4), with_keyset=True)
+
+# schema/native_functions.yaml:947
+_o.randint_generator.register('CPU', _cpu_random.randint_generator)
+_o.randint_generator.register('Meta', _meta_random.randint_generator)
+_o.randint_generator.register("BackendSelect", _backend_select(_o.randint_generator, 5), with_keyset=True)
+
+# schema/native_functions.yaml:953
+_o.randint_low.register('CPU', _cpu_random.randint_low)
+_o.randint_low.register('Meta', _meta_random.randint_low)
+_o.randint_low.register("BackendSelect", _backend_select(_o.randint_low, 5), with_keyset=True)
+
+# schema/native_functions.yaml:959
+_o.randint_low_generator.register('CPU', _cpu_random.randint_low_generator)
+_o.randint_low_generator.register('Meta', _meta_random.randint_low_generator)
+_o.randint_low_generator.register("BackendSelect", _backend_select(_o.randint_low_generator, 6), with_keyset=True)
+
+# schema/native_functions.yaml:965
+_o.randint_out.register('CompositeExplicitAutograd', _common_random.randint_out)
+_o.randint_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:970
+_o.randint_generator_out.register('CompositeExplicitAutograd', _common_random.randint_generator_out)
+_o.randint_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_generator_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:975
+_o.randint_low_out.register('CompositeExplicitAutograd', _common_random.randint_low_out)
+_o.randint_low_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:980
+_o.randint_low_generator_out.register('CompositeExplicitAutograd', _common_random.randint_low_generator_out)
+_o.randint_low_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_generator_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:985
+_o.randperm.register('CPU', _cpu_random.randperm)
+_o.randperm.register('Meta', _meta_random.randperm)
+_o.randperm.register("BackendSelect", _backend_select(_o.randperm, 3), with_keyset=True)
+
+# schema/native_functions.yaml:991
+_o.randperm_generator.register('CPU', _cpu_random.randperm_generator)
+_o.randperm_generator.register('Meta', _meta_random.randperm_generator)
+_o.randperm_generator.register("BackendSelect", _backend_select(_o.randperm_generator, 4), with_keyset=True)
+
+# schema/native_functions.yaml:997
+_o.randperm_out.register('CompositeExplicitAutograd', _common_random.randperm_out)
+_o.randperm_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1002
+_o.randperm_generator_out.register('CompositeExplicitAutograd', _common_random.randperm_generator_out)
+_o.randperm_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_generator_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1007
+_o.randint_like.register('CompositeExplicitAutograd', _common_random.randint_like)
+
+# schema/native_functions.yaml:1012
+_o.randint_like_Tensor.register('CompositeExplicitAutograd', _common_random.randint_like_tensor)
+
+# schema/native_functions.yaml:1017
+_o.randint_like_low_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype)
+
+# schema/native_functions.yaml:1022
+_o.randint_like_generator.register('CompositeExplicitAutograd', _common_random.randint_like_generator)
+
+# schema/native_functions.yaml:1027
+_o.randint_like_Tensor_generator.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator)
+
+# schema/native_functions.yaml:1032
+_o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype)
+
+# schema/native_functions.yaml:1037
+_o.uniform_.register('CPU', _cpu_random.uniform_)
+_o.uniform_.register('Meta', _meta_random.uniform_)
+_o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1044
+_o.normal_.register('CPU', _cpu_random.normal_)
+_o.normal_.register('Meta', _meta_random.normal_)
+_o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1051
+_o.exponential_.register('CPU', _cpu_random.exponential_)
+_o.exponential_.register('Meta', _meta_random.exponential_)
+_o.exponential_.register("ADInplaceOrView", _inplace_or_view(_o.exponential_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1058
+_o.random__from.register('CPU', _cpu_random.random_from)
+_o.random__from.register('Meta', _meta_random.random_from)
+_o.random__from.register("ADInplaceOrView", _inplace_or_view(_o.random__from, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1065
+_o.random__to.register('CPU', _cpu_random.random_to)
+_o.random__to.register('Meta', _meta_random.random_to)
+_o.random__to.register("ADInplaceOrView", _inplace_or_view(_o.random__to, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1072
+_o.random_.register('CPU', _cpu_random.random_)
+_o.random_.register('Meta', _meta_random.random_)
+_o.random_.register("ADInplaceOrView", _inplace_or_view(_o.random_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1079
+_o.bernoulli.register('CPU', _cpu_random.bernoulli)
+_o.bernoulli.register('Meta', _meta_random.bernoulli)
+
+# schema/native_functions.yaml:1084
+_o.bernoulli_out.register('CompositeExplicitAutograd', _autogen_out(_o.bernoulli))
+_o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1087
+_o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
+_o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
+
+# schema/native_functions.yaml:1094
+_o.bernoulli_Tensor.register('CPU', _cpu_random.bernoulli_tensor)
+_o.bernoulli_Tensor.register('Meta', _meta_random.bernoulli_tensor)
+
+# schema/native_functions.yaml:1099
+_o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bernoulli_Tensor))
+_o.bernoulli_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1102
+_o.bernoulli__Tensor.register('CPU', _cpu_random.bernoulli__tensor)
+_o.bernoulli__Tensor.register('Meta', _meta_random.bernoulli__tensor)
+_o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1109
+_o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
+_o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
+_o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1116
+_o.native_dropout.register('CPU', _cpu_random.native_dropout)
+_o.native_dropout.register('Meta', _meta_random.native_dropout)
+
+# schema/native_functions.yaml:1122
+_o.native_dropout_backward.register('CompositeExplicitAutograd', _common_random.native_dropout_backward)
+
+# schema/native_functions.yaml:1125
+_o.native_dropout_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_dropout_backward))
+_o.native_dropout_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_dropout_backward_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1128
+_o.dropout.register('CompositeImplicitAutograd', _composite_random.dropout)
+
+# schema/native_functions.yaml:1133
+_o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
+_o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)

@@ -30,6 +30,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_bernoulli,
+    _entry_bernoulli_Tensor,
+    _entry_bernoulli_Tensor_out,
+    _entry_bernoulli__Tensor,
+    _entry_bernoulli__float,
+    _entry_bernoulli_out,
+    _entry_bernoulli_p,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -52,6 +59,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dropout,
+    _entry_dropout_,
     _entry_empty_like,
     _entry_empty_memory_format,
     _entry_empty_strided,
@@ -63,6 +72,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_exponential_,
+    _entry_eye,
+    _entry_eye_m,
+    _entry_eye_m_out,
+    _entry_eye_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -80,6 +94,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
+    _entry_linspace,
+    _entry_linspace_out,
     _entry_log,
     _entry_log_,
     _entry_log_out,
@@ -104,6 +120,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_narrow,
+    _entry_native_dropout,
+    _entry_native_dropout_backward,
+    _entry_native_dropout_backward_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
     _entry_neg,
@@ -114,6 +133,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_normal_,
     _entry_ones,
     _entry_ones_like,
     _entry_permute,
@@ -123,9 +143,38 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Tensor,
     _entry_rand,
+    _entry_rand_generator,
+    _entry_rand_generator_out,
     _entry_rand_like,
+    _entry_rand_like_generator,
+    _entry_rand_out,
+    _entry_randint,
+    _entry_randint_generator,
+    _entry_randint_generator_out,
+    _entry_randint_like,
+    _entry_randint_like_Tensor,
+    _entry_randint_like_Tensor_generator,
+    _entry_randint_like_generator,
+    _entry_randint_like_low_dtype,
+    _entry_randint_like_low_generator_dtype,
+    _entry_randint_low,
+    _entry_randint_low_generator,
+    _entry_randint_low_generator_out,
+    _entry_randint_low_out,
+    _entry_randint_out,
     _entry_randn,
+    _entry_randn_generator,
+    _entry_randn_generator_out,
     _entry_randn_like,
+    _entry_randn_like_generator,
+    _entry_randn_out,
+    _entry_random_,
+    _entry_random__from,
+    _entry_random__to,
+    _entry_randperm,
+    _entry_randperm_generator,
+    _entry_randperm_generator_out,
+    _entry_randperm_out,
     _entry_relu,
     _entry_relu_,
     _entry_reshape,
@@ -163,6 +212,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_transpose_int,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_uniform_,
     _entry_unsqueeze,
     _entry_view,
     _entry_view_as,
@@ -253,6 +303,96 @@ def as_strided(self, size, stride, storage_offset=None):
         if r is not _NO:
             return r
     return _entry_as_strided(self, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:1079
+def _m0_bernoulli(self, *, generator=None):
+    if _F['Tensor'](self) and _F['Generator?'](generator):
+        return (self, generator)
+    return None
+
+
+def _c0_bernoulli(self, generator):
+    return _entry_bernoulli(self, generator)
+
+
+# schema/native_functions.yaml:1087
+def _m1_bernoulli(self, p, *, generator=None):
+    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c1_bernoulli(self, p, generator):
+    return _entry_bernoulli_p(self, p, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli = (
+    (_m0_bernoulli, _c0_bernoulli, 1, frozenset(('generator',))),
+    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'p'))),
+)
+_sigs_bernoulli = (
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+)
+
+
+def bernoulli(*args, **kwargs):
+    """Overloads:
+    bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+    bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+
+
+# schema/native_functions.yaml:1102
+def _m0_bernoulli_(self, p, *, generator=None):
+    if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c0_bernoulli_(self, p, generator):
+    return _entry_bernoulli__Tensor(self, p, generator)
+
+
+# schema/native_functions.yaml:1109
+def _m1_bernoulli_(self, p=0.5, *, generator=None):
+    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c1_bernoulli_(self, p, generator):
+    return _entry_bernoulli__float(self, p, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli_ = (
+    (_m0_bernoulli_, _c0_bernoulli_, 2, frozenset(('generator', 'p'))),
+    (_m1_bernoulli_, _c1_bernoulli_, 2, frozenset(('generator', 'p'))),
+)
+_sigs_bernoulli_ = (
+    'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
+    'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
+)
+
+
+def bernoulli_(*args, **kwargs):
+    """Overloads:
+    bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+    bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
 # schema/native_functions.yaml:635
@@ -519,6 +659,16 @@ def expand_as(self, other):
         if r is not _NO:
             return r
     return _entry_expand_as(self, other)
+
+
+# schema/native_functions.yaml:1051
+def exponential_(self, lambd=1.0, *, generator=None):
+    """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exponential_, (self,), (self, lambd), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_exponential_(self, lambd, generator)
 
 
 # schema/native_functions.yaml:190
@@ -914,6 +1064,16 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
+# schema/native_functions.yaml:1044
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(normal_, (self,), (self, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_normal_(self, mean, std, generator)
+
+
 # schema/native_functions.yaml:694
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
@@ -943,6 +1103,65 @@ def pow_(self, exponent):
         if r is not _NO:
             return r
     return _entry_pow__Tensor(self, exponent)
+
+
+# schema/native_functions.yaml:1058
+def _m0_random_(self, from_, to, *, generator=None):
+    if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
+        return (self, from_, to, generator)
+    return None
+
+
+def _c0_random_(self, from_, to, generator):
+    return _entry_random__from(self, from_, to, generator)
+
+
+# schema/native_functions.yaml:1065
+def _m1_random_(self, to, *, generator=None):
+    if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
+        return (self, to, generator)
+    return None
+
+
+def _c1_random_(self, to, generator):
+    return _entry_random__to(self, to, generator)
+
+
+# schema/native_functions.yaml:1072
+def _m2_random_(self, *, generator=None):
+    if _F['Tensor'](self) and _F['Generator?'](generator):
+        return (self, generator)
+    return None
+
+
+def _c2_random_(self, generator):
+    return _entry_random_(self, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_random_ = (
+    (_m0_random_, _c0_random_, 3, frozenset(('from_', 'generator', 'to'))),
+    (_m1_random_, _c1_random_, 2, frozenset(('generator', 'to'))),
+    (_m2_random_, _c2_random_, 1, frozenset(('generator',))),
+)
+_sigs_random_ = (
+    'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
+    'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
+    'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
+)
+
+
+def random_(*args, **kwargs):
+    """Overloads:
+    random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+    random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+    random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(random_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
 
 
 # schema/native_functions.yaml:528
@@ -1264,6 +1483,16 @@ def unflatten(self, dim, sizes):
         if r is not _NO:
             return r
     return _entry_unflatten_int(self, dim, sizes)
+
+
+# schema/native_functions.yaml:1037
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(uniform_, (self,), (self, from_, to), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_uniform_(self, from_, to, generator)
 
 
 # schema/native_functions.yaml:717
@@ -1605,6 +1834,8 @@ METHODS = {
     'amax': amax,
     'argmax': argmax,
     'as_strided': as_strided,
+    'bernoulli': bernoulli,
+    'bernoulli_': bernoulli_,
     'bmm': bmm,
     'chunk': chunk,
     'clamp': clamp,
@@ -1621,6 +1852,7 @@ METHODS = {
     'exp_': exp_,
     'expand': expand,
     'expand_as': expand_as,
+    'exponential_': exponential_,
     'fill_': fill_,
     'flatten': flatten,
     'ge': ge,
@@ -1649,9 +1881,11 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'normal_': normal_,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'random_': random_,
     'relu': relu,
     'relu_': relu_,
     'reshape': reshape,
@@ -1672,6 +1906,7 @@ METHODS = {
     'transpose': transpose,
     'unbind': unbind,
     'unflatten': unflatten,
+    'uniform_': uniform_,
     'unsqueeze': unsqueeze,
     'view': view,
     'view_as': view_as,

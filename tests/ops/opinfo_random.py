@@ -2,9 +2,17 @@
 
 opinfo.py imports this module at its end; `grad_extra()` adds gradient samples to
 tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator seeded).
+
+Random values cannot match torch's (PCG64 vs Mersenne Twister), so random ops compare
+shape, dtype and strides only (`values=False`); tests/ops/test_random_ops.py checks the
+distributions. A `generator=` value in a sample is an ember.Generator; the harnesses give
+each side a fresh generator with its seed (ember's or torch's). Training dropout samples
+with 0 < p < 1 have more than 24 elements, so the gradient tests (which compare with
+torch's gradients, i.e. its mask) only use the deterministic ones (p = 0 or 1, eval).
 """
 from __future__ import annotations
 
+import numpy as np
 from opinfo import (  # noqa: F401
     ALL,
     BF16,
@@ -36,6 +44,360 @@ from opinfo import (  # noqa: F401
 )
 
 
+def G(seed=0):
+    """A seeded generator argument."""
+    return E.Generator().manual_seed(seed)
+
+
+def _with_gen(samples):
+    """The same samples, each also given generator=G()."""
+    def gen_samples():
+        out = []
+        for s in samples():
+            out.append(S(*s.args, generator=G(), name=s.name, **s.kwargs))
+        return out + [S(*samples()[0].args, generator=None, name="generator_none")]
+    return gen_samples
+
+
+def _rand_samples():
+    return [S([2, 3], name="2x3"), S([], name="0d"), S([0, 3], name="empty"),
+            S([2, 3], dtype=E.float16, name="float16"), S([2, 3], dtype=E.bfloat16, name="bfloat16"),
+            S([2, 3], dtype=E.float64, name="float64"), S([2, 3], dtype=E.int64, name="int64")]
+
+
+# ---- rand / randn / *_like with a generator ------------------------------------------
+register("rand.generator", _with_gen(_rand_samples), values=False, exact_strides=True)
+register("randn.generator", _with_gen(_rand_samples), values=False, exact_strides=True)
+
+
+def _size_out_samples():
+    return [S([2, 3], name="2x3"), S([], name="0d"), S([4], name="1d")]
+
+
+register("rand.out", _size_out_samples, values=False, functional="rand.default")
+register("randn.out", _size_out_samples, values=False, functional="randn.default")
+register("rand.generator_out", _with_gen(_size_out_samples), values=False,
+         functional="rand.generator")
+register("randn.generator_out", _with_gen(_size_out_samples), values=False,
+         functional="randn.generator")
+
+
+def _rand_like_gen_samples():
+    return [S(make((3, 4), dt), generator=G(), name=dtname(dt)) for dt in (F16, BF16, F32, F64)] + [
+        S(make((), F32), generator=G(), name="0d"), S(make((0, 2), F32), generator=G(), name="empty"),
+        S(transposed((3, 4), F32), generator=G(), name="transposed_preserved"),
+        S(make((2, 3), I64), generator=G(), name="int64_error"),
+        S(make((2, 3), I64), generator=None, dtype=E.float32, name="int64_to_float32")]
+
+
+register("rand_like.generator", _rand_like_gen_samples, values=False, exact_strides=True)
+register("randn_like.generator", _rand_like_gen_samples, values=False, exact_strides=True)
+
+
+# ---- linspace, eye -------------------------------------------------------------------
+register("linspace.default", lambda: [
+    S(0, 10, 5, name="int_ends"), S(-1.5, 2.5, 9, name="float_ends"),
+    S(0, 10, 4, dtype=E.int64, name="int64"), S(10, -3, 4, dtype=E.int32, name="int32_down"),
+    S(0.5, 10.7, 4, dtype=E.int64, name="int64_fractional_ends"),
+    S(0, 10, 4, dtype=E.uint8, name="uint8"),
+    S(-1, 1, 7, dtype=E.bfloat16, name="bfloat16"), S(0, 1, 5, dtype=E.float16, name="float16"),
+    S(0, 1, 11, dtype=E.float64, name="float64"), S(True, False, 3, name="bool_ends"),
+    S(3, 10, 1, name="one_step"), S(3, 10, 0, name="empty"),
+    S(0, 1, 3, dtype=E.bool, name="bool_error"), S(0, 1, -1, name="negative_steps_error")],
+    exact_strides=True)
+register("linspace.out", lambda: [S(0, 10, 5, name="int_ends"), S(-2, 2, 9, name="float_ends"),
+                                  S(1, 2, 0, name="empty")],
+         functional="linspace.default", exact_strides=True)
+register("eye.default", lambda: [
+    S(3, name="3"), S(0, name="empty"), S(1, name="1"), S(3, dtype=E.bool, name="bool"),
+    S(2, dtype=E.int32, name="int32"), S(2, dtype=E.bfloat16, name="bfloat16"),
+    S(-1, name="negative_error")], exact_strides=True)
+register("eye.m", lambda: [
+    S(2, 4, name="wide"), S(4, 2, name="tall"), S(0, 3, name="empty"), S(3, 0, name="empty_m"),
+    S(3, 3, dtype=E.float16, name="float16"), S(2, 3, dtype=E.uint8, name="uint8"),
+    S(2, -1, name="negative_m_error"), S(-2, 1, name="negative_n_error")], exact_strides=True)
+register("eye.out", lambda: [S(3, name="3"), S(0, name="empty")], functional="eye.default",
+         exact_strides=True)
+register("eye.m_out", lambda: [S(2, 4, name="wide"), S(3, 1, name="tall")], functional="eye.m",
+         exact_strides=True)
+
+
+# ---- randint, randperm ----------------------------------------------------------------
+def _randint_samples():
+    return [S(10, [2, 3], name="int64"), S(10, [], name="0d"), S(10, [0], name="empty"),
+            S(2, [4], dtype=E.bool, name="bool"), S(100, [2, 3], dtype=E.float32, name="float32"),
+            S(200, [5], dtype=E.uint8, name="uint8"), S(50, [3], dtype=E.float16, name="float16"),
+            S(5000, [4], dtype=E.float16, name="float16_imprecise_range"),
+            S(7, [2, 2], dtype=E.int32, name="int32"),
+            S(0, [2], name="empty_range_error"), S(-3, [2], name="negative_high_error"),
+            S(300, [2], dtype=E.uint8, name="uint8_overflow_error"),
+            S(3, [2], dtype=E.bool, name="bool_overflow_error"),
+            S(2**40, [2], dtype=E.int32, name="int32_overflow_error"),
+            S(10, [-1], name="negative_size_error")]
+
+
+def _randint_low_samples():
+    return [S(3, 10, [2, 3], name="int64"), S(-5, 5, [4], dtype=E.int32, name="int32"),
+            S(0, 2, [3], dtype=E.bool, name="bool"), S(3, 10, [2], dtype=E.float64, name="float64"),
+            S(-100, -90, [], name="0d_negative"), S(-(2**40), 2**40, [3], name="wide_int64"),
+            S(5, 3, [2], name="reversed_error"), S(4, 4, [2], name="empty_range_error"),
+            S(-2, 3, [5], dtype=E.uint8, name="uint8_negative_error"),
+            S(0, 300, [2], dtype=E.bfloat16, name="bfloat16_imprecise")]
+
+
+register("randint.default", _randint_samples, values=False, exact_strides=True)
+register("randint.generator", _with_gen(_randint_samples), values=False, exact_strides=True)
+register("randint.low", _randint_low_samples, values=False, exact_strides=True)
+register("randint.low_generator", _with_gen(_randint_low_samples), values=False,
+         exact_strides=True)
+register("randint.out", lambda: [S(10, [2, 3], name="2x3"), S(5, [], name="0d"),
+                                 S(0, [2], name="empty_range_error")],
+         values=False, functional="randint.default")
+register("randint.generator_out", lambda: [S(10, [2, 3], generator=G(), name="2x3"),
+                                           S(10, [4], generator=None, name="generator_none")],
+         values=False, functional="randint.generator")
+register("randint.low_out", lambda: [S(-3, 3, [2, 3], name="2x3"), S(1, 2, [4], name="constant")],
+         values=False, functional="randint.low")
+register("randint.low_generator_out", lambda: [S(-3, 3, [2, 3], generator=G(), name="2x3")],
+         values=False, functional="randint.low_generator")
+
+
+def _randperm_samples():
+    return [S(5, name="int64"), S(0, name="empty"), S(1, name="one"),
+            S(6, dtype=E.float32, name="float32"), S(10, dtype=E.int32, name="int32"),
+            S(256, dtype=E.uint8, name="uint8_full"), S(2049, dtype=E.float16, name="float16_max"),
+            S(40, dtype=E.bfloat16, name="bfloat16"),
+            S(3, dtype=E.bool, name="bool_error"), S(257, dtype=E.uint8, name="uint8_overflow_error"),
+            S(3000, dtype=E.float16, name="float16_too_large_error"), S(-1, name="negative_error")]
+
+
+register("randperm.default", _randperm_samples, values=False, exact_strides=True)
+register("randperm.generator", _with_gen(_randperm_samples), values=False, exact_strides=True)
+register("randperm.out", lambda: [S(5, name="5"), S(0, name="empty")], values=False,
+         functional="randperm.default")
+register("randperm.generator_out", lambda: [S(5, generator=G(), name="5")], values=False,
+         functional="randperm.generator")
+
+
+# ---- randint_like ----------------------------------------------------------------------
+def _randint_like_samples(lead, gen=False):
+    """lead: the arguments after self (high, or low and high)."""
+    def samples():
+        kw = {"generator": G()} if gen else {}
+        out = [S(make((3, 4), dt), *lead, name=dtname(dt), **kw) for dt in (F32, I64, I32, F16)]
+        out += [S(make((), F32), *lead, name="0d", **kw),
+                S(make((0, 3), F32), *lead, name="empty", **kw),
+                S(transposed((3, 4), F32), *lead, name="transposed_preserved", **kw),
+                S(transposed((3, 4), F32), *lead, memory_format=E.contiguous_format,
+                  name="contiguous_format", **kw),
+                S(make((3, 4), F32), *lead, dtype=E.int32, name="dtype_override", **kw),
+                S(make((2, 2), U8), 0, 300, name="uint8_overflow_error", **kw) if len(lead) == 2
+                else S(make((2, 2), U8), 300, name="uint8_overflow_error", **kw),
+                S(make((2, 2), F32), 5, 3, name="reversed_error", **kw) if len(lead) == 2
+                else S(make((2, 2), F32), 0, name="empty_range_error", **kw)]
+        return out
+    return samples
+
+
+def _randint_like_tensor_samples(gen=False):
+    def samples():
+        kw = {"generator": G()} if gen else {}
+        x = make((3, 4), F32)
+        return [S(x, np.array(10), name="0d_high", **kw),
+                S(make((3, 4), I32), np.array(10.5), name="float_high", **kw),
+                S(transposed((3, 4), F32), np.array([7]), name="one_element_high", **kw),
+                S(x, np.array([10, 3]), name="two_element_high_error", **kw)] + (
+            # torch's Meta Tensor_generator refuses any meta `high`: no value error there
+            [] if gen else [S(x, np.array(0), name="empty_range_error")])
+    return samples
+
+
+register("randint_like.default", _randint_like_samples((10,)), values=False, exact_strides=True)
+register("randint_like.generator", _randint_like_samples((10,), True), values=False,
+         exact_strides=True)
+register("randint_like.low_dtype", _randint_like_samples((-4, 6)), values=False,
+         exact_strides=True)
+register("randint_like.low_generator_dtype", _randint_like_samples((-4, 6), True), values=False,
+         exact_strides=True)
+register("randint_like.Tensor", _randint_like_tensor_samples(), values=False, exact_strides=True)
+register("randint_like.Tensor_generator", _randint_like_tensor_samples(True), values=False,
+         exact_strides=True)
+
+
+# ---- in-place sampling -----------------------------------------------------------------
+def _float_self_samples(*args, **kw):
+    """Floating selves of several layouts, integer/bool selves (torch refuses them)."""
+    return ([S(make((3, 4), dt), *args, name=dtname(dt), **kw) for dt in FLOATS]
+            + [S(make((), F32), *args, name="0d", **kw),
+               S(make((0, 3), F32), *args, name="empty", **kw),
+               S(transposed((3, 4), F32), *args, name="transposed", **kw),
+               S(offset((3, 4), F64), *args, name="offset", **kw),
+               S(make((3, 4), I64), *args, name="int64_error", **kw),
+               S(make((2,), BOOL), *args, name="bool_error", **kw)])
+
+
+register("uniform_.default", lambda: _float_self_samples() + [
+    S(make((3, 4), F32), 2, 3, name="from_to"), S(make((3, 4), F64), -1, 1, generator=G(),
+                                                  name="generator"),
+    S(make((3,), F32), 2, 2, name="from_equals_to"), S(make((3,), F32), 2, 1, name="reversed_error"),
+    S(make((3,), F16), 0, 1e6, name="float16_out_of_bounds_error"),
+    S(make((3,), F16), -60000, 60000, name="float16_range_too_wide_error"),
+    S(make((3,), F32), 0, float("inf"), name="infinite_error"),
+    S(make((0,), I64), name="empty_int64_error")], values=False)
+register("normal_.default", lambda: _float_self_samples() + [
+    S(make((3, 4), F32), 2, 3, name="mean_std"), S(make((3, 4), F64), -1, 0.5, generator=G(),
+                                                   name="generator"),
+    S(make((3,), F32), 2, 0, name="zero_std"), S(make((3,), F32), 0, -1, name="negative_std_error"),
+    S(make((0,), I64), name="empty_int64")], values=False)
+register("exponential_.default", lambda: _float_self_samples() + [
+    S(make((3, 4), F32), 2.5, name="lambd"), S(make((3, 4), F64), 0.5, generator=G(),
+                                                name="generator"),
+    S(make((3,), F32), float("inf"), name="infinite_lambd"),
+    S(make((3,), F32), 0, name="zero_lambd_error"), S(make((0,), F32), -1, name="negative_lambd_error"),
+    S(make((0,), I64), name="empty_int64")], values=False)
+
+
+def _all_dtype_selves(*args, **kw):
+    return ([S(make((3, 4), dt), *args, name=dtname(dt), **kw) for dt in ALL]
+            + [S(make((), F32), *args, name="0d", **kw), S(make((0, 3), I32), *args, name="empty", **kw),
+               S(transposed((3, 4), F32), *args, name="transposed", **kw)])
+
+
+register("random_.default", lambda: _all_dtype_selves() + [
+    S(make((2, 3), F64), generator=G(), name="generator")], values=False)
+register("random_.to", lambda: _all_dtype_selves(2) + [
+    S(make((2, 3), F32), 1000, generator=G(), name="generator"),
+    S(make((2,), F32), 0, name="empty_range_error"), S(make((2,), BOOL), 3, name="bool_overflow_error"),
+    S(make((2,), U8), 256, name="uint8_full"), S(make((2,), U8), 257, name="uint8_overflow_error")],
+    values=False)
+register("random_.from", lambda: _all_dtype_selves(0, 2) + [
+    S(make((3,), F32), -3, 5, name="negative_from"), S(make((3,), I32), -3, None, name="to_none"),
+    S(make((3,), F16), 10, None, name="float16_to_none"),
+    S(make((3,), F16), 5000, None, name="float16_from_too_large_error"),
+    S(make((3,), U8), -3, 5, name="uint8_negative_error"),
+    S(make((0,), U8), -3, 5, name="empty_uint8_negative_error"),
+    S(make((3,), I64), -(2**63), None, name="int64_full_range"),
+    S(make((3,), F32), 5, 5, name="empty_range_error"),
+    S(make((2, 3), F64), 1, 9, generator=G(), name="generator")], values=False)
+
+
+# ---- bernoulli -------------------------------------------------------------------------
+def _p(shape, dtype=F32):
+    return make(shape, dtype, low=0, high=1)
+
+
+register("bernoulli.default", lambda: [
+    S(_p((3, 4), dt), name=dtname(dt)) for dt in FLOATS] + [
+    S(_p(()), name="0d"), S(_p((0, 3)), name="empty"),
+    S(View(_p((4, 3)), "transpose.int", (0, 1)), name="transposed_made_contiguous"),
+    S(_p((3, 4), F64), generator=G(), name="generator"),
+    S(make((3,), I64, low=0, high=2), name="int64_error"), S(make((3,), BOOL), name="bool_error"),
+    S(np.full((3,), 1.5, np.float32), name="p_above_one_error"),
+    S(np.full((3,), -0.5, np.float32), name="p_below_zero_error")], values=False)
+out_of("bernoulli.out", "bernoulli.default")
+register("bernoulli.p", lambda: [
+    S(make((3, 4), dt), 0.3, name=dtname(dt)) for dt in ALL] + [
+    S(make((), F32), 0.5, name="0d"), S(make((0, 3), F32), 0.5, name="empty"),
+    S(transposed((3, 4), F32), 0.7, name="transposed_made_contiguous"),
+    S(make((3, 4), F64), 1.0, name="p_one"), S(make((3, 4), F64), 0.0, name="p_zero"),
+    S(make((3,), F32), 0.5, generator=G(), name="generator"),
+    S(make((3,), F32), 1.5, name="p_above_one_error")], values=False)
+register("bernoulli.Tensor", lambda: [
+    S(make((3, 4), F32), _p((3, 4)), name="float32"),
+    S(make((3, 4), I64), _p((4,), F64), name="int64_self_float64_p"),
+    S(make((3, 4), BOOL), _p((3, 1), F16), name="bool_self_float16_p"),
+    S(make((3, 4), F32), _p(()), name="0d_p"),
+    S(transposed((3, 4), F32), _p((3, 4)), generator=G(), name="generator"),
+    S(make((3, 4), F32), make((4,), I64, low=0, high=2), name="int64_p_error"),
+    S(make((4,), F32), _p((3, 4)), name="p_larger_than_self_error"),
+    S(make((2, 4), F32), _p((3, 4)), name="p_shape_mismatch_error")], values=False)
+out_of("bernoulli.Tensor_out", "bernoulli.Tensor")
+register("bernoulli_.float", lambda: [
+    S(make((3, 4), dt), 0.3, name=dtname(dt)) for dt in ALL] + [
+    S(make((3, 4), F32), name="default_p"), S(make((), F32), 0.5, name="0d"),
+    S(make((0, 3), F32), 0.5, name="empty"), S(transposed((3, 4), F64), 0.2, name="transposed"),
+    S(make((3,), F32), 0.5, generator=G(), name="generator"),
+    S(make((3,), F32), -0.1, name="negative_p_error")], values=False)
+register("bernoulli_.Tensor", lambda: [
+    S(make((3, 4), F32), _p((4,)), name="broadcast_p"),
+    S(make((3, 4), I64), _p((4,), F64), name="int64_self_float64_p"),
+    S(make((3, 4), BOOL), _p((3, 4), BF16), name="bool_self_bfloat16_p"),
+    S(transposed((3, 4), F32), _p(()), generator=G(), name="transposed_generator"),
+    S(make((4,), F32), make((4,), BOOL), name="bool_p_error"),
+    S(make((4,), F32), _p((3, 4)), name="p_larger_than_self_error"),
+    S(make((4,), F32), np.full((4,), 2.0, np.float32), name="p_above_one_error")], values=False)
+
+
+# ---- dropout ---------------------------------------------------------------------------
+def _dropout_samples():
+    """Training samples with 0 < p < 1 are 5x6 (random: no gradient comparison)."""
+    def samples():
+        big = (5, 6)
+        out = [S(make(big, dt), 0.5, True, name=f"train_{dtname(dt)}") for dt in FLOATS]
+        out += [S(make((3, 4), F32), 0.5, False, name="eval"),
+                S(make((3, 4), F64), 0.0, True, name="p_zero"),
+                S(make((3, 4), F64), 1.0, True, name="p_one"),
+                S(make((0, 3), F32), 0.5, True, name="empty"),
+                S(make((3, 4), I64), 0.5, False, name="int64_eval"),
+                S(make((3, 4), I64), 0.5, True, name="int64_train_error"),
+                S(make((3, 4), F32), 1.5, True, name="p_above_one_error"),
+                S(make((3, 4), F32), -0.5, False, name="negative_p_eval_error")]
+        out.append(S(transposed((6, 5), F32), 0.3, True, name="transposed"))
+        return out
+    return samples
+
+
+def _native_dropout_samples():
+    big = (5, 6)
+    return [S(make(big, dt), 0.5, True, name=f"train_{dtname(dt)}") for dt in FLOATS] + [
+        S(make(big, F32), 0.2, None, name="train_none"),
+        S(make((3, 4), F32), 0.5, False, name="eval"),
+        S(make((3, 4), F64), 0.3, False, name="eval_float64"),
+        S(make((3, 4), F64), 0.0, True, name="p_zero"),
+        S(make((3, 4), F64), 1.0, True, name="p_one"),
+        S(make((), F64), 0.5, False, name="0d_eval"),
+        S(make((0, 3), F32), 0.5, True, name="empty"),
+        S(transposed((6, 5), F32), 0.3, True, name="transposed"),
+        S(transposed((3, 4), F64), 0.3, False, name="transposed_eval"),
+        S(strided((3, 4), F64), 0.0, True, name="strided_p_zero"),
+        S(make((3, 4), I64), 0.5, False, name="int64_eval"),
+        S(make((3, 4), BOOL), 0.5, False, name="bool_eval"),
+        S(make((3, 4), F32), 1.5, False, name="p_above_one_eval"),
+        S(make((3, 4), I64), 0.5, True, name="int64_train_error"),
+        S(make((3, 4), U8), 0.5, None, name="uint8_train_error"),
+        S(make((3, 4), F32), -0.1, True, name="negative_p_train_error")]
+
+
+register("native_dropout.default", _native_dropout_samples, values=False)
+
+
+def _dropout_backward_samples():
+    m = make((3, 4), BOOL)
+    return [S(make((3, 4), dt), m, 2.0, name=dtname(dt)) for dt in (F16, BF16, F32, F64)] + [
+        S(make((3, 4), F32), make((3, 4), I64, low=0, high=2), 1.25, name="int64_mask"),
+        S(make((5, 6), F32), make((5, 6), F16, low=0, high=2).round(), 2.0, name="float16_mask"),
+        S(make((3, 4), I64), m, 2.0, name="int64_grad"),
+        S(make((3, 4), F32), make((4,), BOOL), 2.0, name="broadcast_mask"),
+        S(make((4,), F64), m, 0.5, name="broadcast_grad"),
+        S(transposed((3, 4), F32), m, 3.0, name="transposed_grad"),
+        S(make((), F64), np.array(True), 2.0, name="0d"),
+        S(make((0, 4), F32), make((0, 4), BOOL), 2.0, name="empty"),
+        S(make((3, 4), F32), make((4, 3), BOOL), 2.0, name="shape_mismatch_error")]
+
+
+register("native_dropout_backward.default", _dropout_backward_samples)
+out_of("native_dropout_backward.out", "native_dropout_backward.default")
+register("dropout.default", _dropout_samples(), values=False)
+register("dropout_.default", _dropout_samples(), values=False)
+
+
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
-    return {}
+    return {
+        "native_dropout.default": [S(make((2, 3), F32), 0.0, True, name="p_zero_float32"),
+                                   S(make((2, 3), F64), 0.25, False, name="eval_float64")],
+        "native_dropout_backward.default": [
+            S(make((2, 3), F64), make((2, 3), BOOL), 4.0, name="bool_mask")],
+        "uniform_.default": [S(make((2, 3), F64), -2, 2, name="range_float64")],
+        "random_.from": [S(make((2, 3), F64), 0, 1, name="constant")],
+    }

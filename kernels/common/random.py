@@ -1,0 +1,127 @@
+"""Device-generic random kernels: the out= variants of the factories (torch's drop the
+dtype/device arguments: the result takes out's), randint_like and native_dropout_backward.
+
+    >>> out = ember.empty(0, dtype=ember.int32)
+    >>> ember.ops.aten.randperm.out(4, out=out).dtype
+    ember.int32
+"""
+from __future__ import annotations
+
+from ember._generated import ops as _ops
+from ember.core.outputs import copy_to_out
+from ember.kernels.common.factories_like import _layout
+
+
+def _into(out, result):
+    return copy_to_out(result, out)
+
+
+# --------------------------------------------------------------------------- factory out=
+def rand_out(size, out):
+    return rand_generator_out(size, None, out)
+
+
+def rand_generator_out(size, generator, out):
+    return _into(out, _ops._entry_rand_generator(size, generator, out._dtype, None,
+                                                 out._device, None))
+
+
+def randn_out(size, out):
+    return randn_generator_out(size, None, out)
+
+
+def randn_generator_out(size, generator, out):
+    return _into(out, _ops._entry_randn_generator(size, generator, out._dtype, None,
+                                                  out._device, None))
+
+
+def linspace_out(start, end, steps, out):
+    return _into(out, _ops._entry_linspace(start, end, steps, out._dtype, None, out._device,
+                                           None))
+
+
+def eye_out(n, out):
+    return _into(out, _ops._entry_eye(n, out._dtype, None, out._device, None))
+
+
+def eye_m_out(n, m, out):
+    return _into(out, _ops._entry_eye_m(n, m, out._dtype, None, out._device, None))
+
+
+def randint_out(high, size, out):
+    return randint_low_generator_out(0, high, size, None, out)
+
+
+def randint_generator_out(high, size, generator, out):
+    return randint_low_generator_out(0, high, size, generator, out)
+
+
+def randint_low_out(low, high, size, out):
+    return randint_low_generator_out(low, high, size, None, out)
+
+
+def randint_low_generator_out(low, high, size, generator, out):
+    return _into(out, _ops._entry_randint_low_generator(low, high, size, generator, out._dtype,
+                                                        None, out._device, None))
+
+
+def randperm_out(n, out):
+    return randperm_generator_out(n, None, out)
+
+
+def randperm_generator_out(n, generator, out):
+    return _into(out, _ops._entry_randperm_generator(n, generator, out._dtype, None,
+                                                     out._device, None))
+
+
+# --------------------------------------------------------------------------- randint_like
+def _randint_like(self, low, high, generator, dtype, layout, device, memory_format):
+    """empty_like(self, ...) filled by random_(low, high), like torch (high None: a meta
+    `high` tensor, whose value is unknown: the layout only)."""
+    shape, stride, _ = _layout(self, layout, memory_format)
+    out = _ops._entry_empty_strided(shape, stride, dtype or self._dtype, None,
+                                    device or self._device, None)
+    if high is None:
+        return out
+    return _ops._entry_random__from(out, low, high, generator)
+
+
+def _high_of(high):
+    """randint_like.Tensor's high: a 0-dim CPU tensor (a meta one on Meta)."""
+    if high.dim() != 0 or high._device.type not in ("cpu", "meta"):
+        raise RuntimeError("high must be a scalar tensor and on CPU")
+    return None if high._device.type == "meta" else int(high.item())
+
+
+def randint_like(self, high, dtype, layout, device, pin_memory, memory_format):
+    return _randint_like(self, 0, high, None, dtype, layout, device, memory_format)
+
+
+def randint_like_generator(self, high, generator, dtype, layout, device, pin_memory,
+                           memory_format):
+    return _randint_like(self, 0, high, generator, dtype, layout, device, memory_format)
+
+
+def randint_like_tensor(self, high, dtype, layout, device, pin_memory, memory_format):
+    return _randint_like(self, 0, _high_of(high), None, dtype, layout, device, memory_format)
+
+
+def randint_like_tensor_generator(self, high, generator, dtype, layout, device, pin_memory,
+                                  memory_format):
+    return _randint_like(self, 0, _high_of(high), generator, dtype, layout, device,
+                         memory_format)
+
+
+def randint_like_low_dtype(self, low, high, dtype, layout, device, pin_memory, memory_format):
+    return _randint_like(self, low, high, None, dtype, layout, device, memory_format)
+
+
+def randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device,
+                                     pin_memory, memory_format):
+    return _randint_like(self, low, high, generator, dtype, layout, device, memory_format)
+
+
+# --------------------------------------------------------------------------- dropout
+def native_dropout_backward(grad_output, mask, scale):
+    """grad_output * mask * scale, with mul's type promotion and broadcasting (torch's)."""
+    return _ops._entry_mul_Tensor(_ops._entry_mul_Tensor(grad_output, mask), scale)

@@ -1,0 +1,230 @@
+"""Random ops and range factories on the CPU (NumPy, drawing from the generator's PCG64).
+
+The argument checks and layouts come from kernels/meta/random.py. Values differ from
+torch's (a different bit generator); distributions, ranges and dtypes follow torch.
+
+    >>> g = ember.Generator().manual_seed(0)
+    >>> ember.randint(0, 10, (4,), generator=g).dtype
+    ember.int64
+    >>> ember.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember import random as _random
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.factory_args import check_layout, like_strides, scalar_value
+from ember.core.tensor import from_array
+from ember.kernels.meta import random as M
+
+_P_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+              "message be improved?  If so, please report an enhancement request to PyTorch.)")
+
+
+def rng_of(generator) -> np.random.Generator:
+    """The NumPy generator behind an ember.Generator (None: the default generator)."""
+    gen = _random.default_generator if generator is None else generator
+    if gen.device.type != "cpu":
+        raise RuntimeError(f"Expected a 'cpu' device type for generator but found "
+                           f"'{gen.device.type}'")
+    return gen._rng
+
+
+def _compute_dtype(dt: D.dtype):
+    """NumPy dtype random values are computed in: float32 for float16/bfloat16."""
+    return np.float32 if dt is D.float16 or dt is D.bfloat16 else np.dtype(dt.np).type
+
+
+# --------------------------------------------------------------------------- linspace, eye
+def linspace(start, end, steps, dtype, layout, device, pin_memory):
+    """torch's two-sided formula: start + step*i in the first half, end - step*(n-1-i) in
+    the second; integer dtypes convert start/end first and step in double."""
+    check_layout(layout)
+    n, dt = M.linspace_params(start, end, steps, dtype)
+    start, end = scalar_value(start), scalar_value(end)
+    if dt.category == D.INT:
+        start, end = float(int(start)), float(int(end))
+    else:
+        start, end = float(start), float(end)
+    if n == 1:
+        arr = np.array([start])
+    else:
+        step = (end - start) / (n - 1) if n > 1 else 0.0
+        i = np.arange(n, dtype=np.float64)
+        arr = np.where(i < n // 2, start + step * i, end - step * (n - 1 - i))
+    if dt.category == D.INT:
+        arr = np.trunc(arr)
+    return from_array(arr.astype(dt.np), dt)
+
+
+def eye(n, dtype, layout, device, pin_memory):
+    return eye_m(n, None, dtype, layout, device, pin_memory)
+
+
+def eye_m(n, m, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    n, m, dt = M.eye_params(n, m, dtype)
+    return from_array(np.eye(n, m, dtype=dt.np), dt)
+
+
+# --------------------------------------------------------------------------- integers
+def random_integers(rng, shape, bounds, dt: D.dtype) -> np.ndarray:
+    """Uniform integers in [low, high] (inclusive; None: the full int64 range) as `dt`."""
+    if bounds is None:
+        k = rng.integers(-(1 << 63), (1 << 63) - 1, shape, dtype=np.int64, endpoint=True)
+    else:
+        k = rng.integers(bounds[0], bounds[1], shape, dtype=np.int64, endpoint=True)
+    return k.astype(dt.np)
+
+
+def randint(high, size, dtype, layout, device, pin_memory):
+    return randint_low_generator(0, high, size, None, dtype, layout, device, pin_memory)
+
+
+def randint_generator(high, size, generator, dtype, layout, device, pin_memory):
+    return randint_low_generator(0, high, size, generator, dtype, layout, device, pin_memory)
+
+
+def randint_low(low, high, size, dtype, layout, device, pin_memory):
+    return randint_low_generator(low, high, size, None, dtype, layout, device, pin_memory)
+
+
+def randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory):
+    """Uniform integers in [low, high) (torch's random_(low, high) on a new tensor)."""
+    shape, dt, bounds = M.randint_params(low, high, size, generator, dtype, layout)
+    return from_array(random_integers(rng_of(generator), shape, bounds, dt), dt)
+
+
+def randperm(n, dtype, layout, device, pin_memory):
+    return randperm_generator(n, None, dtype, layout, device, pin_memory)
+
+
+def randperm_generator(n, generator, dtype, layout, device, pin_memory):
+    """A random permutation of 0..n-1."""
+    shape, dt = M.randperm_params(n, generator, dtype, layout)
+    return from_array(rng_of(generator).permutation(shape[0]).astype(dt.np), dt)
+
+
+def random_(self, generator):
+    """[0, 2**digits] for floating dtypes, [0, max] for integers, {False, True} for bool."""
+    rng = rng_of(generator)
+    if self.numel():
+        self._np[...] = random_integers(rng, self._shape, M.random_range(self._dtype),
+                                        self._dtype)
+    return self
+
+
+def random_from(self, frm, to, generator):
+    """[from, to), or [from, max] when to is None."""
+    bounds = M.random_range(self._dtype, frm, to)
+    rng = rng_of(generator)
+    if self.numel():
+        self._np[...] = random_integers(rng, self._shape, bounds, self._dtype)
+    return self
+
+
+def random_to(self, to, generator):
+    return random_from(self, 0, to, generator)
+
+
+# --------------------------------------------------------------------------- continuous
+def uniform_(self, frm, to, generator):
+    """Uniform on [from, to) (clamped below `to` after rounding to self's dtype)."""
+    rng = rng_of(generator)
+    frm, to = M.uniform_bounds(self, frm, to)
+    if self.numel() == 0:
+        return self
+    u = rng.random(self._shape)
+    vals = (frm + (to - frm) * u).astype(self._dtype.np)
+    if to > frm:
+        below = np.nextafter(np.array(to, self._dtype.np), np.array(frm, self._dtype.np))
+        vals = np.minimum(vals, below)
+    self._np[...] = vals
+    return self
+
+
+def normal_(self, mean, std, generator):
+    M.normal_checks(self, mean, std)
+    rng = rng_of(generator)
+    if self.numel():
+        ct = _compute_dtype(self._dtype)
+        z = rng.standard_normal(self._shape, dtype=ct)
+        self._np[...] = (ct(mean) + ct(std) * z).astype(self._dtype.np)
+    return self
+
+
+def exponential_(self, lambd, generator):
+    M.exponential_checks(self, lambd)
+    rng = rng_of(generator)
+    if self.numel():
+        self._np[...] = rng.exponential(1.0 / float(lambd), self._shape).astype(self._dtype.np)
+    return self
+
+
+# --------------------------------------------------------------------------- bernoulli
+def _draw(rng, shape, p) -> np.ndarray:
+    """Bernoulli(p) draws as a bool array; p a float or an array broadcasting to shape."""
+    return rng.random(shape) < p
+
+
+def _p_values(p, shape) -> np.ndarray:
+    """A p tensor's values as float64 broadcast to `shape`, checked to lie in [0, 1]."""
+    M.check_p_tensor(shape, p)
+    vals = np.broadcast_to(p._np.astype(np.float64), shape)
+    if vals.size and not ((vals >= 0) & (vals <= 1)).all():
+        raise RuntimeError(_P_MESSAGE)
+    return vals
+
+
+def bernoulli(self, generator):
+    """1 with probability self (elementwise), in self's dtype (a contiguous result)."""
+    return bernoulli__tensor(empty_cpu(self._shape, self._dtype), self, generator)
+
+
+def bernoulli_tensor(self, p, generator):
+    """torch's generated functional of bernoulli_.Tensor: a copy of self (its layout kept)."""
+    out = empty_cpu(self._shape, self._dtype, like_strides(self._shape, self.stride(), None))
+    return bernoulli__tensor(out, p, generator)
+
+
+def bernoulli_p(self, p, generator):
+    out = empty_cpu(self._shape, self._dtype)
+    return bernoulli__float(out, p, generator)
+
+
+def bernoulli__tensor(self, p, generator):
+    vals = _p_values(p, self._shape)
+    self._np[...] = _draw(rng_of(generator), self._shape, vals).astype(self._dtype.np)
+    return self
+
+
+def bernoulli__float(self, p, generator):
+    p = M.check_p(p)
+    self._np[...] = _draw(rng_of(generator), self._shape, p).astype(self._dtype.np)
+    return self
+
+
+# --------------------------------------------------------------------------- dropout
+def native_dropout(input, p, train):
+    """(output, mask): training zeroes each element with probability p and scales the
+    rest by 1/(1-p) (0 when p == 1); mask is bool. Not training: (a copy, all True)."""
+    training, stride = M.native_dropout_layout(input, p, train)
+    shape, dt = input._shape, input._dtype
+    if input.numel() == 0:
+        return empty_cpu(shape, dt, stride), empty_cpu(shape, dt, stride)
+    out, mask = empty_cpu(shape, dt, stride), empty_cpu(shape, D.bool_, stride)
+    if not training:
+        np.copyto(out._np, input._np)
+        mask._np[...] = True
+        return out, mask
+    p1m = 1.0 - float(p)
+    M.check_p(p1m)
+    keep = _draw(rng_of(None), shape, p1m)
+    ct = _compute_dtype(dt)
+    scale = ct(0.0 if p1m == 0 else 1.0 / p1m)
+    out._np[...] = (input._np.astype(ct) * keep * scale).astype(dt.np)
+    mask._np[...] = keep
+    return out, mask
