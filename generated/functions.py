@@ -24,7 +24,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax,
     _entry_amax_out,
     _entry_arange,
+    _entry_arange_out,
     _entry_arange_start,
+    _entry_arange_start_out,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
@@ -34,6 +36,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bernoulli_Tensor_out,
     _entry_bernoulli__Tensor,
     _entry_bernoulli__float,
+    _entry_bernoulli_float_out,
     _entry_bernoulli_out,
     _entry_bernoulli_p,
     _entry_bmm,
@@ -61,7 +64,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_dropout,
     _entry_dropout_,
     _entry_empty_like,
+    _entry_empty_like_out,
     _entry_empty_memory_format,
+    _entry_empty_out,
     _entry_empty_strided,
     _entry_eq_Scalar,
     _entry_eq_Tensor,
@@ -81,6 +86,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flatten_using_ints,
     _entry_full,
     _entry_full_like,
+    _entry_full_like_out,
+    _entry_full_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
     _entry_gt_Scalar,
@@ -135,6 +142,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_,
     _entry_ones,
     _entry_ones_like,
+    _entry_ones_like_out,
+    _entry_ones_out,
     _entry_permute,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
@@ -146,6 +155,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rand_generator_out,
     _entry_rand_like,
     _entry_rand_like_generator,
+    _entry_rand_like_generator_out,
+    _entry_rand_like_out,
     _entry_rand_out,
     _entry_randint,
     _entry_randint_generator,
@@ -153,9 +164,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randint_like,
     _entry_randint_like_Tensor,
     _entry_randint_like_Tensor_generator,
+    _entry_randint_like_Tensor_generator_out,
+    _entry_randint_like_Tensor_out,
     _entry_randint_like_generator,
+    _entry_randint_like_generator_out,
     _entry_randint_like_low_dtype,
+    _entry_randint_like_low_dtype_out,
     _entry_randint_like_low_generator_dtype,
+    _entry_randint_like_low_generator_dtype_out,
+    _entry_randint_like_out,
     _entry_randint_low,
     _entry_randint_low_generator,
     _entry_randint_low_generator_out,
@@ -166,6 +183,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_generator_out,
     _entry_randn_like,
     _entry_randn_like_generator,
+    _entry_randn_like_generator_out,
+    _entry_randn_like_out,
     _entry_randn_out,
     _entry_random_,
     _entry_random__from,
@@ -179,6 +198,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_scalar_tensor,
+    _entry_scalar_tensor_out,
     _entry_select_int,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -221,6 +241,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zero_,
     _entry_zeros,
     _entry_zeros_like,
+    _entry_zeros_like_out,
+    _entry_zeros_out,
 )
 
 __all__ = [
@@ -485,14 +507,16 @@ def _c0_bernoulli(input, generator, out):
 
 
 # schema/native_functions.yaml:1087
-def _m1_bernoulli(input, p, *, generator=None):
+def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
-        return (input, p, generator)
+        return (input, p, generator, out)
     return None
 
 
-def _c1_bernoulli(input, p, generator):
-    return _entry_bernoulli_p(input, p, generator)
+def _c1_bernoulli(input, p, generator, out):
+    if out is None:
+        return _entry_bernoulli_p(input, p, generator)
+    return _entry_bernoulli_float_out(input, p, generator, out)
 
 
 # schema/native_functions.yaml:1094
@@ -511,7 +535,7 @@ def _c2_bernoulli(input, p, generator, out):
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_bernoulli = (
     (_m0_bernoulli, _c0_bernoulli, 1, frozenset(('generator', 'input', 'out'))),
-    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'input', 'p'))),
+    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'input', 'out', 'p'))),
     (_m2_bernoulli, _c2_bernoulli, 2, frozenset(('generator', 'input', 'out', 'p'))),
 )
 _sigs_bernoulli = (

@@ -6017,3 +6017,663 @@ def _entry_dropout_(self, p, train):
 dropout_._bind = _bind_dropout_
 dropout_._entry = _entry_dropout_
 _aten._packet('dropout_')._add(dropout_)
+
+
+# schema/native_functions.yaml:1139
+empty_out = _Op("aten", 'empty', 'out',
+    'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'memory_format', 'out'), 1, tags=())
+_c_empty_out = empty_out._cache
+
+
+def _bind_empty_out(size, *, memory_format=None, out):
+    return (size, memory_format, out)
+
+
+def _entry_empty_out(size, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_out, (size, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_empty_out.get(ks)
+    if k is None:
+        k = empty_out._fill(ks)
+    return k(size, memory_format, out)
+
+
+empty_out._bind = _bind_empty_out
+empty_out._entry = _entry_empty_out
+_aten._packet('empty')._add(empty_out)
+
+
+# schema/native_functions.yaml:1143
+zeros_out = _Op("aten", 'zeros', 'out',
+    'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_zeros_out = zeros_out._cache
+
+
+def _bind_zeros_out(size, *, out):
+    return (size, out)
+
+
+def _entry_zeros_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_zeros_out.get(ks)
+    if k is None:
+        k = zeros_out._fill(ks)
+    return k(size, out)
+
+
+zeros_out._bind = _bind_zeros_out
+zeros_out._entry = _entry_zeros_out
+_aten._packet('zeros')._add(zeros_out)
+
+
+# schema/native_functions.yaml:1147
+ones_out = _Op("aten", 'ones', 'out',
+    'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_ones_out = ones_out._cache
+
+
+def _bind_ones_out(size, *, out):
+    return (size, out)
+
+
+def _entry_ones_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ones_out.get(ks)
+    if k is None:
+        k = ones_out._fill(ks)
+    return k(size, out)
+
+
+ones_out._bind = _bind_ones_out
+ones_out._entry = _entry_ones_out
+_aten._packet('ones')._add(ones_out)
+
+
+# schema/native_functions.yaml:1151
+full_out = _Op("aten", 'full', 'out',
+    'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'fill_value', 'out'), 2, tags=())
+_c_full_out = full_out._cache
+
+
+def _bind_full_out(size, fill_value, *, out):
+    return (size, fill_value, out)
+
+
+def _entry_full_out(size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_out, (size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_full_out.get(ks)
+    if k is None:
+        k = full_out._fill(ks)
+    return k(size, fill_value, out)
+
+
+full_out._bind = _bind_full_out
+full_out._entry = _entry_full_out
+_aten._packet('full')._add(full_out)
+
+
+# schema/native_functions.yaml:1155
+scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
+    'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
+    ('s', 'out'), 1, tags=())
+_c_scalar_tensor_out = scalar_tensor_out._cache
+
+
+def _bind_scalar_tensor_out(s, *, out):
+    return (s, out)
+
+
+def _entry_scalar_tensor_out(s, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scalar_tensor_out, (s, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_scalar_tensor_out.get(ks)
+    if k is None:
+        k = scalar_tensor_out._fill(ks)
+    return k(s, out)
+
+
+scalar_tensor_out._bind = _bind_scalar_tensor_out
+scalar_tensor_out._entry = _entry_scalar_tensor_out
+_aten._packet('scalar_tensor')._add(scalar_tensor_out)
+
+
+# schema/native_functions.yaml:1159
+arange_out = _Op("aten", 'arange', 'out',
+    'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
+    ('end', 'out'), 1, tags=())
+_c_arange_out = arange_out._cache
+
+
+def _bind_arange_out(end, *, out):
+    return (end, out)
+
+
+def _entry_arange_out(end, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_out, (end, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_arange_out.get(ks)
+    if k is None:
+        k = arange_out._fill(ks)
+    return k(end, out)
+
+
+arange_out._bind = _bind_arange_out
+arange_out._entry = _entry_arange_out
+_aten._packet('arange')._add(arange_out)
+
+
+# schema/native_functions.yaml:1163
+arange_start_out = _Op("aten", 'arange', 'start_out',
+    'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'step', 'out'), 3, tags=())
+_c_arange_start_out = arange_start_out._cache
+
+
+def _bind_arange_start_out(start, end, step=1, *, out):
+    return (start, end, step, out)
+
+
+def _entry_arange_start_out(start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_start_out, (start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_arange_start_out.get(ks)
+    if k is None:
+        k = arange_start_out._fill(ks)
+    return k(start, end, step, out)
+
+
+arange_start_out._bind = _bind_arange_start_out
+arange_start_out._entry = _entry_arange_start_out
+_aten._packet('arange')._add(arange_start_out)
+
+
+# schema/native_functions.yaml:1167
+empty_like_out = _Op("aten", 'empty_like', 'out',
+    'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_empty_like_out = empty_like_out._cache
+
+
+def _bind_empty_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_empty_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_empty_like_out.get(ks)
+    if k is None:
+        k = empty_like_out._fill(ks)
+    return k(self, memory_format, out)
+
+
+empty_like_out._bind = _bind_empty_like_out
+empty_like_out._entry = _entry_empty_like_out
+_aten._packet('empty_like')._add(empty_like_out)
+
+
+# schema/native_functions.yaml:1171
+zeros_like_out = _Op("aten", 'zeros_like', 'out',
+    'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_zeros_like_out = zeros_like_out._cache
+
+
+def _bind_zeros_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_zeros_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_zeros_like_out.get(ks)
+    if k is None:
+        k = zeros_like_out._fill(ks)
+    return k(self, memory_format, out)
+
+
+zeros_like_out._bind = _bind_zeros_like_out
+zeros_like_out._entry = _entry_zeros_like_out
+_aten._packet('zeros_like')._add(zeros_like_out)
+
+
+# schema/native_functions.yaml:1175
+ones_like_out = _Op("aten", 'ones_like', 'out',
+    'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_ones_like_out = ones_like_out._cache
+
+
+def _bind_ones_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_ones_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_ones_like_out.get(ks)
+    if k is None:
+        k = ones_like_out._fill(ks)
+    return k(self, memory_format, out)
+
+
+ones_like_out._bind = _bind_ones_like_out
+ones_like_out._entry = _entry_ones_like_out
+_aten._packet('ones_like')._add(ones_like_out)
+
+
+# schema/native_functions.yaml:1179
+full_like_out = _Op("aten", 'full_like', 'out',
+    'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
+_c_full_like_out = full_like_out._cache
+
+
+def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
+    return (self, fill_value, memory_format, out)
+
+
+def _entry_full_like_out(self, fill_value, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_full_like_out.get(ks)
+    if k is None:
+        k = full_like_out._fill(ks)
+    return k(self, fill_value, memory_format, out)
+
+
+full_like_out._bind = _bind_full_like_out
+full_like_out._entry = _entry_full_like_out
+_aten._packet('full_like')._add(full_like_out)
+
+
+# schema/native_functions.yaml:1183
+rand_like_out = _Op("aten", 'rand_like', 'out',
+    'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_out = rand_like_out._cache
+
+
+def _bind_rand_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_rand_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rand_like_out.get(ks)
+    if k is None:
+        k = rand_like_out._fill(ks)
+    return k(self, memory_format, out)
+
+
+rand_like_out._bind = _bind_rand_like_out
+rand_like_out._entry = _entry_rand_like_out
+_aten._packet('rand_like')._add(rand_like_out)
+
+
+# schema/native_functions.yaml:1188
+rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
+    'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_generator_out = rand_like_generator_out._cache
+
+
+def _bind_rand_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_rand_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_rand_like_generator_out.get(ks)
+    if k is None:
+        k = rand_like_generator_out._fill(ks)
+    return k(self, generator, memory_format, out)
+
+
+rand_like_generator_out._bind = _bind_rand_like_generator_out
+rand_like_generator_out._entry = _entry_rand_like_generator_out
+_aten._packet('rand_like')._add(rand_like_generator_out)
+
+
+# schema/native_functions.yaml:1193
+randn_like_out = _Op("aten", 'randn_like', 'out',
+    'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_out = randn_like_out._cache
+
+
+def _bind_randn_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_randn_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randn_like_out.get(ks)
+    if k is None:
+        k = randn_like_out._fill(ks)
+    return k(self, memory_format, out)
+
+
+randn_like_out._bind = _bind_randn_like_out
+randn_like_out._entry = _entry_randn_like_out
+_aten._packet('randn_like')._add(randn_like_out)
+
+
+# schema/native_functions.yaml:1198
+randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
+    'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_generator_out = randn_like_generator_out._cache
+
+
+def _bind_randn_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_randn_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randn_like_generator_out.get(ks)
+    if k is None:
+        k = randn_like_generator_out._fill(ks)
+    return k(self, generator, memory_format, out)
+
+
+randn_like_generator_out._bind = _bind_randn_like_generator_out
+randn_like_generator_out._entry = _entry_randn_like_generator_out
+_aten._packet('randn_like')._add(randn_like_generator_out)
+
+
+# schema/native_functions.yaml:1203
+randint_like_out = _Op("aten", 'randint_like', 'out',
+    'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_out = randint_like_out._cache
+
+
+def _bind_randint_like_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_out.get(ks)
+    if k is None:
+        k = randint_like_out._fill(ks)
+    return k(self, high, memory_format, out)
+
+
+randint_like_out._bind = _bind_randint_like_out
+randint_like_out._entry = _entry_randint_like_out
+_aten._packet('randint_like')._add(randint_like_out)
+
+
+# schema/native_functions.yaml:1208
+randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
+    'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_generator_out = randint_like_generator_out._cache
+
+
+def _bind_randint_like_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_generator_out.get(ks)
+    if k is None:
+        k = randint_like_generator_out._fill(ks)
+    return k(self, high, generator, memory_format, out)
+
+
+randint_like_generator_out._bind = _bind_randint_like_generator_out
+randint_like_generator_out._entry = _entry_randint_like_generator_out
+_aten._packet('randint_like')._add(randint_like_generator_out)
+
+
+# schema/native_functions.yaml:1213
+randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
+    'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_out = randint_like_Tensor_out._cache
+
+
+def _bind_randint_like_Tensor_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_Tensor_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_Tensor_out.get(ks)
+    if k is None:
+        k = randint_like_Tensor_out._fill(ks)
+    return k(self, high, memory_format, out)
+
+
+randint_like_Tensor_out._bind = _bind_randint_like_Tensor_out
+randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
+_aten._packet('randint_like')._add(randint_like_Tensor_out)
+
+
+# schema/native_functions.yaml:1218
+randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
+    'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_generator_out = randint_like_Tensor_generator_out._cache
+
+
+def _bind_randint_like_Tensor_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_Tensor_generator_out.get(ks)
+    if k is None:
+        k = randint_like_Tensor_generator_out._fill(ks)
+    return k(self, high, generator, memory_format, out)
+
+
+randint_like_Tensor_generator_out._bind = _bind_randint_like_Tensor_generator_out
+randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_out
+_aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
+
+
+# schema/native_functions.yaml:1223
+randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
+    'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_dtype_out = randint_like_low_dtype_out._cache
+
+
+def _bind_randint_like_low_dtype_out(self, low, high, *, memory_format=None, out):
+    return (self, low, high, memory_format, out)
+
+
+def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_dtype_out, (self, low, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_low_dtype_out.get(ks)
+    if k is None:
+        k = randint_like_low_dtype_out._fill(ks)
+    return k(self, low, high, memory_format, out)
+
+
+randint_like_low_dtype_out._bind = _bind_randint_like_low_dtype_out
+randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_dtype_out)
+
+
+# schema/native_functions.yaml:1228
+randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
+    'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_generator_dtype_out = randint_like_low_generator_dtype_out._cache
+
+
+def _bind_randint_like_low_generator_dtype_out(self, low, high, *, generator, memory_format=None, out):
+    return (self, low, high, generator, memory_format, out)
+
+
+def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_generator_dtype_out, (self, low, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_randint_like_low_generator_dtype_out.get(ks)
+    if k is None:
+        k = randint_like_low_generator_dtype_out._fill(ks)
+    return k(self, low, high, generator, memory_format, out)
+
+
+randint_like_low_generator_dtype_out._bind = _bind_randint_like_low_generator_dtype_out
+randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
+
+
+# schema/native_functions.yaml:1233
+bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
+    'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_float_out = bernoulli_float_out._cache
+
+
+def _bind_bernoulli_float_out(self, p=0.5, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_bernoulli_float_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_float_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bernoulli_float_out.get(ks)
+    if k is None:
+        k = bernoulli_float_out._fill(ks)
+    return k(self, p, generator, out)
+
+
+bernoulli_float_out._bind = _bind_bernoulli_float_out
+bernoulli_float_out._entry = _entry_bernoulli_float_out
+_aten._packet('bernoulli')._add(bernoulli_float_out)

@@ -125,3 +125,118 @@ def randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, 
 def native_dropout_backward(grad_output, mask, scale):
     """grad_output * mask * scale, with mul's type promotion and broadcasting (torch's)."""
     return _ops._entry_mul_Tensor(_ops._entry_mul_Tensor(grad_output, mask), scale)
+
+
+# --------------------------------------------------------------------------- more out=
+def empty_out(size, memory_format, out):
+    if memory_format is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+    return _into(out, _ops._entry_empty_memory_format(size, out._dtype, None, out._device, None,
+                                                      None))
+
+
+def zeros_out(size, out):
+    return _into(out, _ops._entry_zeros(size, out._dtype, None, out._device, None))
+
+
+def ones_out(size, out):
+    return _into(out, _ops._entry_ones(size, out._dtype, None, out._device, None))
+
+
+def full_out(size, fill_value, out):
+    return _into(out, _ops._entry_full(size, fill_value, out._dtype, None, out._device, None))
+
+
+def scalar_tensor_out(s, out):
+    return _into(out, _ops._entry_scalar_tensor(s, out._dtype, None, out._device, None))
+
+
+def arange_out(end, out):
+    return arange_start_out(0, end, 1, out)
+
+
+def arange_start_out(start, end, step, out):
+    return _into(out, _ops._entry_arange_start_step(start, end, step, out._dtype, None,
+                                                    out._device, None))
+
+
+# torch's generated out= of the *_like ops: the functional op (self's dtype), then a copy
+# into out, whose dtype must be the result's
+def _into_same_dtype(out, result):
+    if out._dtype is not result._dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(result._dtype)}, but "
+                           f"got {_cpp_name(out._dtype)} instead")
+    return copy_to_out(result, out)
+
+
+def _cpp_name(dt) -> str:
+    from ember.kernels.meta.random import _TYPE_NAMES
+    return _TYPE_NAMES[dt.name]
+
+
+def empty_like_out(self, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_empty_like(self, None, None, None, None,
+                                                        memory_format))
+
+
+def zeros_like_out(self, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_zeros_like(self, None, None, None, None,
+                                                        memory_format))
+
+
+def ones_like_out(self, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_ones_like(self, None, None, None, None,
+                                                       memory_format))
+
+
+def full_like_out(self, fill_value, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_full_like(self, fill_value, None, None, None, None,
+                                                       memory_format))
+
+
+def rand_like_out(self, memory_format, out):
+    return rand_like_generator_out(self, None, memory_format, out)
+
+
+def rand_like_generator_out(self, generator, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_rand_like_generator(
+        self, generator, None, None, None, None, memory_format))
+
+
+def randn_like_out(self, memory_format, out):
+    return randn_like_generator_out(self, None, memory_format, out)
+
+
+def randn_like_generator_out(self, generator, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_randn_like_generator(
+        self, generator, None, None, None, None, memory_format))
+
+
+def randint_like_out(self, high, memory_format, out):
+    return randint_like_low_generator_dtype_out(self, 0, high, None, memory_format, out)
+
+
+def randint_like_generator_out(self, high, generator, memory_format, out):
+    return randint_like_low_generator_dtype_out(self, 0, high, generator, memory_format, out)
+
+
+def randint_like_tensor_out(self, high, memory_format, out):
+    return randint_like_tensor_generator_out(self, high, None, memory_format, out)
+
+
+def randint_like_tensor_generator_out(self, high, generator, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_randint_like_Tensor_generator(
+        self, high, generator, None, None, None, None, memory_format))
+
+
+def randint_like_low_dtype_out(self, low, high, memory_format, out):
+    return randint_like_low_generator_dtype_out(self, low, high, None, memory_format, out)
+
+
+def randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_randint_like_low_generator_dtype(
+        self, low, high, generator, None, None, None, None, memory_format))
+
+
+def bernoulli_float_out(self, p, generator, out):
+    return _into_same_dtype(out, _ops._entry_bernoulli_p(self, p, generator))

@@ -391,6 +391,63 @@ register("dropout.default", _dropout_samples(), values=False)
 register("dropout_.default", _dropout_samples(), values=False)
 
 
+# ---- out= variants of the factories -----------------------------------------------------
+register("empty.out", lambda: [S([2, 3], name="2x3"), S([], name="0d"),
+                               S([2, 3, 4, 5], memory_format=E.channels_last,
+                                 name="memory_format_error")],
+         values=False, functional="empty.memory_format")
+register("zeros.out", lambda: [S([2, 3], name="2x3"), S([0, 2], name="empty")],
+         functional="zeros.default")
+register("ones.out", lambda: [S([2, 3], name="2x3"), S([], name="0d")], functional="ones.default")
+register("full.out", lambda: [S([2, 3], 7, name="int_fill"), S([2], 2.5, name="float_fill"),
+                              S([2], True, name="bool_fill")], functional="full.default")
+register("scalar_tensor.out", lambda: [S(3, name="int"), S(2.5, name="float")],
+         functional="scalar_tensor.default")
+register("arange.out", lambda: [S(5, name="int"), S(4.5, name="float"), S(-1, name="negative_error")],
+         functional="arange.default")
+register("arange.start_out", lambda: [S(1, 7, 2, name="int"), S(0, 1, 0.25, name="float"),
+                                      S(3, 1, name="wrong_direction_error")],
+         functional="arange.start_step")
+
+
+def _like_out_samples(*extra, gen=False):
+    def samples():
+        kw = {"generator": G()} if gen else {}
+        return [S(make((3, 4), F32), *extra, name="float32", **kw),
+                S(transposed((3, 4), F64), *extra, name="transposed", **kw),
+                S(make((2, 3), F32), *extra, memory_format=E.contiguous_format,
+                  name="contiguous_format", **kw),
+                S(make((), F32), *extra, name="0d", **kw)]
+    return samples
+
+
+register("empty_like.out", _like_out_samples(), values=False, functional="empty_like.default")
+register("zeros_like.out", _like_out_samples(), functional="zeros_like.default")
+register("ones_like.out", _like_out_samples(), functional="ones_like.default")
+register("full_like.out", _like_out_samples(2.5), functional="full_like.default")
+register("rand_like.out", _like_out_samples(), values=False, functional="rand_like.default")
+register("randn_like.out", _like_out_samples(), values=False, functional="randn_like.default")
+register("rand_like.generator_out", _like_out_samples(gen=True), values=False,
+         functional="rand_like.generator")
+register("randn_like.generator_out", _like_out_samples(gen=True), values=False,
+         functional="randn_like.generator")
+register("randint_like.out", _like_out_samples(10), values=False, functional="randint_like.default")
+register("randint_like.generator_out", _like_out_samples(10, gen=True), values=False,
+         functional="randint_like.generator")
+register("randint_like.low_dtype_out", _like_out_samples(-3, 3), values=False,
+         functional="randint_like.low_dtype")
+register("randint_like.low_generator_dtype_out", _like_out_samples(-3, 3, gen=True), values=False,
+         functional="randint_like.low_generator_dtype")
+register("randint_like.Tensor_out", _like_out_samples(np.array(10)), values=False,
+         functional="randint_like.Tensor")
+register("randint_like.Tensor_generator_out", _like_out_samples(np.array(10), gen=True),
+         values=False, functional="randint_like.Tensor_generator")
+register("bernoulli.float_out", lambda: [
+    S(_p((3, 4)), name="default_p"), S(make((3, 4), F64), 0.3, name="p"),
+    S(make((2,), F32), 0.5, generator=G(), name="generator"),
+    S(make((2,), F32), 1.5, name="p_above_one_error")], values=False, functional="bernoulli.p")
+
+
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
     return {
