@@ -180,8 +180,30 @@ class Binding:
         self.out_fn = out_fn
 
 
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
+def _without_options(key):
+    """A factory's signature key without its tensor options (dtype, layout, device,
+    pin_memory), which torch's out= variants of factories drop (out gives them)."""
+    base, args = key
+    return base, tuple(a for a in args if a[0] not in TENSOR_OPTIONS)
+
+
+def _with_options(key):
+    """The key an out= variant is looked up with among factories (see _without_options)."""
+    return ("options-dropped",) + key
+
+
+def out_drops_options(fn: NativeFunction, out_fn: NativeFunction) -> bool:
+    """Whether `out_fn` is the out= twin of factory `fn` without its tensor options."""
+    return fn.schema.signature_key() != out_fn.schema.signature_key()
+
+
 def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Binding]]:
-    """Public name -> the overloads a Python call can reach, in declaration order."""
+    """Public name -> the overloads a Python call can reach, in declaration order. An out=
+    variant pairs with the functional overload of the same arguments, or (factories, like
+    torch's `zeros(size, *, out)`) with the one that adds the tensor options."""
     by_op: dict[str, dict[str, NativeFunction]] = defaultdict(dict)
     for fn in fns:
         by_op[fn.op_name][fn.schema.name.overload] = fn
@@ -189,10 +211,15 @@ def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Bi
     for fn in fns:
         if fn.schema.kind() != "out":
             functional_key[(fn.op_name, fn.schema.signature_key())] = fn
+            if is_factory(fn):
+                stripped = _without_options(fn.schema.signature_key())
+                functional_key.setdefault((fn.op_name, _with_options(stripped)), fn)
     outs = {}
     for fn in fns:
         if fn.schema.kind() == "out":
             twin = functional_key.get((fn.op_name, fn.schema.signature_key()))
+            if twin is None:
+                twin = functional_key.get((fn.op_name, _with_options(fn.schema.signature_key())))
             if twin is not None:
                 outs[twin.qualified] = fn
     groups: dict[str, list[Binding]] = {}

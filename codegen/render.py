@@ -98,8 +98,16 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             bound.append("out")
         if api.takes_requires_grad(fn):
             bound.append("requires_grad")
+        out_call = None
+        if b.out_fn is not None and not method:
+            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-1]
+            out_arg = "out"
+            if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's
+                out_arg = "_out_options(out, dtype, device)"
+            out_call = ", ".join(out_args + [out_arg])
         cases.append({
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
+            "out_call": out_call,
             "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,

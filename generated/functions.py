@@ -4,6 +4,7 @@
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
+from ember.dispatch.argcheck import out_options as _out_options
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
@@ -410,14 +411,14 @@ def amax(input, dim=(), keepdim=False, *, out=None):
 
 
 # schema/native_functions.yaml:54
-def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (end, dtype, layout, device, pin_memory, requires_grad)
+        return (end, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_arange(end, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange(end, dtype, layout, device, pin_memory)
+def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -434,22 +435,22 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
 
 
 # schema/native_functions.yaml:66
-def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (start, end, step, dtype, layout, device, pin_memory, requires_grad)
+        return (start, end, step, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c2_arange(start, end, step, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
+def _c2_arange(start, end, step, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_arange = (
-    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'out', 'pin_memory', 'requires_grad'))),
     (_m1_arange, _c1_arange, 2, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start'))),
-    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start', 'step'))),
+    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'out', 'pin_memory', 'requires_grad', 'start', 'step'))),
 )
 _sigs_arange = (
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -761,14 +762,14 @@ def dropout_(input, p, train):
 
 
 # schema/native_functions.yaml:18
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -829,33 +830,33 @@ def exp_(input):
 
 
 # schema/native_functions.yaml:921
-def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (n, dtype, layout, device, pin_memory, requires_grad)
+        return (n, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_eye(n, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_eye(n, dtype, layout, device, pin_memory)
+def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:927
-def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (n, m, dtype, layout, device, pin_memory, requires_grad)
+        return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c1_eye(n, m, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory)
+def _c1_eye(n, m, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_eye = (
-    (_m0_eye, _c0_eye, 1, frozenset(('device', 'dtype', 'layout', 'n', 'pin_memory', 'requires_grad'))),
-    (_m1_eye, _c1_eye, 2, frozenset(('device', 'dtype', 'layout', 'm', 'n', 'pin_memory', 'requires_grad'))),
+    (_m0_eye, _c0_eye, 1, frozenset(('device', 'dtype', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_eye, _c1_eye, 2, frozenset(('device', 'dtype', 'layout', 'm', 'n', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_eye = (
     'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -931,13 +932,13 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 # schema/native_functions.yaml:42
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory)
+    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -1031,13 +1032,13 @@ def linear(input, weight, bias=None):
 
 
 # schema/native_functions.yaml:911
-def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory)
+    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -1278,14 +1279,14 @@ def neg_(input):
 
 
 # schema/native_functions.yaml:36
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_ones(size, dtype, layout, device, pin_memory)
+    r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -1358,35 +1359,35 @@ def pow(*args, **kwargs):
 
 
 # schema/native_functions.yaml:72
-def _m0_rand(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_rand(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (size, dtype, layout, device, pin_memory, requires_grad)
+        return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_rand(size, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_rand(size, dtype, layout, device, pin_memory)
+def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:869
-def _m1_rand(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m1_rand(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (size, generator, dtype, layout, device, pin_memory, requires_grad)
+        return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c1_rand(size, generator, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory)
+def _c1_rand(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_rand = (
-    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'pin_memory', 'requires_grad'))),
-    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_rand = (
     'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1454,59 +1455,59 @@ def rand_like(*args, **kwargs):
 
 
 # schema/native_functions.yaml:941
-def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (high, size, dtype, layout, device, pin_memory, requires_grad)
+        return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_randint(high, size, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randint(high, size, dtype, layout, device, pin_memory)
+def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:947
-def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (high, size, generator, dtype, layout, device, pin_memory, requires_grad)
+        return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory)
+def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:953
-def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (low, high, size, dtype, layout, device, pin_memory, requires_grad)
+        return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c2_randint(low, high, size, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory)
+def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:959
-def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (low, high, size, generator, dtype, layout, device, pin_memory, requires_grad)
+        return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory)
+def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_randint = (
-    (_m0_randint, _c0_randint, 2, frozenset(('device', 'dtype', 'high', 'layout', 'pin_memory', 'requires_grad', 'size'))),
-    (_m1_randint, _c1_randint, 2, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'pin_memory', 'requires_grad', 'size'))),
-    (_m2_randint, _c2_randint, 3, frozenset(('device', 'dtype', 'high', 'layout', 'low', 'pin_memory', 'requires_grad', 'size'))),
-    (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'pin_memory', 'requires_grad', 'size'))),
+    (_m0_randint, _c0_randint, 2, frozenset(('device', 'dtype', 'high', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_randint, _c1_randint, 2, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m2_randint, _c2_randint, 3, frozenset(('device', 'dtype', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
 )
 _sigs_randint = (
     'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1638,35 +1639,35 @@ def randint_like(*args, **kwargs):
 
 
 # schema/native_functions.yaml:78
-def _m0_randn(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_randn(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (size, dtype, layout, device, pin_memory, requires_grad)
+        return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_randn(size, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randn(size, dtype, layout, device, pin_memory)
+def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:875
-def _m1_randn(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m1_randn(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (size, generator, dtype, layout, device, pin_memory, requires_grad)
+        return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c1_randn(size, generator, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory)
+def _c1_randn(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_randn = (
-    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'pin_memory', 'requires_grad'))),
-    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_randn = (
     'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1734,33 +1735,33 @@ def randn_like(*args, **kwargs):
 
 
 # schema/native_functions.yaml:985
-def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (n, dtype, layout, device, pin_memory, requires_grad)
+        return (n, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_randperm(n, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randperm(n, dtype, layout, device, pin_memory)
+def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:991
-def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (n, generator, dtype, layout, device, pin_memory, requires_grad)
+        return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c1_randperm(n, generator, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory)
+def _c1_randperm(n, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_randperm = (
-    (_m0_randperm, _c0_randperm, 1, frozenset(('device', 'dtype', 'layout', 'n', 'pin_memory', 'requires_grad'))),
-    (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'pin_memory', 'requires_grad'))),
+    (_m0_randperm, _c0_randperm, 1, frozenset(('device', 'dtype', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_randperm = (
     'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1811,13 +1812,13 @@ def reshape(input, shape):
 
 
 # schema/native_functions.yaml:48
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
+    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -2151,14 +2152,14 @@ def zero_(input):
 
 
 # schema/native_functions.yaml:30
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(size)
     if _tf[0]:
-        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_zeros(size, dtype, layout, device, pin_memory)
+    r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 

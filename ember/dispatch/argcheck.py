@@ -149,6 +149,20 @@ def resolve(cases, args, kwargs, name, schemas):
                     f"but expected one of:\n{options}")
 
 
+def out_options(out, dtype, device):
+    """`out` of a factory's out= call, after torch's checks that the dtype and device
+    given agree with out's (`ember.zeros(2, out=t, dtype=...)`)."""
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtype.scalar_name} does not match dtype of out parameter "
+                           f"({out.dtype.scalar_name})")
+    if device is not None:
+        dev = device if isinstance(device, _device) else _device(device)
+        if dev.type != out.device.type:
+            raise RuntimeError(f"device type {dev.type} does not match device type of out "
+                               f"parameter ({out.device.type})")
+    return out
+
+
 def arg_error(op, args) -> TypeError:
     """The TypeError for a call whose tensor arguments were not tensors."""
     schema = op.schema
