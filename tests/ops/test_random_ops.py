@@ -268,3 +268,22 @@ def test_errors_match_torch_messages():
         ember.empty(2, dtype=ember.int64).uniform_()
     with pytest.raises(RuntimeError, match="n cannot be greater than 2049 for Half type"):
         ember.randperm(3000, dtype=ember.float16)
+
+
+# --------------------------------------------------------------------------- Python out=
+def test_factory_out_keyword():
+    """torch's factories take out= in Python (the aten out= variants drop the options)."""
+    out = ember.empty(0, dtype=ember.int32)
+    assert ember.zeros(2, 3, out=out) is out and out.shape == (2, 3) and out.dtype is ember.int32
+    assert ember.randint(0, 5, (4,), out=out) is out and out.numpy().max() < 5
+    assert ember.randperm(6, out=out) is out and sorted(out.tolist()) == list(range(6))
+    assert ember.arange(1, 7, 2, out=out).tolist() == [1, 3, 5]
+    assert ember.linspace(0, 10, 3, out=out).tolist() == [0, 5, 10]
+    assert ember.eye(2, 3, out=out).tolist() == [[1, 0, 0], [0, 1, 0]]
+    f = ember.empty(0, dtype=ember.float64)
+    assert ember.rand(5, generator=ember.Generator(), out=f) is f and f.dtype is ember.float64
+    assert ember.full((2,), 2.5, out=f, dtype=ember.float64).tolist() == [2.5, 2.5]
+    with pytest.raises(RuntimeError, match=r"dtype Float does not match dtype of out parameter"):
+        ember.zeros(2, out=f, dtype=ember.float32)
+    with pytest.raises(RuntimeError, match="device type meta does not match device type of out"):
+        ember.ones(2, out=f, device="meta")
