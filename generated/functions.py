@@ -141,6 +141,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones,
     _entry_new_zeros,
     _entry_normal_,
+    _entry_normal_float_float,
+    _entry_normal_float_float_out,
     _entry_ones,
     _entry_ones_like,
     _entry_ones_like_out,
@@ -303,6 +305,7 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'normal',
     'ones',
     'ones_like',
     'permute',
@@ -1276,6 +1279,17 @@ def neg_(input):
         if r is not _NO:
             return r
     return _entry_neg_(input)
+
+
+# schema/native_functions.yaml:1138
+def normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(normal, (), (mean, std, size), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
 
 
 # schema/native_functions.yaml:36

@@ -141,6 +141,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones,
     _entry_new_zeros,
     _entry_normal_,
+    _entry_normal_float_float,
+    _entry_normal_float_float_out,
     _entry_ones,
     _entry_ones_like,
     _entry_ones_like_out,

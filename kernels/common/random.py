@@ -240,3 +240,8 @@ def randint_like_low_generator_dtype_out(self, low, high, generator, memory_form
 
 def bernoulli_float_out(self, p, generator, out):
     return _into_same_dtype(out, _ops._entry_bernoulli_p(self, p, generator))
+
+
+def normal_float_float_out(mean, std, size, generator, out):
+    return _into(out, _ops._entry_normal_float_float(mean, std, size, generator, out._dtype, None,
+                                                     out._device, None))

@@ -16,7 +16,13 @@ import numpy as np
 from ember import random as _random
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
-from ember.core.factory_args import check_layout, like_strides, scalar_value
+from ember.core.factory_args import (
+    check_layout,
+    check_size,
+    factory_dtype,
+    like_strides,
+    scalar_value,
+)
 from ember.core.tensor import from_array
 from ember.kernels.meta import random as M
 
@@ -228,3 +234,12 @@ def native_dropout(input, p, train):
     out._np[...] = (input._np.astype(ct) * keep * scale).astype(dt.np)
     mask._np[...] = keep
     return out, mask
+
+
+def normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory):
+    """A new tensor of normal(mean, std) samples (torch: empty(size).normal_(mean, std))."""
+    check_layout(layout)
+    dt = factory_dtype(dtype)
+    M.normal_checks(empty_cpu((1,), dt), mean, std)
+    out = empty_cpu(check_size(size, "normal"), dt)
+    return normal_(out, mean, std, generator)

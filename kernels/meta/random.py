@@ -413,3 +413,15 @@ def native_dropout(input, p, train):
             empty_meta(input._shape, input._dtype, stride)
     return empty_meta(input._shape, input._dtype, stride), \
         empty_meta(input._shape, D.bool_, stride)
+
+
+def normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory):
+    """torch's Meta normal checks the dtype like randn (its CPU kernel raises later)."""
+    check_layout(layout)
+    _generator(generator)
+    if not float(std) >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    dt = factory_dtype(dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
+    return empty_meta(check_size(size, "normal"), dt)

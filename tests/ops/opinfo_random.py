@@ -391,6 +391,17 @@ register("dropout.default", _dropout_samples(), values=False)
 register("dropout_.default", _dropout_samples(), values=False)
 
 
+register("normal.float_float", lambda: [
+    S(0.0, 1.0, [2, 3], name="standard"), S(2, 3, [4], dtype=E.float16, name="float16"),
+    S(-1.0, 0.5, [], generator=G(), name="0d_generator"), S(0.0, 1.0, [0, 2], name="empty"),
+    S(1.0, 2.0, [3], dtype=E.float64, generator=None, name="float64"),
+    S(0.0, -1.0, [2], name="negative_std_error"),
+    S(0.0, 1.0, [2], dtype=E.int64, name="int64_error")], values=False, exact_strides=True)
+register("normal.float_float_out", lambda: [S(0.0, 1.0, [2, 3], name="standard"),
+                                            S(1.0, 2.0, [4], generator=G(), name="generator")],
+         values=False, functional="normal.float_float")
+
+
 # ---- out= variants of the factories -----------------------------------------------------
 register("empty.out", lambda: [S([2, 3], name="2x3"), S([], name="0d"),
                                S([2, 3, 4, 5], memory_format=E.channels_last,

@@ -287,3 +287,12 @@ def test_factory_out_keyword():
         ember.zeros(2, out=f, dtype=ember.float32)
     with pytest.raises(RuntimeError, match="device type meta does not match device type of out"):
         ember.ones(2, out=f, device="meta")
+
+
+def test_fork_rng_restores_the_state():
+    ember.manual_seed(4)
+    expected = ember.rand(3).numpy()
+    ember.manual_seed(4)
+    with ember.random.fork_rng():
+        ember.rand(10)
+    assert np.array_equal(ember.rand(3).numpy(), expected)
