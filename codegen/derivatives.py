@@ -105,10 +105,10 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
             raise CodegenError(e.at("name"), f"second derivative entry for '{fn.qualified}' "
                                f"(first at {seen[fn.qualified]})")
         seen[fn.qualified] = e.at("name")
-        base = fn.schema.name.name
+        base = camel(fn.schema.name.name)   # normal_ and normal share NormalBackward<n>
         n = counters.get(base, 0)
         counters[base] = n + 1
-        out.append(_parse_entry(e, fn, f"{camel(base)}Backward{n}", helpers, forward_helpers,
+        out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
                                 op_names))
     return out
 
