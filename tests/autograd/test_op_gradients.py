@@ -63,6 +63,9 @@ NO_GRADCHECK = {
 TORCH_BROKEN = {
     ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
 }
+# ops whose (torch's) formula is a zero gradient although their seeded output mean + std * z
+# depends on the input: compared with torch's gradients, never gradcheck'ed
+NOT_GRADCHECKED = {"normal.Tensor_float", "normal.float_Tensor", "normal.Tensor_Tensor"}
 # ops whose torch backward raises "derivative for aten::<op> is not implemented" (a
 # NotImplemented node): ember gives the zero gradient of sampling ops, checked by gradcheck
 TORCH_NOT_IMPLEMENTED = {"bernoulli.p", "randint_like.default", "randint_like.Tensor",
@@ -213,7 +216,8 @@ def gradient_cases(name) -> list[Case]:
         seen.add(key)
         arrays = []
         template = templatize((s.args, s.kwargs), arrays)
-        smooth = not s.name.startswith("nonsmooth") and (name, s.name) not in NO_GRADCHECK
+        smooth = not s.name.startswith("nonsmooth") and (name, s.name) not in NO_GRADCHECK \
+            and name not in NOT_GRADCHECKED
         cases.append(Case(name, s, template, arrays, smooth))
     return cases
 
@@ -395,7 +399,8 @@ def test_every_differentiable_op_has_gradient_samples():
     missing = [n for n in DIFFERENTIABLE if not CASES[n]]
     assert not missing, ("differentiable overloads without gradient samples (add floating "
                          f"samples in tests/autograd/grad_samples.py): {missing}")
-    unchecked = [n for n in DIFFERENTIABLE if not any(gradcheckable(c) for c in CASES[n])]
+    unchecked = [n for n in DIFFERENTIABLE if n not in NOT_GRADCHECKED
+                 and not any(gradcheckable(c) for c in CASES[n])]
     assert not unchecked, f"differentiable overloads never gradcheck'ed: {unchecked}"
     unknown = sorted(set(EXTRA) - set(DIFFERENTIABLE))
     assert not unknown, f"grad_samples.py names non-differentiable overloads: {unknown}"
