@@ -123,6 +123,9 @@ _c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
 _c_bernoulli__float = _o.bernoulli__float._cache
 _c_native_dropout = _o.native_dropout._cache
 _c_native_dropout_backward = _o.native_dropout_backward._cache
+_c_normal_Tensor_float = _o.normal_Tensor_float._cache
+_c_normal_float_Tensor = _o.normal_float_Tensor._cache
+_c_normal_Tensor_Tensor = _o.normal_Tensor_Tensor._cache
 
 
 # schema/derivatives.yaml:58
@@ -2208,6 +2211,100 @@ class NativeDropoutBackwardBackward0(_Node):
         return self._s_scale
 
 
+# schema/derivatives.yaml:391
+class NormalBackward1(_Node):
+    """Backward of normal.Tensor_float (schema/derivatives.yaml:391)."""
+    __slots__ = ('_s_mean_dtype', '_s_mean_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('mean',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_mean = None
+        if _n[0]:
+            mean_dtype = _node._s_mean_dtype
+            mean_shape = _node._s_mean_shape
+            _r_mean = _H.zeros_for(grad, mean_shape, mean_dtype)
+        return (_r_mean,)
+
+    @property
+    def _saved_mean_dtype(self):
+        return self._s_mean_dtype
+
+    @property
+    def _saved_mean_shape(self):
+        return self._s_mean_shape
+
+
+# schema/derivatives.yaml:394
+class NormalBackward2(_Node):
+    """Backward of normal.float_Tensor (schema/derivatives.yaml:394)."""
+    __slots__ = ('_s_std_dtype', '_s_std_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('std',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_std = None
+        if _n[0]:
+            std_dtype = _node._s_std_dtype
+            std_shape = _node._s_std_shape
+            _r_std = _H.zeros_for(grad, std_shape, std_dtype)
+        return (_r_std,)
+
+    @property
+    def _saved_std_dtype(self):
+        return self._s_std_dtype
+
+    @property
+    def _saved_std_shape(self):
+        return self._s_std_shape
+
+
+# schema/derivatives.yaml:397
+class NormalBackward3(_Node):
+    """Backward of normal.Tensor_Tensor (schema/derivatives.yaml:397)."""
+    __slots__ = ('_s_mean_dtype', '_s_mean_shape', '_s_std_dtype', '_s_std_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('mean', 'std')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_mean = None
+        _r_std = None
+        if _n[0]:
+            mean_dtype = _node._s_mean_dtype
+            mean_shape = _node._s_mean_shape
+            _r_mean = _H.zeros_for(grad, mean_shape, mean_dtype)
+        if _n[1]:
+            std_dtype = _node._s_std_dtype
+            std_shape = _node._s_std_shape
+            _r_std = _H.zeros_for(grad, std_shape, std_dtype)
+        return (_r_mean, _r_std)
+
+    @property
+    def _saved_mean_dtype(self):
+        return self._s_mean_dtype
+
+    @property
+    def _saved_mean_shape(self):
+        return self._s_mean_shape
+
+    @property
+    def _saved_std_dtype(self):
+        return self._s_std_dtype
+
+    @property
+    def _saved_std_shape(self):
+        return self._s_std_shape
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4175,6 +4272,68 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
+# schema/native_functions.yaml:1149 (derivative: schema/derivatives.yaml:391)
+def _ag_normal_Tensor_float(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_Tensor_float.get(_ks)
+    if _k is None:
+        _k = _o.normal_Tensor_float._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_mean = _edge(mean)
+    if not (_e_mean is not None):
+        return _out
+    _node = _new_node(NormalBackward1, (_e_mean or _NO_EDGE,), (_e_mean is not None,))
+    _node._s_mean_dtype = mean._dtype
+    _node._s_mean_shape = mean._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1161 (derivative: schema/derivatives.yaml:394)
+def _ag_normal_float_Tensor(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_float_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.normal_float_Tensor._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_std = _edge(std)
+    if not (_e_std is not None):
+        return _out
+    _node = _new_node(NormalBackward2, (_e_std or _NO_EDGE,), (_e_std is not None,))
+    _node._s_std_dtype = std._dtype
+    _node._s_std_shape = std._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1168 (derivative: schema/derivatives.yaml:397)
+def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_Tensor_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.normal_Tensor_Tensor._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_mean = _edge(mean)
+    _e_std = _edge(std)
+    if not (_e_mean is not None or _e_std is not None):
+        return _out
+    _node = _new_node(NormalBackward3, (_e_mean or _NO_EDGE, _e_std or _NO_EDGE), (_e_mean is not None, _e_std is not None))
+    if _e_mean is not None:
+        _node._s_mean_dtype = mean._dtype
+        _node._s_mean_shape = mean._shape
+    if _e_std is not None:
+        _node._s_std_dtype = std._dtype
+        _node._s_std_shape = std._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4318,6 +4477,12 @@ _o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
 _o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
 _o.native_dropout_backward_out.register("Autograd", _autograd_out(_o.native_dropout_backward_out), with_keyset=True)
 _o.normal_float_float_out.register("Autograd", _autograd_out(_o.normal_float_float_out), with_keyset=True)
+_o.normal_Tensor_float.register("Autograd", _ag_normal_Tensor_float, with_keyset=True)
+_o.normal_Tensor_float_out.register("Autograd", _autograd_out(_o.normal_Tensor_float_out), with_keyset=True)
+_o.normal_float_Tensor.register("Autograd", _ag_normal_float_Tensor, with_keyset=True)
+_o.normal_float_Tensor_out.register("Autograd", _autograd_out(_o.normal_float_Tensor_out), with_keyset=True)
+_o.normal_Tensor_Tensor.register("Autograd", _ag_normal_Tensor_Tensor, with_keyset=True)
+_o.normal_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.normal_Tensor_Tensor_out), with_keyset=True)
 _o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
 _o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
 _o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)

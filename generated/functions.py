@@ -141,6 +141,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones,
     _entry_new_zeros,
     _entry_normal_,
+    _entry_normal_Tensor_Tensor,
+    _entry_normal_Tensor_Tensor_out,
+    _entry_normal_Tensor_float,
+    _entry_normal_Tensor_float_out,
+    _entry_normal_float_Tensor,
+    _entry_normal_float_Tensor_out,
     _entry_normal_float_float,
     _entry_normal_float_float_out,
     _entry_ones,
@@ -1281,15 +1287,84 @@ def neg_(input):
     return _entry_neg_(input)
 
 
+# schema/native_functions.yaml:1149
+def _m0_normal(mean, std=1.0, *, generator=None, out=None):
+    if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c0_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_Tensor_float(mean, std, generator)
+    return _entry_normal_Tensor_float_out(mean, std, generator, out)
+
+
+# schema/native_functions.yaml:1161
+def _m1_normal(mean, std, *, generator=None, out=None):
+    if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c1_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_float_Tensor(mean, std, generator)
+    return _entry_normal_float_Tensor_out(mean, std, generator, out)
+
+
+# schema/native_functions.yaml:1168
+def _m2_normal(mean, std, *, generator=None, out=None):
+    if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c2_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_Tensor_Tensor(mean, std, generator)
+    return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
+
+
 # schema/native_functions.yaml:1138
-def normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    """normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(normal, (), (mean, std, size), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
+def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c3_normal(mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
     r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_normal = (
+    (_m0_normal, _c0_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m1_normal, _c1_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m2_normal, _c2_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m3_normal, _c3_normal, 3, frozenset(('device', 'dtype', 'generator', 'layout', 'mean', 'out', 'pin_memory', 'requires_grad', 'size', 'std'))),
+)
+_sigs_normal = (
+    'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
+    'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def normal(*args, **kwargs):
+    """Overloads:
+    normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
+    normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+    normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+    normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(normal, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
 # schema/native_functions.yaml:36

@@ -6074,7 +6074,181 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1149
+normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
+    'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_float = normal_Tensor_float._cache
+
+
+def _bind_normal_Tensor_float(mean, std=1.0, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_Tensor_float(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_float, (mean, std, generator)) from None
+    k = _c_normal_Tensor_float.get(ks)
+    if k is None:
+        k = normal_Tensor_float._fill(ks)
+    return k(mean, std, generator)
+
+
+normal_Tensor_float._bind = _bind_normal_Tensor_float
+normal_Tensor_float._entry = _entry_normal_Tensor_float
+_aten._packet('normal')._add(normal_Tensor_float)
+
+
+# schema/native_functions.yaml:1156
+normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
+    'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_float_out = normal_Tensor_float_out._cache
+
+
+def _bind_normal_Tensor_float_out(mean, std=1.0, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_Tensor_float_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_float_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_normal_Tensor_float_out.get(ks)
+    if k is None:
+        k = normal_Tensor_float_out._fill(ks)
+    return k(mean, std, generator, out)
+
+
+normal_Tensor_float_out._bind = _bind_normal_Tensor_float_out
+normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
+_aten._packet('normal')._add(normal_Tensor_float_out)
+
+
+# schema/native_functions.yaml:1161
+normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
+    'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_float_Tensor = normal_float_Tensor._cache
+
+
+def _bind_normal_float_Tensor(mean, std, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_float_Tensor(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (std._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_Tensor, (mean, std, generator)) from None
+    k = _c_normal_float_Tensor.get(ks)
+    if k is None:
+        k = normal_float_Tensor._fill(ks)
+    return k(mean, std, generator)
+
+
+normal_float_Tensor._bind = _bind_normal_float_Tensor
+normal_float_Tensor._entry = _entry_normal_float_Tensor
+_aten._packet('normal')._add(normal_float_Tensor)
+
+
+# schema/native_functions.yaml:1165
+normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
+    'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_float_Tensor_out = normal_float_Tensor_out._cache
+
+
+def _bind_normal_float_Tensor_out(mean, std, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_float_Tensor_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (std._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_Tensor_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_normal_float_Tensor_out.get(ks)
+    if k is None:
+        k = normal_float_Tensor_out._fill(ks)
+    return k(mean, std, generator, out)
+
+
+normal_float_Tensor_out._bind = _bind_normal_float_Tensor_out
+normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
+_aten._packet('normal')._add(normal_float_Tensor_out)
+
+
+# schema/native_functions.yaml:1168
+normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
+    'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_Tensor = normal_Tensor_Tensor._cache
+
+
+def _bind_normal_Tensor_Tensor(mean, std, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_Tensor_Tensor(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | std._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_Tensor, (mean, std, generator)) from None
+    k = _c_normal_Tensor_Tensor.get(ks)
+    if k is None:
+        k = normal_Tensor_Tensor._fill(ks)
+    return k(mean, std, generator)
+
+
+normal_Tensor_Tensor._bind = _bind_normal_Tensor_Tensor
+normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
+_aten._packet('normal')._add(normal_Tensor_Tensor)
+
+
+# schema/native_functions.yaml:1172
+normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
+    'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_Tensor_out = normal_Tensor_Tensor_out._cache
+
+
+def _bind_normal_Tensor_Tensor_out(mean, std, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_Tensor_Tensor_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | std._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_Tensor_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_normal_Tensor_Tensor_out.get(ks)
+    if k is None:
+        k = normal_Tensor_Tensor_out._fill(ks)
+    return k(mean, std, generator, out)
+
+
+normal_Tensor_Tensor_out._bind = _bind_normal_Tensor_Tensor_out
+normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
+_aten._packet('normal')._add(normal_Tensor_Tensor_out)
+
+
+# schema/native_functions.yaml:1176
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -6104,7 +6278,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1180
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6134,7 +6308,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1184
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6164,7 +6338,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1162
+# schema/native_functions.yaml:1188
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -6194,7 +6368,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1192
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -6224,7 +6398,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1170
+# schema/native_functions.yaml:1196
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -6254,7 +6428,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1200
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -6284,7 +6458,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1204
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6314,7 +6488,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1182
+# schema/native_functions.yaml:1208
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6344,7 +6518,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1212
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6374,7 +6548,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1216
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -6404,7 +6578,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1220
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6434,7 +6608,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1199
+# schema/native_functions.yaml:1225
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6464,7 +6638,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1230
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6494,7 +6668,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1235
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6524,7 +6698,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1240
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6554,7 +6728,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1245
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6584,7 +6758,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml:1250
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6614,7 +6788,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1255
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6644,7 +6818,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1260
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6674,7 +6848,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1239
+# schema/native_functions.yaml:1265
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6704,7 +6878,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml:1270
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

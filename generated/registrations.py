@@ -874,90 +874,114 @@ _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1150
+# schema/native_functions.yaml:1149
+_o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
+_o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
+
+# schema/native_functions.yaml:1156
+_o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
+_o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1161
+_o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
+_o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
+
+# schema/native_functions.yaml:1165
+_o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
+_o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1168
+_o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
+_o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
+
+# schema/native_functions.yaml:1172
+_o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
+_o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1176
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1180
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1184
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1162
+# schema/native_functions.yaml:1188
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml:1192
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1170
+# schema/native_functions.yaml:1196
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1200
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1204
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1182
+# schema/native_functions.yaml:1208
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1212
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1216
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1220
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1199
+# schema/native_functions.yaml:1225
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1230
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1235
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1240
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1245
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml:1250
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1255
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1260
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1239
+# schema/native_functions.yaml:1265
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml:1270
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

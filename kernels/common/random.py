@@ -245,3 +245,9 @@ def bernoulli_float_out(self, p, generator, out):
 def normal_float_float_out(mean, std, size, generator, out):
     return _into(out, _ops._entry_normal_float_float(mean, std, size, generator, out._dtype, None,
                                                      out._device, None))
+
+
+def normal_tensor_float_out(mean, std, generator, out):
+    """torch's: out keeps its shape, normal_(0, std) then `+= mean` (broadcast into out)."""
+    _ops._entry_normal_(out, 0.0, std, generator)
+    return _ops._entry_add__Tensor(out, mean, 1)

@@ -243,3 +243,35 @@ def normal_float_float(mean, std, size, generator, dtype, layout, device, pin_me
     M.normal_checks(empty_cpu((1,), dt), mean, std)
     out = empty_cpu(check_size(size, "normal"), dt)
     return normal_(out, mean, std, generator)
+
+
+def _normal_from(mean, std, generator):
+    """mean + std * z for tensor (or float) mean and std, in the result's dtype."""
+    shape, dt = M.normal_tensor_layout(mean, std)
+    if hasattr(std, "_dtype"):
+        sv = std._np
+        if sv.size and not (sv >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        sv = std
+    out = empty_cpu(shape, dt)
+    if out.numel():
+        ct = _compute_dtype(dt)
+        z = rng_of(generator).standard_normal(shape, dtype=ct)
+        m = mean._np.astype(ct) if hasattr(mean, "_dtype") else ct(mean)
+        s = np.asarray(sv).astype(ct) if hasattr(std, "_dtype") else ct(sv)
+        out._np[...] = (m + s * z).astype(dt.np)
+    return out
+
+
+def normal_tensor_float(mean, std, generator):
+    M.normal_tensor_float(mean, std, generator)
+    return _normal_from(mean, float(std), generator)
+
+
+def normal_float_tensor(mean, std, generator):
+    return _normal_from(float(mean), std, generator)
+
+
+def normal_tensor_tensor(mean, std, generator):
+    return _normal_from(mean, std, generator)

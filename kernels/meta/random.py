@@ -425,3 +425,32 @@ def normal_float_float(mean, std, size, generator, dtype, layout, device, pin_me
     if not dt.is_floating_point:
         raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
     return empty_meta(check_size(size, "normal"), dt)
+
+
+# --------------------------------------------------------------------------- normal(Tensor ...)
+def normal_tensor_layout(mean, std) -> tuple:
+    """(shape, dtype) of normal with tensor mean and/or std: the broadcast shape, mean's
+    dtype (std's without a mean tensor); floating only; a fresh contiguous result."""
+    from ember.core.shapes import broadcast_shapes
+    ref = mean if hasattr(mean, "_dtype") else std
+    shape = broadcast_shapes(*(t._shape for t in (mean, std) if hasattr(t, "_dtype")))
+    if ref._dtype.category != D.FLOAT:
+        raise not_implemented_for("normal_kernel_cpu", ref._dtype)
+    return shape, ref._dtype
+
+
+def normal_tensor_float(mean, std, generator):
+    _generator(generator)
+    if not float(std) >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(float(std))}")
+    return empty_meta(*normal_tensor_layout(mean, None))
+
+
+def normal_float_tensor(mean, std, generator):
+    _generator(generator)
+    return empty_meta(*normal_tensor_layout(None, std))
+
+
+def normal_tensor_tensor(mean, std, generator):
+    _generator(generator)
+    return empty_meta(*normal_tensor_layout(mean, std))

@@ -402,6 +402,42 @@ register("normal.float_float_out", lambda: [S(0.0, 1.0, [2, 3], name="standard")
          values=False, functional="normal.float_float")
 
 
+def _normal_tensor_float():
+    return [S(make((3, 4), dt), name=dtname(dt)) for dt in FLOATS] + [
+        S(make((3, 4), F32), 2.5, name="std"), S(transposed((3, 4), F64), 0.5, name="transposed"),
+        S(make((), F32), 1.0, generator=G(), name="0d_generator"),
+        S(make((0, 2), F32), name="empty"), S(make((3,), F32), 0.0, name="zero_std"),
+        S(make((3,), I64), name="int64_error"), S(make((3,), F32), -2.0, name="negative_std_error")]
+
+
+def _normal_float_tensor():
+    return [S(1.5, _p((3, 4), dt), name=dtname(dt)) for dt in FLOATS] + [
+        S(-1, View(_p((4, 3)), "transpose.int", (0, 1)), name="transposed"),
+        S(0.0, _p(()), generator=G(), name="0d_generator"), S(2.0, _p((0, 3)), name="empty"),
+        S(0.0, make((3,), I64, low=0, high=3), name="int64_error"),
+        S(0.0, make((3,), F32, low=-2, high=-1), name="negative_std_error")]
+
+
+def _normal_tensor_tensor():
+    return [S(make((3, 4), dt), _p((3, 4), dt), name=dtname(dt)) for dt in FLOATS] + [
+        S(make((3, 4), F32), _p((4,)), name="broadcast_std"),
+        S(make((3, 1), F64), _p((4,), F32), name="broadcast_both_float64_mean"),
+        S(make((3,), F16), _p((3,), F64), name="float16_mean_float64_std"),
+        S(transposed((3, 4), F32), _p((3, 4)), generator=G(), name="transposed_generator"),
+        S(make((0, 3), F32), _p((3,)), name="empty"),
+        S(make((12,), F32), _p((3, 4)), name="shape_mismatch_error"),
+        S(make((3,), I64), _p((3,)), name="int64_mean_error"),
+        S(make((3,), F32), make((3,), F32, low=-2, high=-1), name="negative_std_error")]
+
+
+register("normal.Tensor_float", _normal_tensor_float, values=False)
+out_of("normal.Tensor_float_out", "normal.Tensor_float")
+register("normal.float_Tensor", _normal_float_tensor, values=False)
+out_of("normal.float_Tensor_out", "normal.float_Tensor")
+register("normal.Tensor_Tensor", _normal_tensor_tensor, values=False)
+out_of("normal.Tensor_Tensor_out", "normal.Tensor_Tensor")
+
+
 # ---- out= variants of the factories -----------------------------------------------------
 register("empty.out", lambda: [S([2, 3], name="2x3"), S([], name="0d"),
                                S([2, 3, 4, 5], memory_format=E.channels_last,

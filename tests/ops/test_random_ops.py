@@ -296,3 +296,21 @@ def test_fork_rng_restores_the_state():
     with ember.random.fork_rng():
         ember.rand(10)
     assert np.array_equal(ember.rand(3).numpy(), expected)
+
+
+def test_normal_tensor_overloads():
+    mean = ember.tensor([-5.0, 0.0, 5.0]).expand(N, 3).contiguous()
+    std = ember.tensor([0.5, 1.0, 2.0])
+    x = np_of(ember.normal(mean, std))
+    np.testing.assert_allclose(x.mean(0), [-5, 0, 5], atol=0.06)
+    np.testing.assert_allclose(x.std(0), [0.5, 1, 2], atol=0.06)
+    y = np_of(ember.normal(3.0, std.expand(N, 3).contiguous()))
+    np.testing.assert_allclose(y.mean(0), [3, 3, 3], atol=0.06)
+    z = np_of(ember.normal(mean, 0.0))
+    assert np.array_equal(z, mean.numpy())
+    g = ember.Generator().manual_seed(2)
+    a = ember.normal(mean, std, generator=g)
+    g.manual_seed(2)
+    assert np.array_equal(a.numpy(), ember.normal(mean, std, generator=g).numpy())
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        ember.normal(mean, -std)
