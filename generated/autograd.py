@@ -4272,7 +4272,7 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
-# schema/native_functions.yaml:1149 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:391)
 def _ag_normal_Tensor_float(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_float.get(_ks)
@@ -4291,7 +4291,7 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1161 (derivative: schema/derivatives.yaml:394)
+# schema/native_functions.yaml:1191 (derivative: schema/derivatives.yaml:394)
 def _ag_normal_float_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_float_Tensor.get(_ks)
@@ -4310,7 +4310,7 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1168 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1198 (derivative: schema/derivatives.yaml:397)
 def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_Tensor.get(_ks)

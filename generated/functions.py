@@ -22,6 +22,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_alpha_dropout,
+    _entry_alpha_dropout_,
     _entry_amax,
     _entry_amax_out,
     _entry_arange,
@@ -82,6 +84,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_eye_m,
     _entry_eye_m_out,
     _entry_eye_out,
+    _entry_feature_alpha_dropout,
+    _entry_feature_alpha_dropout_,
+    _entry_feature_dropout,
+    _entry_feature_dropout_,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -260,6 +266,8 @@ __all__ = [
     'addmm',
     'adjoint',
     'alias',
+    'alpha_dropout',
+    'alpha_dropout_',
     'amax',
     'arange',
     'argmax',
@@ -284,6 +292,10 @@ __all__ = [
     'exp',
     'exp_',
     'eye',
+    'feature_alpha_dropout',
+    'feature_alpha_dropout_',
+    'feature_dropout',
+    'feature_dropout_',
     'fill_',
     'flatten',
     'full',
@@ -405,6 +417,26 @@ def alias(input):
         if r is not _NO:
             return r
     return _entry_alias(input)
+
+
+# schema/native_functions.yaml:1148
+def alpha_dropout(input, p, train):
+    """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(alpha_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_alpha_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1153
+def alpha_dropout_(input, p, train):
+    """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(alpha_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_alpha_dropout_(input, p, train)
 
 
 # schema/native_functions.yaml:610
@@ -885,6 +917,46 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
+# schema/native_functions.yaml:1158
+def feature_alpha_dropout(input, p, train):
+    """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_alpha_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1163
+def feature_alpha_dropout_(input, p, train):
+    """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_alpha_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:1138
+def feature_dropout(input, p, train):
+    """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(feature_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1143
+def feature_dropout_(input, p, train):
+    """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(feature_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_dropout_(input, p, train)
+
+
 # schema/native_functions.yaml:190
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
@@ -1287,7 +1359,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1179
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1300,7 +1372,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1191
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1313,7 +1385,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1198
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1326,7 +1398,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1168
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)

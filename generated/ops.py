@@ -6020,6 +6020,180 @@ _aten._packet('dropout_')._add(dropout_)
 
 
 # schema/native_functions.yaml:1138
+feature_dropout = _Op("aten", 'feature_dropout', 'default',
+    'feature_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_dropout = feature_dropout._cache
+
+
+def _bind_feature_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_feature_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_dropout, (input, p, train)) from None
+    k = _c_feature_dropout.get(ks)
+    if k is None:
+        k = feature_dropout._fill(ks)
+    return k(input, p, train)
+
+
+feature_dropout._bind = _bind_feature_dropout
+feature_dropout._entry = _entry_feature_dropout
+_aten._packet('feature_dropout')._add(feature_dropout)
+
+
+# schema/native_functions.yaml:1143
+feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
+    'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_dropout_ = feature_dropout_._cache
+
+
+def _bind_feature_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_feature_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_feature_dropout_.get(ks)
+    if k is None:
+        k = feature_dropout_._fill(ks)
+    return k(self, p, train)
+
+
+feature_dropout_._bind = _bind_feature_dropout_
+feature_dropout_._entry = _entry_feature_dropout_
+_aten._packet('feature_dropout_')._add(feature_dropout_)
+
+
+# schema/native_functions.yaml:1148
+alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
+    'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_alpha_dropout = alpha_dropout._cache
+
+
+def _bind_alpha_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_alpha_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(alpha_dropout, (input, p, train)) from None
+    k = _c_alpha_dropout.get(ks)
+    if k is None:
+        k = alpha_dropout._fill(ks)
+    return k(input, p, train)
+
+
+alpha_dropout._bind = _bind_alpha_dropout
+alpha_dropout._entry = _entry_alpha_dropout
+_aten._packet('alpha_dropout')._add(alpha_dropout)
+
+
+# schema/native_functions.yaml:1153
+alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
+    'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_alpha_dropout_ = alpha_dropout_._cache
+
+
+def _bind_alpha_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_alpha_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(alpha_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_alpha_dropout_.get(ks)
+    if k is None:
+        k = alpha_dropout_._fill(ks)
+    return k(self, p, train)
+
+
+alpha_dropout_._bind = _bind_alpha_dropout_
+alpha_dropout_._entry = _entry_alpha_dropout_
+_aten._packet('alpha_dropout_')._add(alpha_dropout_)
+
+
+# schema/native_functions.yaml:1158
+feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
+    'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_alpha_dropout = feature_alpha_dropout._cache
+
+
+def _bind_feature_alpha_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_feature_alpha_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_alpha_dropout, (input, p, train)) from None
+    k = _c_feature_alpha_dropout.get(ks)
+    if k is None:
+        k = feature_alpha_dropout._fill(ks)
+    return k(input, p, train)
+
+
+feature_alpha_dropout._bind = _bind_feature_alpha_dropout
+feature_alpha_dropout._entry = _entry_feature_alpha_dropout
+_aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
+
+
+# schema/native_functions.yaml:1163
+feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
+    'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_alpha_dropout_ = feature_alpha_dropout_._cache
+
+
+def _bind_feature_alpha_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_feature_alpha_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_alpha_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_feature_alpha_dropout_.get(ks)
+    if k is None:
+        k = feature_alpha_dropout_._fill(ks)
+    return k(self, p, train)
+
+
+feature_alpha_dropout_._bind = _bind_feature_alpha_dropout_
+feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
+_aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
+
+
+# schema/native_functions.yaml:1168
 normal_float_float = _Op("aten", 'normal', 'float_float',
     'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -6044,7 +6218,7 @@ normal_float_float._entry = _entry_normal_float_float
 _aten._packet('normal')._add(normal_float_float)
 
 
-# schema/native_functions.yaml:1144
+# schema/native_functions.yaml:1174
 normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
     'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6074,7 +6248,7 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1179
 normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
     'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6102,7 +6276,7 @@ normal_Tensor_float._entry = _entry_normal_Tensor_float
 _aten._packet('normal')._add(normal_Tensor_float)
 
 
-# schema/native_functions.yaml:1156
+# schema/native_functions.yaml:1186
 normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
     'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6132,7 +6306,7 @@ normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
 _aten._packet('normal')._add(normal_Tensor_float_out)
 
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1191
 normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
     'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6160,7 +6334,7 @@ normal_float_Tensor._entry = _entry_normal_float_Tensor
 _aten._packet('normal')._add(normal_float_Tensor)
 
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1195
 normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
     'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6190,7 +6364,7 @@ normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
 _aten._packet('normal')._add(normal_float_Tensor_out)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1198
 normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
     'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6218,7 +6392,7 @@ normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
 _aten._packet('normal')._add(normal_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml:1202
 normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
     'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6248,7 +6422,7 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1176
+# schema/native_functions.yaml:1206
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -6278,7 +6452,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1210
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6308,7 +6482,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1214
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6338,7 +6512,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1218
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -6368,7 +6542,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1222
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -6398,7 +6572,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1226
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -6428,7 +6602,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1200
+# schema/native_functions.yaml:1230
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -6458,7 +6632,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1234
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6488,7 +6662,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1238
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6518,7 +6692,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1242
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6548,7 +6722,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1246
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -6578,7 +6752,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1250
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6608,7 +6782,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1255
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6638,7 +6812,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1260
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6668,7 +6842,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1265
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6698,7 +6872,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1270
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6728,7 +6902,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1275
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6758,7 +6932,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1280
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6788,7 +6962,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1285
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6818,7 +6992,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1290
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6848,7 +7022,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1295
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6878,7 +7052,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1300
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

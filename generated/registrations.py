@@ -866,122 +866,143 @@ _o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
 _o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml:1138
+_o.feature_dropout.register('CompositeImplicitAutograd', _composite_random.feature_dropout)
+
+# schema/native_functions.yaml:1143
+_o.feature_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_dropout_)
+_o.feature_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_dropout_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1148
+_o.alpha_dropout.register('CompositeImplicitAutograd', _composite_random.alpha_dropout)
+
+# schema/native_functions.yaml:1153
+_o.alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.alpha_dropout_)
+_o.alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.alpha_dropout_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1158
+_o.feature_alpha_dropout.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout)
+
+# schema/native_functions.yaml:1163
+_o.feature_alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout_)
+_o.feature_alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_alpha_dropout_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1168
 _o.normal_float_float.register('CPU', _cpu_random.normal_float_float)
 _o.normal_float_float.register('Meta', _meta_random.normal_float_float)
 _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_float, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1144
+# schema/native_functions.yaml:1174
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1179
 _o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
 _o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
 
-# schema/native_functions.yaml:1156
+# schema/native_functions.yaml:1186
 _o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
 _o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1191
 _o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
 _o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
 
-# schema/native_functions.yaml:1165
+# schema/native_functions.yaml:1195
 _o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
 _o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1198
 _o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml:1202
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1176
+# schema/native_functions.yaml:1206
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1180
+# schema/native_functions.yaml:1210
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1214
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1218
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1222
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1226
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1200
+# schema/native_functions.yaml:1230
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1234
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1238
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1242
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1246
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1220
+# schema/native_functions.yaml:1250
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1255
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1260
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1235
+# schema/native_functions.yaml:1265
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1240
+# schema/native_functions.yaml:1270
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1275
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1280
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1285
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1290
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1295
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1300
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

@@ -391,6 +391,19 @@ register("dropout.default", _dropout_samples(), values=False)
 register("dropout_.default", _dropout_samples(), values=False)
 
 
+def _feature_dropout_samples():
+    out = _dropout_samples()()
+    return out + [S(make((2, 3, 4, 5), F32), 0.4, True, name="4d_train"),
+                  S(make((2, 3, 4), F64), 0.4, True, name="3d_train"),
+                  S(make((6,), F32), 0.4, True, name="1d_train"),
+                  S(make((6,), F32), 0.4, False, name="1d_eval")]
+
+
+for _name in ("feature_dropout", "alpha_dropout", "feature_alpha_dropout"):
+    register(f"{_name}.default", _feature_dropout_samples, values=False)
+    register(f"{_name}_.default", _feature_dropout_samples, values=False)
+
+
 register("normal.float_float", lambda: [
     S(0.0, 1.0, [2, 3], name="standard"), S(2, 3, [4], dtype=E.float16, name="float16"),
     S(-1.0, 0.5, [], generator=G(), name="0d_generator"), S(0.0, 1.0, [0, 2], name="empty"),

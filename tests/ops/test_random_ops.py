@@ -314,3 +314,22 @@ def test_normal_tensor_overloads():
     assert np.array_equal(a.numpy(), ember.normal(mean, std, generator=g).numpy())
     with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
         ember.normal(mean, -std)
+
+
+def test_feature_dropout_drops_whole_channels():
+    x = ember.ones(8, 16, 3, 3)
+    y = ember.feature_dropout(x, 0.5, True).numpy()
+    per_channel = y.reshape(8, 16, 9)
+    assert (per_channel == per_channel[..., :1]).all()          # one draw per channel
+    assert set(np.unique(y).tolist()) == {0.0, 2.0}
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        ember.feature_dropout(ember.ones(4), 0.5, True)
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    x = ember.randn(N, dtype=ember.float64)
+    y = np_of(ember.alpha_dropout(x, 0.3, True))
+    assert abs(y.mean()) < 0.05 and abs(y.std() - 1) < 0.05
+    assert ember.alpha_dropout(x, 0.3, False) is x
+    z = ember.ones(4, 5, dtype=ember.float64)
+    assert ember.feature_alpha_dropout_(z, 0.5, True) is z
