@@ -126,6 +126,10 @@ _c_native_dropout_backward = _o.native_dropout_backward._cache
 _c_normal_Tensor_float = _o.normal_Tensor_float._cache
 _c_normal_float_Tensor = _o.normal_float_Tensor._cache
 _c_normal_Tensor_Tensor = _o.normal_Tensor_Tensor._cache
+_c_log_normal_ = _o.log_normal_._cache
+_c_cauchy_ = _o.cauchy_._cache
+_c_geometric_ = _o.geometric_._cache
+_c_poisson = _o.poisson._cache
 
 
 # schema/derivatives.yaml:58
@@ -2305,6 +2309,79 @@ class NormalBackward3(_Node):
         return self._s_std_shape
 
 
+# schema/derivatives.yaml:401
+class LogNormalBackward0(_Node):
+    """Backward of log_normal_ (schema/derivatives.yaml:401)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:404
+class CauchyBackward0(_Node):
+    """Backward of cauchy_ (schema/derivatives.yaml:404)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:407
+class GeometricBackward0(_Node):
+    """Backward of geometric_ (schema/derivatives.yaml:407)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:414
+class PoissonBackward0(_Node):
+    """Backward of poisson (schema/derivatives.yaml:414)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.zeros_like(self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4334,6 +4411,78 @@ def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     return _out
 
 
+# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:401)
+def _ag_log_normal_(ks, self, mean, std, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LogNormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_log_normal_.get(_ks)
+    if _k is None:
+        _k = _o.log_normal_._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:404)
+def _ag_cauchy_(ks, self, median, sigma, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CauchyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_cauchy_.get(_ks)
+    if _k is None:
+        _k = _o.cauchy_._fill(_ks)
+    _out = _k(self, median, sigma, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1219 (derivative: schema/derivatives.yaml:407)
+def _ag_geometric_(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeometricBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_geometric_.get(_ks)
+    if _k is None:
+        _k = _o.geometric_._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1234 (derivative: schema/derivatives.yaml:414)
+def _ag_poisson(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_poisson.get(_ks)
+    if _k is None:
+        _k = _o.poisson._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PoissonBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4483,6 +4632,12 @@ _o.normal_float_Tensor.register("Autograd", _ag_normal_float_Tensor, with_keyset
 _o.normal_float_Tensor_out.register("Autograd", _autograd_out(_o.normal_float_Tensor_out), with_keyset=True)
 _o.normal_Tensor_Tensor.register("Autograd", _ag_normal_Tensor_Tensor, with_keyset=True)
 _o.normal_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.normal_Tensor_Tensor_out), with_keyset=True)
+_o.log_normal_.register("Autograd", _ag_log_normal_, with_keyset=True)
+_o.cauchy_.register("Autograd", _ag_cauchy_, with_keyset=True)
+_o.geometric_.register("Autograd", _ag_geometric_, with_keyset=True)
+_o.multinomial_out.register("Autograd", _autograd_out(_o.multinomial_out), with_keyset=True)
+_o.poisson.register("Autograd", _ag_poisson, with_keyset=True)
+_o.poisson_out.register("Autograd", _autograd_out(_o.poisson_out), with_keyset=True)
 _o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
 _o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
 _o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)

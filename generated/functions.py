@@ -46,6 +46,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bmm_out,
     _entry_cat,
     _entry_cat_out,
+    _entry_cauchy_,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -97,6 +98,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_geometric_,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
@@ -111,6 +113,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linspace_out,
     _entry_log,
     _entry_log_,
+    _entry_log_normal_,
     _entry_log_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
@@ -132,6 +135,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_multinomial,
+    _entry_multinomial_out,
     _entry_narrow,
     _entry_native_dropout,
     _entry_native_dropout_backward,
@@ -160,6 +165,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like_out,
     _entry_ones_out,
     _entry_permute,
+    _entry_poisson,
+    _entry_poisson_out,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
     _entry_pow_Tensor_Tensor,
@@ -317,6 +324,7 @@ __all__ = [
     'mm',
     'movedim',
     'mul',
+    'multinomial',
     'narrow',
     'native_dropout',
     'native_dropout_backward',
@@ -327,6 +335,7 @@ __all__ = [
     'ones',
     'ones_like',
     'permute',
+    'poisson',
     'pow',
     'rand',
     'rand_like',
@@ -1293,6 +1302,18 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
+# schema/native_functions.yaml:1226
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_multinomial(input, num_samples, replacement, generator)
+    return _entry_multinomial_out(input, num_samples, replacement, generator, out)
+
+
 # schema/native_functions.yaml:764
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
@@ -1470,6 +1491,18 @@ def permute(input, dims):
         if r is not _NO:
             return r
     return _entry_permute(input, dims)
+
+
+# schema/native_functions.yaml:1234
+def poisson(input, generator=None, *, out=None):
+    """poisson(Tensor self, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(poisson, (input,), (input, generator), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_poisson(input, generator)
+    return _entry_poisson_out(input, generator, out)
 
 
 # schema/native_functions.yaml:327

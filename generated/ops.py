@@ -6422,7 +6422,213 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1205
+log_normal_ = _Op("aten", 'log_normal_', 'default',
+    'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal_ = log_normal_._cache
+
+
+def _bind_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_log_normal_(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal_, (self, mean, std, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_log_normal_.get(ks)
+    if k is None:
+        k = log_normal_._fill(ks)
+    return k(self, mean, std, generator)
+
+
+log_normal_._bind = _bind_log_normal_
+log_normal_._entry = _entry_log_normal_
+_aten._packet('log_normal_')._add(log_normal_)
+
+
+# schema/native_functions.yaml:1212
+cauchy_ = _Op("aten", 'cauchy_', 'default',
+    'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy_ = cauchy_._cache
+
+
+def _bind_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    return (self, median, sigma, generator)
+
+
+def _entry_cauchy_(self, median, sigma, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy_, (self, median, sigma, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_cauchy_.get(ks)
+    if k is None:
+        k = cauchy_._fill(ks)
+    return k(self, median, sigma, generator)
+
+
+cauchy_._bind = _bind_cauchy_
+cauchy_._entry = _entry_cauchy_
+_aten._packet('cauchy_')._add(cauchy_)
+
+
+# schema/native_functions.yaml:1219
+geometric_ = _Op("aten", 'geometric_', 'default',
+    'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_geometric_ = geometric_._cache
+
+
+def _bind_geometric_(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_geometric_(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric_, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    k = _c_geometric_.get(ks)
+    if k is None:
+        k = geometric_._fill(ks)
+    return k(self, p, generator)
+
+
+geometric_._bind = _bind_geometric_
+geometric_._entry = _entry_geometric_
+_aten._packet('geometric_')._add(geometric_)
+
+
+# schema/native_functions.yaml:1226
+multinomial = _Op("aten", 'multinomial', 'default',
+    'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
+    ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_multinomial = multinomial._cache
+
+
+def _bind_multinomial(self, num_samples, replacement=False, *, generator=None):
+    return (self, num_samples, replacement, generator)
+
+
+def _entry_multinomial(self, num_samples, replacement, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multinomial, (self, num_samples, replacement, generator)) from None
+    k = _c_multinomial.get(ks)
+    if k is None:
+        k = multinomial._fill(ks)
+    return k(self, num_samples, replacement, generator)
+
+
+multinomial._bind = _bind_multinomial
+multinomial._entry = _entry_multinomial
+_aten._packet('multinomial')._add(multinomial)
+
+
+# schema/native_functions.yaml:1231
+multinomial_out = _Op("aten", 'multinomial', 'out',
+    'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_multinomial_out = multinomial_out._cache
+
+
+def _bind_multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
+    return (self, num_samples, replacement, generator, out)
+
+
+def _entry_multinomial_out(self, num_samples, replacement, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multinomial_out, (self, num_samples, replacement, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_multinomial_out.get(ks)
+    if k is None:
+        k = multinomial_out._fill(ks)
+    return k(self, num_samples, replacement, generator, out)
+
+
+multinomial_out._bind = _bind_multinomial_out
+multinomial_out._entry = _entry_multinomial_out
+_aten._packet('multinomial')._add(multinomial_out)
+
+
+# schema/native_functions.yaml:1234
+poisson = _Op("aten", 'poisson', 'default',
+    'poisson(Tensor self, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_poisson = poisson._cache
+
+
+def _bind_poisson(self, generator=None):
+    return (self, generator)
+
+
+def _entry_poisson(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(poisson, (self, generator)) from None
+    k = _c_poisson.get(ks)
+    if k is None:
+        k = poisson._fill(ks)
+    return k(self, generator)
+
+
+poisson._bind = _bind_poisson
+poisson._entry = _entry_poisson
+_aten._packet('poisson')._add(poisson)
+
+
+# schema/native_functions.yaml:1238
+poisson_out = _Op("aten", 'poisson', 'out',
+    'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_poisson_out = poisson_out._cache
+
+
+def _bind_poisson_out(self, generator=None, *, out):
+    return (self, generator, out)
+
+
+def _entry_poisson_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(poisson_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_poisson_out.get(ks)
+    if k is None:
+        k = poisson_out._fill(ks)
+    return k(self, generator, out)
+
+
+poisson_out._bind = _bind_poisson_out
+poisson_out._entry = _entry_poisson_out
+_aten._packet('poisson')._add(poisson_out)
+
+
+# schema/native_functions.yaml:1242
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -6452,7 +6658,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1246
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6482,7 +6688,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1250
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6512,7 +6718,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1254
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -6542,7 +6748,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1222
+# schema/native_functions.yaml:1258
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -6572,7 +6778,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1262
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -6602,7 +6808,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1266
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -6632,7 +6838,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1270
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6662,7 +6868,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1274
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6692,7 +6898,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1278
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6722,7 +6928,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1282
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -6752,7 +6958,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1286
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6782,7 +6988,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1291
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6812,7 +7018,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1296
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6842,7 +7048,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1301
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6872,7 +7078,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1306
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6902,7 +7108,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1311
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6932,7 +7138,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1316
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6962,7 +7168,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1321
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6992,7 +7198,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1326
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7022,7 +7228,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1331
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7052,7 +7258,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:1336
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -919,90 +919,121 @@ _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1205
+_o.log_normal_.register('CPU', _cpu_random.log_normal_)
+_o.log_normal_.register('Meta', _meta_random.log_normal_)
+_o.log_normal_.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1212
+_o.cauchy_.register('CPU', _cpu_random.cauchy_)
+_o.cauchy_.register('Meta', _meta_random.cauchy_)
+_o.cauchy_.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1219
+_o.geometric_.register('CPU', _cpu_random.geometric_)
+_o.geometric_.register('Meta', _meta_random.geometric_)
+_o.geometric_.register("ADInplaceOrView", _inplace_or_view(_o.geometric_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1226
+_o.multinomial.register('CPU', _cpu_random.multinomial)
+_o.multinomial.register('Meta', _meta_random.multinomial)
+
+# schema/native_functions.yaml:1231
+_o.multinomial_out.register('CompositeExplicitAutograd', _autogen_out(_o.multinomial))
+_o.multinomial_out.register("ADInplaceOrView", _inplace_or_view(_o.multinomial_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1234
+_o.poisson.register('CPU', _cpu_random.poisson)
+_o.poisson.register('Meta', _meta_random.poisson)
+
+# schema/native_functions.yaml:1238
+_o.poisson_out.register('CompositeExplicitAutograd', _autogen_out(_o.poisson))
+_o.poisson_out.register("ADInplaceOrView", _inplace_or_view(_o.poisson_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1242
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1210
+# schema/native_functions.yaml:1246
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1250
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1218
+# schema/native_functions.yaml:1254
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1222
+# schema/native_functions.yaml:1258
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1262
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1266
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1270
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1274
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1278
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1282
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1286
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1291
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1296
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1301
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1306
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1311
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1316
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1321
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1326
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1331
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:1336
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

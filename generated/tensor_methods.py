@@ -46,6 +46,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bmm_out,
     _entry_cat,
     _entry_cat_out,
+    _entry_cauchy_,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -97,6 +98,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_geometric_,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
@@ -111,6 +113,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linspace_out,
     _entry_log,
     _entry_log_,
+    _entry_log_normal_,
     _entry_log_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
@@ -132,6 +135,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_multinomial,
+    _entry_multinomial_out,
     _entry_narrow,
     _entry_native_dropout,
     _entry_native_dropout_backward,
@@ -160,6 +165,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like_out,
     _entry_ones_out,
     _entry_permute,
+    _entry_poisson,
+    _entry_poisson_out,
     _entry_pow_Scalar,
     _entry_pow_Tensor_Scalar,
     _entry_pow_Tensor_Tensor,
@@ -439,6 +446,16 @@ def bmm(self, mat2):
         if r is not _NO:
             return r
     return _entry_bmm(self, mat2)
+
+
+# schema/native_functions.yaml:1212
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cauchy_, (self,), (self, median, sigma), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_cauchy_(self, median, sigma, generator)
 
 
 # schema/native_functions.yaml:792
@@ -772,6 +789,16 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
+# schema/native_functions.yaml:1219
+def geometric_(self, p, *, generator=None):
+    """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(geometric_, (self,), (self, p), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_geometric_(self, p, generator)
+
+
 # schema/native_functions.yaml:401
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -840,6 +867,16 @@ def log_(self):
         if r is not _NO:
             return r
     return _entry_log_(self)
+
+
+# schema/native_functions.yaml:1205
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log_normal_, (self,), (self, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_log_normal_(self, mean, std, generator)
 
 
 # schema/native_functions.yaml:378
@@ -1000,6 +1037,16 @@ def mul_(self, other):
         if r is not _NO:
             return r
     return _entry_mul__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1226
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_multinomial(self, num_samples, replacement, generator)
 
 
 # schema/native_functions.yaml:764
@@ -1873,6 +1920,7 @@ METHODS = {
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
     'bmm': bmm,
+    'cauchy_': cauchy_,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
@@ -1892,6 +1940,7 @@ METHODS = {
     'fill_': fill_,
     'flatten': flatten,
     'ge': ge,
+    'geometric_': geometric_,
     'gt': gt,
     'index': index,
     'index_put': index_put,
@@ -1899,6 +1948,7 @@ METHODS = {
     'le': le,
     'log': log,
     'log_': log_,
+    'log_normal_': log_normal_,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
@@ -1908,6 +1958,7 @@ METHODS = {
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
+    'multinomial': multinomial,
     'narrow': narrow,
     'ne': ne,
     'neg': neg,

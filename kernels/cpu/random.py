@@ -275,3 +275,82 @@ def normal_float_tensor(mean, std, generator):
 
 def normal_tensor_tensor(mean, std, generator):
     return _normal_from(mean, std, generator)
+
+
+# --------------------------------------------------------------------------- more samplers
+def log_normal_(self, mean, std, generator):
+    """exp(normal(mean, std))."""
+    M.log_normal_checks(self, mean, std)
+    rng = rng_of(generator)
+    if self.numel():
+        z = rng.standard_normal(self._shape)
+        self._np[...] = np.exp(float(mean) + float(std) * z).astype(self._dtype.np)
+    return self
+
+
+def cauchy_(self, median, sigma, generator):
+    """median + sigma * tan(pi * (u - 1/2))."""
+    M.cauchy_checks(self, median, sigma)
+    rng = rng_of(generator)
+    if self.numel():
+        u = rng.random(self._shape)
+        self._np[...] = (float(median) + float(sigma) * np.tan(np.pi * (u - 0.5))).astype(
+            self._dtype.np)
+    return self
+
+
+def geometric_(self, p, generator):
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    M.geometric_checks(self, p)
+    rng = rng_of(generator)
+    if self.numel():
+        self._np[...] = rng.geometric(float(p), self._shape).astype(self._dtype.np)
+    return self
+
+
+_MULTINOMIAL_INVALID = "probability tensor contains either `inf`, `nan` or element < 0"
+
+
+def multinomial(self, num_samples, replacement, generator):
+    """Indices drawn by probability (rows of a 2-d self); without replacement (or one
+    sample) torch's Gumbel trick: the top-k of p / Exp(1) draws."""
+    shape = M.multinomial_shape(self, num_samples, replacement)
+    rng = rng_of(generator)
+    n = shape[-1]
+    p = np.atleast_2d(self._np.astype(np.float64))
+    rows, cats = p.shape
+    if rows == 0:
+        return from_array(np.empty(shape, np.int64), D.int64)
+    if not (np.isfinite(p).all() and (p >= 0).all()):
+        if not replacement or n == 1:
+            raise RuntimeError(_MULTINOMIAL_INVALID)
+        if (p < 0).any():
+            raise RuntimeError("invalid multinomial distribution (encountering probability "
+                               "entry < 0)")
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = "
+                           "infinity or NaN)")
+    total = p.sum(-1)
+    if (total <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement or n == 1:
+        with np.errstate(divide="ignore"):
+            keys = p / rng.exponential(1.0, p.shape)
+        idx = np.argsort(-keys, axis=-1, kind="stable")[:, :n]
+    else:
+        cdf = np.cumsum(p / total[:, None], axis=-1)
+        cdf[:, -1] = 1.0
+        offsets = np.arange(rows, dtype=np.float64)[:, None]
+        u = rng.random((rows, n))
+        flat = np.searchsorted((cdf + offsets).ravel(), (u + offsets).ravel(), side="right")
+        idx = np.minimum(flat.reshape(rows, n) - np.arange(rows)[:, None] * cats, cats - 1)
+    return from_array(idx.reshape(shape).astype(np.int64), D.int64)
+
+
+def poisson(self, generator):
+    """Poisson(rate) counts, rate = self (elementwise), in self's dtype."""
+    M.poisson(self, generator)
+    rates = self._np.astype(np.float64)
+    if rates.size and not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    out = rng_of(generator).poisson(rates) if rates.size else rates
+    return from_array(np.asarray(out).astype(self._dtype.np).reshape(self._shape), self._dtype)

@@ -454,3 +454,74 @@ def normal_float_tensor(mean, std, generator):
 def normal_tensor_tensor(mean, std, generator):
     _generator(generator)
     return empty_meta(*normal_tensor_layout(mean, std))
+
+
+# --------------------------------------------------------------------------- more samplers
+def log_normal_checks(self, mean, std) -> None:
+    if not float(std) > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    if self.numel() and self._dtype.category != D.FLOAT:
+        raise not_implemented_for("log_normal_cpu", self._dtype)
+
+
+def log_normal_(self, mean, std, generator):
+    _generator(generator)
+    log_normal_checks(self, mean, std)
+    return self
+
+
+def cauchy_checks(self, median, sigma) -> None:
+    if not float(sigma) > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
+    if self._dtype.category != D.FLOAT:
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {_TYPE_NAMES[self._dtype.name]}")
+
+
+def cauchy_(self, median, sigma, generator):
+    _generator(generator)
+    cauchy_checks(self, median, sigma)
+    return self
+
+
+def geometric_checks(self, p) -> None:
+    if not 0 < float(p) < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={float(p):g}")
+    if self.numel() and self._dtype is D.bool_:
+        raise not_implemented_for("geometric_cpu", self._dtype)
+
+
+def geometric_(self, p, generator):
+    _generator(generator)
+    geometric_checks(self, p)
+    return self
+
+
+def multinomial_shape(self, num_samples, replacement) -> tuple:
+    """torch's argument checks (not those on the values) and the result's shape."""
+    if not 1 <= self.dim() <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if self._dtype.category != D.FLOAT:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{self._dtype.scalar_name}")
+    n = int(num_samples)
+    if n <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and n > self._shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                           "replacement")
+    if self._shape[-1] > 1 << 24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    return (n,) if self.dim() == 1 else (self._shape[0], n)
+
+
+def multinomial(self, num_samples, replacement, generator):
+    _generator(generator)
+    return empty_meta(multinomial_shape(self, num_samples, replacement), D.int64)
+
+
+def poisson(self, generator):
+    _generator(generator)
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for("poisson_cpu", self._dtype)
+    return empty_meta(self._shape, self._dtype)

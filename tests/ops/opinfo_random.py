@@ -451,6 +451,52 @@ register("normal.Tensor_Tensor", _normal_tensor_tensor, values=False)
 out_of("normal.Tensor_Tensor_out", "normal.Tensor_Tensor")
 
 
+register("log_normal_.default", lambda: _float_self_samples() + [
+    S(make((3, 4), F32), 0.5, 0.25, name="mean_std"),
+    S(make((3,), F64), 0.0, 1.0, generator=G(), name="generator"),
+    S(make((3,), F32), 1.0, 0.0, name="zero_std_error"), S(make((0,), I64), name="empty_int64")],
+    values=False)
+register("cauchy_.default", lambda: _float_self_samples() + [
+    S(make((3, 4), F32), 2.0, 0.5, name="median_sigma"),
+    S(make((3,), F64), 0.0, 1.0, generator=G(), name="generator"),
+    S(make((3,), F32), 0.0, 0.0, name="zero_sigma_error"),
+    S(make((0,), I64), name="empty_int64_error")], values=False)
+register("geometric_.default", lambda: [
+    S(make((3, 4), dt), 0.3, name=dtname(dt)) for dt in NUMERIC] + [
+    S(make((), F32), 0.5, name="0d"), S(make((0, 3), BOOL), 0.5, name="empty_bool"),
+    S(transposed((3, 4), F64), 0.7, name="transposed"),
+    S(make((3,), F64), 0.2, generator=G(), name="generator"),
+    S(make((3,), BOOL), 0.5, name="bool_error"), S(make((3,), F32), 0.0, name="p_zero_error"),
+    S(make((3,), F32), 1.0, name="p_one_error")], values=False)
+
+
+def _multinomial_samples():
+    w = _p((5,))
+    return [S(w, 3, name="1d"), S(w, 8, True, name="1d_replacement"), S(w, 1, name="one_sample"),
+            S(_p((3, 5), F64), 2, name="2d"), S(_p((3, 5), F16), 6, True, name="2d_replacement_float16"),
+            S(View(_p((5, 3)), "transpose.int", (0, 1)), 4, True, name="transposed"),
+            S(np.array([0.0, 1.0, 1.0], np.float32), 3, name="zero_weights_last"),
+            S(_p((0, 3)), 1, name="no_rows"), S(w, 2, True, generator=G(), name="generator"),
+            S(w, 6, name="too_many_without_replacement_error"), S(w, 0, name="zero_samples_error"),
+            S(make((2, 2, 2), F32), 1, name="3d_error"), S(np.array(1.0, np.float32), 1, name="0d_error"),
+            S(make((3,), I64, low=0, high=3), 1, name="int64_error"),
+            S(np.array([-0.2, 0.8], np.float32), 1, name="negative_weight_error"),
+            S(np.array([0.0, 0.0], np.float32), 1, name="zero_sum_error"),
+            S(np.array([1.0, np.inf], np.float32), 1, name="inf_weight_error")]
+
+
+register("multinomial.default", _multinomial_samples, values=False)
+out_of("multinomial.out", "multinomial.default")
+register("poisson.default", lambda: [
+    S(make((3, 4), dt, low=0, high=10), name=dtname(dt)) for dt in FLOATS] + [
+    S(make((), F32, low=0, high=3), name="0d"), S(make((0, 2), F32), name="empty"),
+    S(View(make((4, 3), F32, low=0, high=5), "transpose.int", (0, 1)), name="transposed"),
+    S(make((3,), F64, low=0, high=5), G(), name="generator"),
+    S(make((3,), I64, low=0, high=5), name="int64_error"),
+    S(np.array([-1.0, 2.0], np.float32), name="negative_rate_error")], values=False)
+out_of("poisson.out", "poisson.default")
+
+
 # ---- out= variants of the factories -----------------------------------------------------
 register("empty.out", lambda: [S([2, 3], name="2x3"), S([], name="0d"),
                                S([2, 3, 4, 5], memory_format=E.channels_last,

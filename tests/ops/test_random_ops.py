@@ -333,3 +333,33 @@ def test_alpha_dropout_keeps_mean_and_variance():
     assert ember.alpha_dropout(x, 0.3, False) is x
     z = ember.ones(4, 5, dtype=ember.float64)
     assert ember.feature_alpha_dropout_(z, 0.5, True) is z
+
+
+def test_more_samplers():
+    ln = np_of(ember.empty(N, dtype=ember.float64).log_normal_(0.5, 0.25))
+    assert ln.min() > 0 and abs(np.log(ln).mean() - 0.5) < 0.01 and abs(np.log(ln).std() - 0.25) < 0.01
+    c = np_of(ember.empty(N).cauchy_(2.0, 0.5))
+    assert abs(np.median(c) - 2.0) < 0.05
+    assert abs(np.percentile(c, 75) - np.percentile(c, 25) - 1.0) < 0.1   # IQR = 2 sigma
+    g = ember.empty(N, dtype=ember.int32).geometric_(0.25).numpy()
+    assert g.min() >= 1 and abs(g.mean() - 4) < 0.15
+    rates = ember.tensor([0.0, 1.0, 7.5]).expand(N, 3).contiguous()
+    po = np_of(ember.poisson(rates))
+    assert (po == np.floor(po)).all()
+    np.testing.assert_allclose(po.mean(0), [0, 1, 7.5], atol=0.1)
+
+
+def test_multinomial():
+    p = ember.tensor([0.1, 0.0, 0.2, 0.7])
+    s = ember.multinomial(p.expand(2000, 4).contiguous(), 10, True).numpy()
+    assert s.dtype == np.int64 and s.shape == (2000, 10)
+    np.testing.assert_allclose(np.bincount(s.ravel(), minlength=4) / s.size, [0.1, 0, 0.2, 0.7],
+                               atol=0.01)
+    rows = ember.multinomial(p.expand(500, 4).contiguous(), 3).numpy()
+    assert all(len(set(r)) == 3 for r in rows.tolist())         # no repeats
+    assert (np.sort(rows, axis=1) == [0, 2, 3]).all()            # zero weight drawn last
+    g = ember.Generator().manual_seed(9)
+    a = ember.multinomial(p, 3, generator=g)
+    g.manual_seed(9)
+    assert ember.multinomial(p, 3, generator=g).tolist() == a.tolist()
+    assert p.multinomial(2).shape == (2,)
