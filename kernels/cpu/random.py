@@ -47,23 +47,28 @@ def _compute_dtype(dt: D.dtype):
 # --------------------------------------------------------------------------- linspace, eye
 def linspace(start, end, steps, dtype, layout, device, pin_memory):
     """torch's two-sided formula: start + step*i in the first half, end - step*(n-1-i) in
-    the second; integer dtypes convert start/end first and step in double."""
+    the second. Integer dtypes convert start/end to the dtype (wrapping like C++) and step
+    in double; floating dtypes compute in their own precision, rounding each operation."""
     check_layout(layout)
     n, dt = M.linspace_params(start, end, steps, dtype)
     start, end = scalar_value(start), scalar_value(end)
+    i = np.arange(n)
     if dt.category == D.INT:
-        start, end = float(int(start)), float(int(end))
+        wrap = lambda v: float(np.array(int(v), np.int64).astype(dt.np))
+        start, end = wrap(start), wrap(end)
+        step = (end - start) / (n - 1) if n > 1 else 0.0
+        arr = np.trunc(np.where(i < n // 2, start + step * i, end - step * (n - 1 - i)))
     else:
-        start, end = float(start), float(end)
+        t = np.dtype(dt.np).type
+        start, end = t(float(start)), t(float(end))
+        step = (end - start) / t(n - 1) if n > 1 else t(0)
+        fwd = i.astype(dt.np)
+        back = (n - 1 - i).astype(dt.np)
+        with np.errstate(over="ignore", invalid="ignore"):
+            arr = np.where(i < n // 2, start + step * fwd, end - step * back)
     if n == 1:
         arr = np.array([start])
-    else:
-        step = (end - start) / (n - 1) if n > 1 else 0.0
-        i = np.arange(n, dtype=np.float64)
-        arr = np.where(i < n // 2, start + step * i, end - step * (n - 1 - i))
-    if dt.category == D.INT:
-        arr = np.trunc(arr)
-    return from_array(arr.astype(dt.np), dt)
+    return from_array(np.asarray(arr).astype(dt.np), dt)
 
 
 def eye(n, dtype, layout, device, pin_memory):
