@@ -130,6 +130,10 @@ _c_log_normal_ = _o.log_normal_._cache
 _c_cauchy_ = _o.cauchy_._cache
 _c_geometric_ = _o.geometric_._cache
 _c_poisson = _o.poisson._cache
+_c_copy = _o.copy._cache
+_c_fill_Scalar = _o.fill_Scalar._cache
+_c_fill_Tensor = _o.fill_Tensor._cache
+_c_zero = _o.zero._cache
 
 
 # schema/derivatives.yaml:58
@@ -2382,6 +2386,95 @@ class PoissonBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml:418
+class CopyBackward1(_Node):
+    """Backward of copy (schema/derivatives.yaml:418)."""
+    __slots__ = ('_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            src_dtype = _node._s_src_dtype
+            src_shape = _node._s_src_shape
+            _r_src = _H.reduce_to(grad, src_shape, src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:422
+class FillBackward2(_Node):
+    """Backward of fill.Scalar (schema/derivatives.yaml:422)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:425
+class FillBackward3(_Node):
+    """Backward of fill.Tensor (schema/derivatives.yaml:425)."""
+    __slots__ = ('_s_value_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:429
+class ZeroBackward1(_Node):
+    """Backward of zero (schema/derivatives.yaml:429)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -2399,7 +2492,7 @@ def _ag_clone(ks, self, memory_format):
     return _out
 
 
-# schema/native_functions.yaml:143 (derivative: schema/derivatives.yaml:62)
+# schema/native_functions.yaml:146 (derivative: schema/derivatives.yaml:62)
 def _ag_copy_(ks, self, src, non_blocking):
     _node = None
     if _tls.grad_enabled:
@@ -2421,7 +2514,7 @@ def _ag_copy_(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:149 (derivative: schema/derivatives.yaml:66)
+# schema/native_functions.yaml:152 (derivative: schema/derivatives.yaml:66)
 def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
     _ks = ks & _BELOW
     _k = _c__to_copy.get(_ks)
@@ -2440,7 +2533,7 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     return _out
 
 
-# schema/native_functions.yaml:184 (derivative: schema/derivatives.yaml:69)
+# schema/native_functions.yaml:187 (derivative: schema/derivatives.yaml:69)
 def _ag_fill__Scalar(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -2458,7 +2551,7 @@ def _ag_fill__Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:190 (derivative: schema/derivatives.yaml:72)
+# schema/native_functions.yaml:193 (derivative: schema/derivatives.yaml:72)
 def _ag_fill__Tensor(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -2479,7 +2572,7 @@ def _ag_fill__Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:196 (derivative: schema/derivatives.yaml:76)
+# schema/native_functions.yaml:199 (derivative: schema/derivatives.yaml:76)
 def _ag_zero_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -2497,7 +2590,7 @@ def _ag_zero_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:203 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:206 (derivative: schema/derivatives.yaml:80)
 def _ag_add_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Tensor.get(_ks)
@@ -2522,7 +2615,7 @@ def _ag_add_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:211 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:214 (derivative: schema/derivatives.yaml:84)
 def _ag_add_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Scalar.get(_ks)
@@ -2540,7 +2633,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:218 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:221 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2566,7 +2659,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:225 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:228 (derivative: schema/derivatives.yaml:84)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2585,7 +2678,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:232 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:235 (derivative: schema/derivatives.yaml:87)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -2610,7 +2703,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:240 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:243 (derivative: schema/derivatives.yaml:91)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -2628,7 +2721,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:247 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:250 (derivative: schema/derivatives.yaml:87)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2654,7 +2747,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:254 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:257 (derivative: schema/derivatives.yaml:91)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2673,7 +2766,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:261 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:264 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -2700,7 +2793,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:269 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:272 (derivative: schema/derivatives.yaml:98)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -2719,7 +2812,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:276 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:279 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -2747,7 +2840,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:283 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:286 (derivative: schema/derivatives.yaml:98)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -2767,7 +2860,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:290 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:293 (derivative: schema/derivatives.yaml:101)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -2792,7 +2885,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:298 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:301 (derivative: schema/derivatives.yaml:105)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -2818,7 +2911,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:306 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:309 (derivative: schema/derivatives.yaml:109)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -2837,7 +2930,7 @@ def _ag_div_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:313 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:316 (derivative: schema/derivatives.yaml:101)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -2863,7 +2956,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:323 (derivative: schema/derivatives.yaml:105)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -2890,7 +2983,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:330 (derivative: schema/derivatives.yaml:112)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -2914,7 +3007,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:335 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:338 (derivative: schema/derivatives.yaml:116)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -2933,7 +3026,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml:345 (derivative: schema/derivatives.yaml:119)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -2954,7 +3047,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:348 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:351 (derivative: schema/derivatives.yaml:112)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -2979,7 +3072,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:424 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml:427 (derivative: schema/derivatives.yaml:122)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -3005,7 +3098,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:432 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:435 (derivative: schema/derivatives.yaml:127)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -3025,7 +3118,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:440 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:443 (derivative: schema/derivatives.yaml:130)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -3048,7 +3141,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:447 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:450 (derivative: schema/derivatives.yaml:127)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -3069,7 +3162,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:454 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:457 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -3089,7 +3182,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:461 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:464 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -3114,7 +3207,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:468 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:471 (derivative: schema/derivatives.yaml:133)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3135,7 +3228,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:478 (derivative: schema/derivatives.yaml:137)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3161,7 +3254,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:486 (derivative: schema/derivatives.yaml:186)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -3178,7 +3271,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:491 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:494 (derivative: schema/derivatives.yaml:186)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3196,7 +3289,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:501 (derivative: schema/derivatives.yaml:189)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -3215,7 +3308,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:509 (derivative: schema/derivatives.yaml:189)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3235,7 +3328,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:516 (derivative: schema/derivatives.yaml:192)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -3253,7 +3346,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:524 (derivative: schema/derivatives.yaml:192)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3272,7 +3365,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:531 (derivative: schema/derivatives.yaml:195)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -3291,7 +3384,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:535 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:538 (derivative: schema/derivatives.yaml:195)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3311,7 +3404,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:542 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:545 (derivative: schema/derivatives.yaml:199)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -3338,7 +3431,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:549 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:552 (derivative: schema/derivatives.yaml:203)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -3357,7 +3450,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:557 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:560 (derivative: schema/derivatives.yaml:203)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3377,7 +3470,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:564 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:567 (derivative: schema/derivatives.yaml:206)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -3396,7 +3489,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:572 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:575 (derivative: schema/derivatives.yaml:206)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3416,7 +3509,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:583 (derivative: schema/derivatives.yaml:210)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -3435,7 +3528,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:587 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:590 (derivative: schema/derivatives.yaml:213)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -3456,7 +3549,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:595 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:598 (derivative: schema/derivatives.yaml:216)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -3475,7 +3568,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:602 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:605 (derivative: schema/derivatives.yaml:219)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -3496,7 +3589,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:610 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:613 (derivative: schema/derivatives.yaml:222)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -3518,7 +3611,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:627 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:630 (derivative: schema/derivatives.yaml:230)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -3540,7 +3633,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:635 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:638 (derivative: schema/derivatives.yaml:234)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -3562,7 +3655,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:646 (derivative: schema/derivatives.yaml:238)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -3592,7 +3685,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:661 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:664 (derivative: schema/derivatives.yaml:244)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -3610,7 +3703,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:688 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:691 (derivative: schema/derivatives.yaml:252)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -3633,7 +3726,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:694 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:697 (derivative: schema/derivatives.yaml:255)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -3651,7 +3744,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:700 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:703 (derivative: schema/derivatives.yaml:258)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -3670,7 +3763,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:709 (derivative: schema/derivatives.yaml:261)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -3687,7 +3780,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:717 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:720 (derivative: schema/derivatives.yaml:264)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -3705,7 +3798,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:723 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:726 (derivative: schema/derivatives.yaml:267)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -3723,7 +3816,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:729 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:732 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -3741,7 +3834,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:738 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -3759,7 +3852,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:744 (derivative: schema/derivatives.yaml:276)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -3777,7 +3870,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:752 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:755 (derivative: schema/derivatives.yaml:279)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -3799,7 +3892,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:758 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:761 (derivative: schema/derivatives.yaml:282)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -3819,7 +3912,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:769 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:772 (derivative: schema/derivatives.yaml:285)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -3840,7 +3933,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:775 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:778 (derivative: schema/derivatives.yaml:289)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -3858,7 +3951,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:786 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:789 (derivative: schema/derivatives.yaml:292)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -3876,7 +3969,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:797 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:800 (derivative: schema/derivatives.yaml:295)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -3894,7 +3987,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:829 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:832 (derivative: schema/derivatives.yaml:302)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -3911,7 +4004,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:836 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:839 (derivative: schema/derivatives.yaml:306)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -3933,7 +4026,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:850 (derivative: schema/derivatives.yaml:309)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -3952,7 +4045,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:855 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:858 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -3978,7 +4071,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:861 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:864 (derivative: schema/derivatives.yaml:315)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4003,7 +4096,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1007 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:333)
 def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like.get(_ks)
@@ -4020,7 +4113,7 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     return _out
 
 
-# schema/native_functions.yaml:1012 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:336)
 def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor.get(_ks)
@@ -4037,7 +4130,7 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     return _out
 
 
-# schema/native_functions.yaml:1017 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:1020 (derivative: schema/derivatives.yaml:340)
 def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_dtype.get(_ks)
@@ -4054,7 +4147,7 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     return _out
 
 
-# schema/native_functions.yaml:1022 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:343)
 def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_generator.get(_ks)
@@ -4071,7 +4164,7 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     return _out
 
 
-# schema/native_functions.yaml:1027 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:1030 (derivative: schema/derivatives.yaml:346)
 def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor_generator.get(_ks)
@@ -4088,7 +4181,7 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     return _out
 
 
-# schema/native_functions.yaml:1032 (derivative: schema/derivatives.yaml:350)
+# schema/native_functions.yaml:1035 (derivative: schema/derivatives.yaml:350)
 def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_generator_dtype.get(_ks)
@@ -4105,7 +4198,7 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     return _out
 
 
-# schema/native_functions.yaml:1037 (derivative: schema/derivatives.yaml:353)
+# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:353)
 def _ag_uniform_(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4123,7 +4216,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1044 (derivative: schema/derivatives.yaml:356)
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:356)
 def _ag_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4141,7 +4234,7 @@ def _ag_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1051 (derivative: schema/derivatives.yaml:359)
+# schema/native_functions.yaml:1054 (derivative: schema/derivatives.yaml:359)
 def _ag_exponential_(ks, self, lambd, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4159,7 +4252,7 @@ def _ag_exponential_(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1058 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:362)
 def _ag_random__from(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4177,7 +4270,7 @@ def _ag_random__from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1065 (derivative: schema/derivatives.yaml:365)
+# schema/native_functions.yaml:1068 (derivative: schema/derivatives.yaml:365)
 def _ag_random__to(ks, self, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4195,7 +4288,7 @@ def _ag_random__to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1072 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:1075 (derivative: schema/derivatives.yaml:368)
 def _ag_random_(ks, self, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4213,7 +4306,7 @@ def _ag_random_(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1079 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1082 (derivative: schema/derivatives.yaml:371)
 def _ag_bernoulli(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli.get(_ks)
@@ -4230,7 +4323,7 @@ def _ag_bernoulli(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1087 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1094 (derivative: schema/derivatives.yaml:374)
 def _ag_bernoulli_p(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_p.get(_ks)
@@ -4247,7 +4340,7 @@ def _ag_bernoulli_p(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1094 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1101 (derivative: schema/derivatives.yaml:377)
 def _ag_bernoulli_Tensor(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_Tensor.get(_ks)
@@ -4267,7 +4360,7 @@ def _ag_bernoulli_Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1102 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:377)
 def _ag_bernoulli__Tensor(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4288,7 +4381,7 @@ def _ag_bernoulli__Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1109 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1120 (derivative: schema/derivatives.yaml:374)
 def _ag_bernoulli__float(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4306,7 +4399,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:382)
+# schema/native_functions.yaml:1127 (derivative: schema/derivatives.yaml:382)
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
     _k = _c_native_dropout.get(_ks)
@@ -4328,7 +4421,7 @@ def _ag_native_dropout(ks, input, p, train):
     return _out
 
 
-# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1133 (derivative: schema/derivatives.yaml:386)
 def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     _ks = ks & _BELOW
     _k = _c_native_dropout_backward.get(_ks)
@@ -4349,7 +4442,7 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
-# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:391)
 def _ag_normal_Tensor_float(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_float.get(_ks)
@@ -4368,7 +4461,7 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1191 (derivative: schema/derivatives.yaml:394)
+# schema/native_functions.yaml:1202 (derivative: schema/derivatives.yaml:394)
 def _ag_normal_float_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_float_Tensor.get(_ks)
@@ -4387,7 +4480,7 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1198 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1209 (derivative: schema/derivatives.yaml:397)
 def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_Tensor.get(_ks)
@@ -4411,7 +4504,7 @@ def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1205 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1216 (derivative: schema/derivatives.yaml:401)
 def _ag_log_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4429,7 +4522,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1212 (derivative: schema/derivatives.yaml:404)
+# schema/native_functions.yaml:1223 (derivative: schema/derivatives.yaml:404)
 def _ag_cauchy_(ks, self, median, sigma, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4447,7 +4540,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1219 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml:1230 (derivative: schema/derivatives.yaml:407)
 def _ag_geometric_(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4465,7 +4558,7 @@ def _ag_geometric_(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1234 (derivative: schema/derivatives.yaml:414)
+# schema/native_functions.yaml:1249 (derivative: schema/derivatives.yaml:414)
 def _ag_poisson(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_poisson.get(_ks)
@@ -4479,6 +4572,81 @@ def _ag_poisson(ks, self, generator):
         return _out
     _node = _new_node(PoissonBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1301 (derivative: schema/derivatives.yaml:418)
+def _ag_copy(ks, self, src, non_blocking):
+    _ks = ks & _BELOW
+    _k = _c_copy.get(_ks)
+    if _k is None:
+        _k = _o.copy._fill(_ks)
+    _out = _k(self, src, non_blocking)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(CopyBackward1, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+        _node._s_src_shape = src._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1310 (derivative: schema/derivatives.yaml:422)
+def _ag_fill_Scalar(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fill_Scalar._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1319 (derivative: schema/derivatives.yaml:425)
+def _ag_fill_Tensor(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fill_Tensor._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1327 (derivative: schema/derivatives.yaml:429)
+def _ag_zero(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_zero.get(_ks)
+    if _k is None:
+        _k = _o.zero._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _set_history_one(_out, _node)
     return _out
 
@@ -4638,6 +4806,24 @@ _o.geometric_.register("Autograd", _ag_geometric_, with_keyset=True)
 _o.multinomial_out.register("Autograd", _autograd_out(_o.multinomial_out), with_keyset=True)
 _o.poisson.register("Autograd", _ag_poisson, with_keyset=True)
 _o.poisson_out.register("Autograd", _autograd_out(_o.poisson_out), with_keyset=True)
+_o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset=True)
+_o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
+_o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
+_o.triu_indices_out.register("Autograd", _autograd_out(_o.triu_indices_out), with_keyset=True)
+_o.copy.register("Autograd", _ag_copy, with_keyset=True)
+_o.copy_out.register("Autograd", _autograd_out(_o.copy_out), with_keyset=True)
+_o.fill_Scalar.register("Autograd", _ag_fill_Scalar, with_keyset=True)
+_o.fill_Scalar_out.register("Autograd", _autograd_out(_o.fill_Scalar_out), with_keyset=True)
+_o.fill_Tensor.register("Autograd", _ag_fill_Tensor, with_keyset=True)
+_o.fill_Tensor_out.register("Autograd", _autograd_out(_o.fill_Tensor_out), with_keyset=True)
+_o.zero.register("Autograd", _ag_zero, with_keyset=True)
+_o.zero_out.register("Autograd", _autograd_out(_o.zero_out), with_keyset=True)
+_o.empty_strided_out.register("Autograd", _autograd_out(_o.empty_strided_out), with_keyset=True)
+_o.new_empty_out.register("Autograd", _autograd_out(_o.new_empty_out), with_keyset=True)
+_o.new_empty_strided_out.register("Autograd", _autograd_out(_o.new_empty_strided_out), with_keyset=True)
+_o.new_full_out.register("Autograd", _autograd_out(_o.new_full_out), with_keyset=True)
+_o.new_zeros_out.register("Autograd", _autograd_out(_o.new_zeros_out), with_keyset=True)
+_o.new_ones_out.register("Autograd", _autograd_out(_o.new_ones_out), with_keyset=True)
 _o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
 _o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
 _o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)

@@ -55,7 +55,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone,
     _entry_clone_out,
     _entry_contiguous,
+    _entry_copy,
     _entry_copy_,
+    _entry_copy_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -71,7 +73,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_like_out,
     _entry_empty_memory_format,
     _entry_empty_out,
+    _entry_empty_permuted,
+    _entry_empty_permuted_out,
     _entry_empty_strided,
+    _entry_empty_strided_out,
     _entry_eq_Scalar,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
@@ -89,6 +94,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_feature_alpha_dropout_,
     _entry_feature_dropout,
     _entry_feature_dropout_,
+    _entry_fill_Scalar,
+    _entry_fill_Scalar_out,
+    _entry_fill_Tensor,
+    _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -115,6 +124,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_,
     _entry_log_normal_,
     _entry_log_out,
+    _entry_logspace,
+    _entry_logspace_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -147,10 +158,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg_,
     _entry_neg_out,
     _entry_new_empty,
+    _entry_new_empty_out,
     _entry_new_empty_strided,
+    _entry_new_empty_strided_out,
     _entry_new_full,
+    _entry_new_full_out,
     _entry_new_ones,
+    _entry_new_ones_out,
     _entry_new_zeros,
+    _entry_new_zeros_out,
     _entry_normal_,
     _entry_normal_Tensor_Tensor,
     _entry_normal_Tensor_Tensor_out,
@@ -251,6 +267,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_dtype_layout,
     _entry_to_other,
     _entry_transpose_int,
+    _entry_tril_indices,
+    _entry_tril_indices_out,
+    _entry_triu_indices,
+    _entry_triu_indices_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_uniform_,
@@ -260,7 +280,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view_dtype,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_zero,
     _entry_zero_,
+    _entry_zero_out,
     _entry_zeros,
     _entry_zeros_like,
     _entry_zeros_like_out,
@@ -286,6 +308,7 @@ __all__ = [
     'clamp',
     'clamp_',
     'clone',
+    'copy',
     'copy_',
     'detach',
     'diagonal',
@@ -294,6 +317,7 @@ __all__ = [
     'dropout_',
     'empty',
     'empty_like',
+    'empty_permuted',
     'empty_strided',
     'eq',
     'exp',
@@ -303,6 +327,7 @@ __all__ = [
     'feature_alpha_dropout_',
     'feature_dropout',
     'feature_dropout_',
+    'fill',
     'fill_',
     'flatten',
     'full',
@@ -317,6 +342,7 @@ __all__ = [
     'linspace',
     'log',
     'log_',
+    'logspace',
     'lt',
     'masked_fill',
     'matmul',
@@ -363,17 +389,20 @@ __all__ = [
     'tanh_',
     'threshold_backward',
     'transpose',
+    'tril_indices',
+    'triu_indices',
     'unbind',
     'unflatten',
     'unsqueeze',
     'where',
+    'zero',
     'zero_',
     'zeros',
     'zeros_like',
 ]
 
 
-# schema/native_functions.yaml:149
+# schema/native_functions.yaml:152
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -384,7 +413,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -396,7 +425,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:646
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -408,7 +437,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:715
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -418,7 +447,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:832
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -428,7 +457,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1159
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -438,7 +467,7 @@ def alpha_dropout(input, p, train):
     return _entry_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1164
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -448,7 +477,7 @@ def alpha_dropout_(input, p, train):
     return _entry_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:613
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -522,7 +551,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:621
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -534,7 +563,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -544,7 +573,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -557,7 +586,7 @@ def _c0_bernoulli(input, generator, out):
     return _entry_bernoulli_out(input, generator, out)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1094
 def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -570,7 +599,7 @@ def _c1_bernoulli(input, p, generator, out):
     return _entry_bernoulli_float_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1101
 def _m2_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -609,7 +638,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:638
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -621,7 +650,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:839
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -633,7 +662,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:795
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -643,7 +672,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:443
 def _m0_clamp(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -654,7 +683,7 @@ def _c0_clamp(input, min, max):
     return _entry_clamp_Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:435
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -690,7 +719,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:450
 def clamp_(input, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -712,7 +741,19 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:1301
+def copy(input, src, non_blocking=False, *, out=None):
+    """copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(copy, (input, src), (input, src, non_blocking), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_copy(input, src, non_blocking)
+    return _entry_copy_out(input, src, non_blocking, out)
+
+
+# schema/native_functions.yaml:146
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -722,7 +763,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -732,7 +773,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:772
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -742,7 +783,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -755,7 +796,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -791,7 +832,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1139
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -801,7 +842,7 @@ def dropout(input, p, train):
     return _entry_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1144
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -834,18 +875,29 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:24
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+# schema/native_functions.yaml:1270
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
+    r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:24
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:358
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -857,7 +909,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:501
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -869,7 +921,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:509
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -879,7 +931,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -891,7 +943,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:930
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
@@ -926,7 +978,7 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1169
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -936,7 +988,7 @@ def feature_alpha_dropout(input, p, train):
     return _entry_feature_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1174
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -946,7 +998,7 @@ def feature_alpha_dropout_(input, p, train):
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1149
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -956,7 +1008,7 @@ def feature_dropout(input, p, train):
     return _entry_feature_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1154
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -966,7 +1018,56 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:1319
+def _m0_fill(input, value, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](value):
+        return (input, value, out)
+    return None
+
+
+def _c0_fill(input, value, out):
+    if out is None:
+        return _entry_fill_Tensor(input, value)
+    return _entry_fill_Tensor_out(input, value, out)
+
+
+# schema/native_functions.yaml:1310
+def _m1_fill(input, value, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](value):
+        return (input, value, out)
+    return None
+
+
+def _c1_fill(input, value, out):
+    if out is None:
+        return _entry_fill_Scalar(input, value)
+    return _entry_fill_Scalar_out(input, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fill = (
+    (_m0_fill, _c0_fill, 2, frozenset(('input', 'out', 'value'))),
+    (_m1_fill, _c1_fill, 2, frozenset(('input', 'out', 'value'))),
+)
+_sigs_fill = (
+    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
+    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
+)
+
+
+def fill(*args, **kwargs):
+    """Overloads:
+    fill.Tensor(Tensor self, Tensor value) -> Tensor
+    fill.Scalar(Tensor self, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
+
+
+# schema/native_functions.yaml:193
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
@@ -977,7 +1078,7 @@ def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 def _m1_fill_(input, value):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value)
@@ -1011,7 +1112,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:806
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1043,7 +1144,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:419
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1055,7 +1156,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1067,7 +1168,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:850
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1079,7 +1180,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:864
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1089,7 +1190,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:858
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1099,7 +1200,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1111,7 +1212,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -1121,7 +1222,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:914
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1132,7 +1233,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:516
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1144,7 +1245,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:524
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1154,7 +1255,18 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:1260
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:381
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1166,7 +1278,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:464
 def masked_fill(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -1176,7 +1288,7 @@ def masked_fill(input, mask, value):
     return _entry_masked_fill_Tensor(input, mask, value)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1186,7 +1298,7 @@ def matmul(input, other):
     return _entry_matmul(input, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:598
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1197,7 +1309,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:605
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1233,7 +1345,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:630
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1245,7 +1357,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:816
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1256,7 +1368,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1290,7 +1402,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1302,7 +1414,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1237
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1314,7 +1426,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:767
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1324,7 +1436,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1127
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -1334,7 +1446,7 @@ def native_dropout(input, p, train):
     return _entry_native_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
@@ -1346,7 +1458,7 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:373
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1358,7 +1470,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:486
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1370,7 +1482,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:494
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1380,7 +1492,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1190
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1393,7 +1505,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1202
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1406,7 +1518,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1209
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1419,7 +1531,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1179
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1483,7 +1595,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:697
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1493,7 +1605,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1249
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1505,7 +1617,7 @@ def poisson(input, generator=None, *, out=None):
     return _entry_poisson_out(input, generator, out)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -1518,7 +1630,7 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:345
 def _m1_pow(input, exponent):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
         return (input, exponent)
@@ -1565,7 +1677,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:869
+# schema/native_functions.yaml:872
 def _m1_rand(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -1613,7 +1725,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1648,7 +1760,7 @@ def rand_like(*args, **kwargs):
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1660,7 +1772,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:950
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1672,7 +1784,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:956
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1684,7 +1796,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:959
+# schema/native_functions.yaml:962
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1725,7 +1837,7 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1010
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1737,7 +1849,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1012
+# schema/native_functions.yaml:1015
 def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1749,7 +1861,7 @@ def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1020
 def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1761,7 +1873,7 @@ def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1025
 def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1773,7 +1885,7 @@ def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1027
+# schema/native_functions.yaml:1030
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1785,7 +1897,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1035
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1845,7 +1957,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:878
 def _m1_randn(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(size)
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -1893,7 +2005,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:909
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -1928,7 +2040,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:988
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1940,7 +2052,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:994
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1975,7 +2087,7 @@ def randperm(*args, **kwargs):
     return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:531
 def relu(input):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1985,7 +2097,7 @@ def relu(input):
     return _entry_relu(input)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:538
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1995,7 +2107,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:676
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -2016,7 +2128,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:761
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2026,7 +2138,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:552
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2038,7 +2150,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:560
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2048,7 +2160,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:755
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2058,7 +2170,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:778
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2069,7 +2181,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:784
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2103,7 +2215,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:789
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2113,7 +2225,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:726
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2124,7 +2236,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:732
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -2135,7 +2247,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:738
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -2172,7 +2284,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:846
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2182,7 +2294,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2194,7 +2306,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:583
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -2205,7 +2317,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:590
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -2241,7 +2353,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:709
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2251,7 +2363,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:567
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2263,7 +2375,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:575
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2273,7 +2385,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:545
 def threshold_backward(grad_output, input, threshold):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -2283,7 +2395,7 @@ def threshold_backward(grad_output, input, threshold):
     return _entry_threshold_backward(grad_output, input, threshold)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:703
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2293,7 +2405,29 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:1280
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1290
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:800
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2303,7 +2437,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:811
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2313,7 +2447,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:720
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2323,7 +2457,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:427
 def where(condition, input, other, *, out=None):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2335,7 +2469,19 @@ def where(condition, input, other, *, out=None):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:1327
+def zero(input, *, out=None):
+    """zero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(zero, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_zero(input)
+    return _entry_zero_out(input, out)
+
+
+# schema/native_functions.yaml:199
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:

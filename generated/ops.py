@@ -632,7 +632,7 @@ clone._entry = _entry_clone
 _aten._packet('clone')._add(clone)
 
 
-# schema/native_functions.yaml:141
+# schema/native_functions.yaml:142
 clone_out = _Op("aten", 'clone', 'out',
     'clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -662,7 +662,7 @@ clone_out._entry = _entry_clone_out
 _aten._packet('clone')._add(clone_out)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:146
 copy_ = _Op("aten", 'copy_', 'default',
     'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
     ('self', 'src', 'non_blocking'), 3, tags=())
@@ -692,7 +692,7 @@ copy_._entry = _entry_copy_
 _aten._packet('copy_')._add(copy_)
 
 
-# schema/native_functions.yaml:149
+# schema/native_functions.yaml:152
 _to_copy = _Op("aten", '_to_copy', 'default',
     '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=())
@@ -720,7 +720,7 @@ _to_copy._entry = _entry__to_copy
 _aten._packet('_to_copy')._add(_to_copy)
 
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:156
 _to_copy_out = _Op("aten", '_to_copy', 'out',
     '_to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format', 'out'), 1, tags=())
@@ -750,7 +750,7 @@ _to_copy_out._entry = _entry__to_copy_out
 _aten._packet('_to_copy')._add(_to_copy_out)
 
 
-# schema/native_functions.yaml:155
+# schema/native_functions.yaml:158
 to_dtype_layout = _Op("aten", 'to', 'dtype_layout',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format'), 1, tags=())
@@ -778,7 +778,7 @@ to_dtype_layout._entry = _entry_to_dtype_layout
 _aten._packet('to')._add(to_dtype_layout)
 
 
-# schema/native_functions.yaml:161
+# schema/native_functions.yaml:164
 to_device = _Op("aten", 'to', 'device',
     'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'device', 'dtype', 'non_blocking', 'copy', 'memory_format'), 6, tags=())
@@ -806,7 +806,7 @@ to_device._entry = _entry_to_device
 _aten._packet('to')._add(to_device)
 
 
-# schema/native_functions.yaml:167
+# schema/native_functions.yaml:170
 to_dtype = _Op("aten", 'to', 'dtype',
     'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -834,7 +834,7 @@ to_dtype._entry = _entry_to_dtype
 _aten._packet('to')._add(to_dtype)
 
 
-# schema/native_functions.yaml:173
+# schema/native_functions.yaml:176
 to_other = _Op("aten", 'to', 'other',
     'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'other', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -862,7 +862,7 @@ to_other._entry = _entry_to_other
 _aten._packet('to')._add(to_other)
 
 
-# schema/native_functions.yaml:179
+# schema/native_functions.yaml:182
 contiguous = _Op("aten", 'contiguous', 'default',
     'contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)',
     ('self', 'memory_format'), 1, tags=())
@@ -890,7 +890,7 @@ contiguous._entry = _entry_contiguous
 _aten._packet('contiguous')._add(contiguous)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 fill__Scalar = _Op("aten", 'fill_', 'Scalar',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -920,7 +920,7 @@ fill__Scalar._entry = _entry_fill__Scalar
 _aten._packet('fill_')._add(fill__Scalar)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:193
 fill__Tensor = _Op("aten", 'fill_', 'Tensor',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -950,7 +950,7 @@ fill__Tensor._entry = _entry_fill__Tensor
 _aten._packet('fill_')._add(fill__Tensor)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:199
 zero_ = _Op("aten", 'zero_', 'default',
     'zero_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=())
@@ -980,7 +980,7 @@ zero_._entry = _entry_zero_
 _aten._packet('zero_')._add(zero_)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 add_Tensor = _Op("aten", 'add', 'Tensor',
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1008,7 +1008,7 @@ add_Tensor._entry = _entry_add_Tensor
 _aten._packet('add')._add(add_Tensor)
 
 
-# schema/native_functions.yaml:208
+# schema/native_functions.yaml:211
 add_out = _Op("aten", 'add', 'out',
     'add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1038,7 +1038,7 @@ add_out._entry = _entry_add_out
 _aten._packet('add')._add(add_out)
 
 
-# schema/native_functions.yaml:211
+# schema/native_functions.yaml:214
 add_Scalar = _Op("aten", 'add', 'Scalar',
     'add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1066,7 +1066,7 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:221
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1096,7 +1096,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:228
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1126,7 +1126,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1154,7 +1154,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:240
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1184,7 +1184,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:243
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1212,7 +1212,7 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:250
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1242,7 +1242,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:257
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1272,7 +1272,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1300,7 +1300,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:269
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1330,7 +1330,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:272
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1358,7 +1358,7 @@ mul_Scalar._entry = _entry_mul_Scalar
 _aten._packet('mul')._add(mul_Scalar)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1388,7 +1388,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1418,7 +1418,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1446,7 +1446,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1476,7 +1476,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1504,7 +1504,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1534,7 +1534,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1562,7 +1562,7 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:316
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1592,7 +1592,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:323
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1622,7 +1622,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1650,7 +1650,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:335
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1680,7 +1680,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:338
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1708,7 +1708,7 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:345
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1736,7 +1736,7 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1766,7 +1766,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:358
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1794,7 +1794,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:363
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1824,7 +1824,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:366
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1852,7 +1852,7 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:373
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1880,7 +1880,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:378
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1910,7 +1910,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:381
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1938,7 +1938,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:386
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1968,7 +1968,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:389
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1996,7 +1996,7 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2024,7 +2024,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:401
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2054,7 +2054,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2082,7 +2082,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:409
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2112,7 +2112,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2140,7 +2140,7 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:419
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2168,7 +2168,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:424
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2198,7 +2198,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:427
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2226,7 +2226,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:432
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2256,7 +2256,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:435
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2284,7 +2284,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:440
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2314,7 +2314,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:443
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2342,7 +2342,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:450
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2372,7 +2372,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:457
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2400,7 +2400,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:464
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2428,7 +2428,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:471
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2458,7 +2458,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:478
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2488,7 +2488,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:486
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2516,7 +2516,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:491
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2546,7 +2546,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:494
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2576,7 +2576,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:501
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2604,7 +2604,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:506
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2634,7 +2634,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:509
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2664,7 +2664,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:516
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2692,7 +2692,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:521
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2722,7 +2722,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:524
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2752,7 +2752,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:531
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2780,7 +2780,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:538
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2810,7 +2810,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:545
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2838,7 +2838,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:552
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2866,7 +2866,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:557
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2896,7 +2896,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:560
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2926,7 +2926,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:567
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2954,7 +2954,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:572
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2984,7 +2984,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:575
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3014,7 +3014,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:583
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3042,7 +3042,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:590
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3070,7 +3070,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:595
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3100,7 +3100,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:598
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3128,7 +3128,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:605
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3156,7 +3156,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:610
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3186,7 +3186,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:613
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3214,7 +3214,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:618
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3244,7 +3244,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:621
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3272,7 +3272,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:626
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3302,7 +3302,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:630
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3330,7 +3330,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:635
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3360,7 +3360,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:638
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3388,7 +3388,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:643
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3418,7 +3418,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:646
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3446,7 +3446,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:651
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3476,7 +3476,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3504,7 +3504,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3532,7 +3532,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:664
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3560,7 +3560,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:670
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3588,7 +3588,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:676
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3616,7 +3616,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:681
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3644,7 +3644,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:686
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3672,7 +3672,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3700,7 +3700,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:697
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3728,7 +3728,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:703
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3756,7 +3756,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:709
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3784,7 +3784,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:715
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3812,7 +3812,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:720
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3840,7 +3840,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:726
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3868,7 +3868,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:732
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3896,7 +3896,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:738
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3924,7 +3924,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:744
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3952,7 +3952,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:750
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3980,7 +3980,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:755
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4008,7 +4008,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:761
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4036,7 +4036,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:767
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4064,7 +4064,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:772
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4092,7 +4092,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:778
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4120,7 +4120,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:784
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4148,7 +4148,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:789
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4176,7 +4176,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:795
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4204,7 +4204,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:800
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4232,7 +4232,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:806
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4260,7 +4260,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:811
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4288,7 +4288,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:816
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4316,7 +4316,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4344,7 +4344,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4372,7 +4372,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:832
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4400,7 +4400,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:839
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4428,7 +4428,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:843
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4458,7 +4458,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:846
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4486,7 +4486,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:850
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4514,7 +4514,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:855
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4544,7 +4544,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:858
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4574,7 +4574,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:864
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4602,7 +4602,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:869
+# schema/native_functions.yaml:872
 rand_generator = _Op("aten", 'rand', 'generator',
     'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4627,7 +4627,7 @@ rand_generator._entry = _entry_rand_generator
 _aten._packet('rand')._add(rand_generator)
 
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:878
 randn_generator = _Op("aten", 'randn', 'generator',
     'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4652,7 +4652,7 @@ randn_generator._entry = _entry_randn_generator
 _aten._packet('randn')._add(randn_generator)
 
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:884
 rand_out = _Op("aten", 'rand', 'out',
     'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4682,7 +4682,7 @@ rand_out._entry = _entry_rand_out
 _aten._packet('rand')._add(rand_out)
 
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:889
 rand_generator_out = _Op("aten", 'rand', 'generator_out',
     'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4712,7 +4712,7 @@ rand_generator_out._entry = _entry_rand_generator_out
 _aten._packet('rand')._add(rand_generator_out)
 
 
-# schema/native_functions.yaml:891
+# schema/native_functions.yaml:894
 randn_out = _Op("aten", 'randn', 'out',
     'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4742,7 +4742,7 @@ randn_out._entry = _entry_randn_out
 _aten._packet('randn')._add(randn_out)
 
 
-# schema/native_functions.yaml:896
+# schema/native_functions.yaml:899
 randn_generator_out = _Op("aten", 'randn', 'generator_out',
     'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4772,7 +4772,7 @@ randn_generator_out._entry = _entry_randn_generator_out
 _aten._packet('randn')._add(randn_generator_out)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 rand_like_generator = _Op("aten", 'rand_like', 'generator',
     'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4800,7 +4800,7 @@ rand_like_generator._entry = _entry_rand_like_generator
 _aten._packet('rand_like')._add(rand_like_generator)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:909
 randn_like_generator = _Op("aten", 'randn_like', 'generator',
     'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4828,7 +4828,7 @@ randn_like_generator._entry = _entry_randn_like_generator
 _aten._packet('randn_like')._add(randn_like_generator)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:914
 linspace = _Op("aten", 'linspace', 'default',
     'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -4853,7 +4853,7 @@ linspace._entry = _entry_linspace
 _aten._packet('linspace')._add(linspace)
 
 
-# schema/native_functions.yaml:917
+# schema/native_functions.yaml:920
 linspace_out = _Op("aten", 'linspace', 'out',
     'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'out'), 3, tags=())
@@ -4883,7 +4883,7 @@ linspace_out._entry = _entry_linspace_out
 _aten._packet('linspace')._add(linspace_out)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 eye = _Op("aten", 'eye', 'default',
     'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -4908,7 +4908,7 @@ eye._entry = _entry_eye
 _aten._packet('eye')._add(eye)
 
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:930
 eye_m = _Op("aten", 'eye', 'm',
     'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -4933,7 +4933,7 @@ eye_m._entry = _entry_eye_m
 _aten._packet('eye')._add(eye_m)
 
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:936
 eye_out = _Op("aten", 'eye', 'out',
     'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=())
@@ -4963,7 +4963,7 @@ eye_out._entry = _entry_eye_out
 _aten._packet('eye')._add(eye_out)
 
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml:940
 eye_m_out = _Op("aten", 'eye', 'm_out',
     'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'm', 'out'), 2, tags=())
@@ -4993,7 +4993,7 @@ eye_m_out._entry = _entry_eye_m_out
 _aten._packet('eye')._add(eye_m_out)
 
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 randint = _Op("aten", 'randint', 'default',
     'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -5018,7 +5018,7 @@ randint._entry = _entry_randint
 _aten._packet('randint')._add(randint)
 
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:950
 randint_generator = _Op("aten", 'randint', 'generator',
     'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -5043,7 +5043,7 @@ randint_generator._entry = _entry_randint_generator
 _aten._packet('randint')._add(randint_generator)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:956
 randint_low = _Op("aten", 'randint', 'low',
     'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -5068,7 +5068,7 @@ randint_low._entry = _entry_randint_low
 _aten._packet('randint')._add(randint_low)
 
 
-# schema/native_functions.yaml:959
+# schema/native_functions.yaml:962
 randint_low_generator = _Op("aten", 'randint', 'low_generator',
     'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -5093,7 +5093,7 @@ randint_low_generator._entry = _entry_randint_low_generator
 _aten._packet('randint')._add(randint_low_generator)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:968
 randint_out = _Op("aten", 'randint', 'out',
     'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5123,7 +5123,7 @@ randint_out._entry = _entry_randint_out
 _aten._packet('randint')._add(randint_out)
 
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:973
 randint_generator_out = _Op("aten", 'randint', 'generator_out',
     'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5153,7 +5153,7 @@ randint_generator_out._entry = _entry_randint_generator_out
 _aten._packet('randint')._add(randint_generator_out)
 
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:978
 randint_low_out = _Op("aten", 'randint', 'low_out',
     'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5183,7 +5183,7 @@ randint_low_out._entry = _entry_randint_low_out
 _aten._packet('randint')._add(randint_low_out)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:983
 randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
     'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5213,7 +5213,7 @@ randint_low_generator_out._entry = _entry_randint_low_generator_out
 _aten._packet('randint')._add(randint_low_generator_out)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:988
 randperm = _Op("aten", 'randperm', 'default',
     'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
@@ -5238,7 +5238,7 @@ randperm._entry = _entry_randperm
 _aten._packet('randperm')._add(randperm)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:994
 randperm_generator = _Op("aten", 'randperm', 'generator',
     'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -5263,7 +5263,7 @@ randperm_generator._entry = _entry_randperm_generator
 _aten._packet('randperm')._add(randperm_generator)
 
 
-# schema/native_functions.yaml:997
+# schema/native_functions.yaml:1000
 randperm_out = _Op("aten", 'randperm', 'out',
     'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5293,7 +5293,7 @@ randperm_out._entry = _entry_randperm_out
 _aten._packet('randperm')._add(randperm_out)
 
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1005
 randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
     'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5323,7 +5323,7 @@ randperm_generator_out._entry = _entry_randperm_generator_out
 _aten._packet('randperm')._add(randperm_generator_out)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1010
 randint_like = _Op("aten", 'randint_like', 'default',
     'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5351,7 +5351,7 @@ randint_like._entry = _entry_randint_like
 _aten._packet('randint_like')._add(randint_like)
 
 
-# schema/native_functions.yaml:1012
+# schema/native_functions.yaml:1015
 randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
     'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5379,7 +5379,7 @@ randint_like_Tensor._entry = _entry_randint_like_Tensor
 _aten._packet('randint_like')._add(randint_like_Tensor)
 
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1020
 randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
     'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5407,7 +5407,7 @@ randint_like_low_dtype._entry = _entry_randint_like_low_dtype
 _aten._packet('randint_like')._add(randint_like_low_dtype)
 
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1025
 randint_like_generator = _Op("aten", 'randint_like', 'generator',
     'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5435,7 +5435,7 @@ randint_like_generator._entry = _entry_randint_like_generator
 _aten._packet('randint_like')._add(randint_like_generator)
 
 
-# schema/native_functions.yaml:1027
+# schema/native_functions.yaml:1030
 randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
     'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5463,7 +5463,7 @@ randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
 _aten._packet('randint_like')._add(randint_like_Tensor_generator)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1035
 randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
     'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5491,7 +5491,7 @@ randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtyp
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1040
 uniform_ = _Op("aten", 'uniform_', 'default',
     'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5521,7 +5521,7 @@ uniform_._entry = _entry_uniform_
 _aten._packet('uniform_')._add(uniform_)
 
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml:1047
 normal_ = _Op("aten", 'normal_', 'default',
     'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5551,7 +5551,7 @@ normal_._entry = _entry_normal_
 _aten._packet('normal_')._add(normal_)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1054
 exponential_ = _Op("aten", 'exponential_', 'default',
     'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5581,7 +5581,7 @@ exponential_._entry = _entry_exponential_
 _aten._packet('exponential_')._add(exponential_)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1061
 random__from = _Op("aten", 'random_', 'from',
     'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5611,7 +5611,7 @@ random__from._entry = _entry_random__from
 _aten._packet('random_')._add(random__from)
 
 
-# schema/native_functions.yaml:1065
+# schema/native_functions.yaml:1068
 random__to = _Op("aten", 'random_', 'to',
     'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5641,7 +5641,7 @@ random__to._entry = _entry_random__to
 _aten._packet('random_')._add(random__to)
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1075
 random_ = _Op("aten", 'random_', 'default',
     'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5671,7 +5671,7 @@ random_._entry = _entry_random_
 _aten._packet('random_')._add(random_)
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 bernoulli = _Op("aten", 'bernoulli', 'default',
     'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5699,7 +5699,7 @@ bernoulli._entry = _entry_bernoulli
 _aten._packet('bernoulli')._add(bernoulli)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1089
 bernoulli_out = _Op("aten", 'bernoulli', 'out',
     'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5729,7 +5729,7 @@ bernoulli_out._entry = _entry_bernoulli_out
 _aten._packet('bernoulli')._add(bernoulli_out)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1094
 bernoulli_p = _Op("aten", 'bernoulli', 'p',
     'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5757,7 +5757,7 @@ bernoulli_p._entry = _entry_bernoulli_p
 _aten._packet('bernoulli')._add(bernoulli_p)
 
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1101
 bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
     'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5785,7 +5785,7 @@ bernoulli_Tensor._entry = _entry_bernoulli_Tensor
 _aten._packet('bernoulli')._add(bernoulli_Tensor)
 
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1108
 bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
     'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5815,7 +5815,7 @@ bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
 _aten._packet('bernoulli')._add(bernoulli_Tensor_out)
 
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml:1113
 bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
     'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5845,7 +5845,7 @@ bernoulli__Tensor._entry = _entry_bernoulli__Tensor
 _aten._packet('bernoulli_')._add(bernoulli__Tensor)
 
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1120
 bernoulli__float = _Op("aten", 'bernoulli_', 'float',
     'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5875,7 +5875,7 @@ bernoulli__float._entry = _entry_bernoulli__float
 _aten._packet('bernoulli_')._add(bernoulli__float)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1127
 native_dropout = _Op("aten", 'native_dropout', 'default',
     'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
     ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
@@ -5903,7 +5903,7 @@ native_dropout._entry = _entry_native_dropout
 _aten._packet('native_dropout')._add(native_dropout)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
     'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
     ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
@@ -5931,7 +5931,7 @@ native_dropout_backward._entry = _entry_native_dropout_backward
 _aten._packet('native_dropout_backward')._add(native_dropout_backward)
 
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1136
 native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
     'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
@@ -5961,7 +5961,7 @@ native_dropout_backward_out._entry = _entry_native_dropout_backward_out
 _aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
 
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1139
 dropout = _Op("aten", 'dropout', 'default',
     'dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -5989,7 +5989,7 @@ dropout._entry = _entry_dropout
 _aten._packet('dropout')._add(dropout)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1144
 dropout_ = _Op("aten", 'dropout_', 'default',
     'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6019,7 +6019,7 @@ dropout_._entry = _entry_dropout_
 _aten._packet('dropout_')._add(dropout_)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1149
 feature_dropout = _Op("aten", 'feature_dropout', 'default',
     'feature_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6047,7 +6047,7 @@ feature_dropout._entry = _entry_feature_dropout
 _aten._packet('feature_dropout')._add(feature_dropout)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1154
 feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
     'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6077,7 +6077,7 @@ feature_dropout_._entry = _entry_feature_dropout_
 _aten._packet('feature_dropout_')._add(feature_dropout_)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1159
 alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
     'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6105,7 +6105,7 @@ alpha_dropout._entry = _entry_alpha_dropout
 _aten._packet('alpha_dropout')._add(alpha_dropout)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1164
 alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
     'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6135,7 +6135,7 @@ alpha_dropout_._entry = _entry_alpha_dropout_
 _aten._packet('alpha_dropout_')._add(alpha_dropout_)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1169
 feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
     'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6163,7 +6163,7 @@ feature_alpha_dropout._entry = _entry_feature_alpha_dropout
 _aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1174
 feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
     'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6193,7 +6193,7 @@ feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
 _aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1179
 normal_float_float = _Op("aten", 'normal', 'float_float',
     'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -6218,7 +6218,7 @@ normal_float_float._entry = _entry_normal_float_float
 _aten._packet('normal')._add(normal_float_float)
 
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1185
 normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
     'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6248,7 +6248,7 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1190
 normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
     'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6276,7 +6276,7 @@ normal_Tensor_float._entry = _entry_normal_Tensor_float
 _aten._packet('normal')._add(normal_Tensor_float)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1197
 normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
     'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6306,7 +6306,7 @@ normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
 _aten._packet('normal')._add(normal_Tensor_float_out)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1202
 normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
     'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6334,7 +6334,7 @@ normal_float_Tensor._entry = _entry_normal_float_Tensor
 _aten._packet('normal')._add(normal_float_Tensor)
 
 
-# schema/native_functions.yaml:1195
+# schema/native_functions.yaml:1206
 normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
     'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6364,7 +6364,7 @@ normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
 _aten._packet('normal')._add(normal_float_Tensor_out)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1209
 normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
     'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6392,7 +6392,7 @@ normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
 _aten._packet('normal')._add(normal_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1213
 normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
     'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6422,7 +6422,7 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 log_normal_ = _Op("aten", 'log_normal_', 'default',
     'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6452,7 +6452,7 @@ log_normal_._entry = _entry_log_normal_
 _aten._packet('log_normal_')._add(log_normal_)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1223
 cauchy_ = _Op("aten", 'cauchy_', 'default',
     'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6482,7 +6482,7 @@ cauchy_._entry = _entry_cauchy_
 _aten._packet('cauchy_')._add(cauchy_)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1230
 geometric_ = _Op("aten", 'geometric_', 'default',
     'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6512,7 +6512,7 @@ geometric_._entry = _entry_geometric_
 _aten._packet('geometric_')._add(geometric_)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1237
 multinomial = _Op("aten", 'multinomial', 'default',
     'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
     ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6540,7 +6540,7 @@ multinomial._entry = _entry_multinomial
 _aten._packet('multinomial')._add(multinomial)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1244
 multinomial_out = _Op("aten", 'multinomial', 'out',
     'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6570,7 +6570,7 @@ multinomial_out._entry = _entry_multinomial_out
 _aten._packet('multinomial')._add(multinomial_out)
 
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1249
 poisson = _Op("aten", 'poisson', 'default',
     'poisson(Tensor self, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6598,7 +6598,7 @@ poisson._entry = _entry_poisson
 _aten._packet('poisson')._add(poisson)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1255
 poisson_out = _Op("aten", 'poisson', 'out',
     'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6628,7 +6628,639 @@ poisson_out._entry = _entry_poisson_out
 _aten._packet('poisson')._add(poisson_out)
 
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1260
+logspace = _Op("aten", 'logspace', 'default',
+    'logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('start', 'end', 'steps', 'base', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
+_c_logspace = logspace._cache
+
+
+def _bind_logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (start, end, steps, base, dtype, layout, device, pin_memory)
+
+
+def _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_logspace.get(ks)
+    if k is None:
+        k = logspace._fill(ks)
+    return k(start, end, steps, base, dtype, layout, device, pin_memory)
+
+
+logspace._bind = _bind_logspace
+logspace._entry = _entry_logspace
+_aten._packet('logspace')._add(logspace)
+
+
+# schema/native_functions.yaml:1266
+logspace_out = _Op("aten", 'logspace', 'out',
+    'logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'steps', 'base', 'out'), 4, tags=())
+_c_logspace_out = logspace_out._cache
+
+
+def _bind_logspace_out(start, end, steps, base=10.0, *, out):
+    return (start, end, steps, base, out)
+
+
+def _entry_logspace_out(start, end, steps, base, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logspace_out, (start, end, steps, base, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_logspace_out.get(ks)
+    if k is None:
+        k = logspace_out._fill(ks)
+    return k(start, end, steps, base, out)
+
+
+logspace_out._bind = _bind_logspace_out
+logspace_out._entry = _entry_logspace_out
+_aten._packet('logspace')._add(logspace_out)
+
+
+# schema/native_functions.yaml:1270
+empty_permuted = _Op("aten", 'empty_permuted', 'default',
+    'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'physical_layout', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_empty_permuted = empty_permuted._cache
+
+
+def _bind_empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, physical_layout, dtype, layout, device, pin_memory)
+
+
+def _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_empty_permuted.get(ks)
+    if k is None:
+        k = empty_permuted._fill(ks)
+    return k(size, physical_layout, dtype, layout, device, pin_memory)
+
+
+empty_permuted._bind = _bind_empty_permuted
+empty_permuted._entry = _entry_empty_permuted
+_aten._packet('empty_permuted')._add(empty_permuted)
+
+
+# schema/native_functions.yaml:1276
+empty_permuted_out = _Op("aten", 'empty_permuted', 'out',
+    'empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'physical_layout', 'out'), 2, tags=())
+_c_empty_permuted_out = empty_permuted_out._cache
+
+
+def _bind_empty_permuted_out(size, physical_layout, *, out):
+    return (size, physical_layout, out)
+
+
+def _entry_empty_permuted_out(size, physical_layout, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_permuted_out, (size, physical_layout, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_empty_permuted_out.get(ks)
+    if k is None:
+        k = empty_permuted_out._fill(ks)
+    return k(size, physical_layout, out)
+
+
+empty_permuted_out._bind = _bind_empty_permuted_out
+empty_permuted_out._entry = _entry_empty_permuted_out
+_aten._packet('empty_permuted')._add(empty_permuted_out)
+
+
+# schema/native_functions.yaml:1280
+tril_indices = _Op("aten", 'tril_indices', 'default',
+    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_tril_indices = tril_indices._cache
+
+
+def _bind_tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_tril_indices.get(ks)
+    if k is None:
+        k = tril_indices._fill(ks)
+    return k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+tril_indices._bind = _bind_tril_indices
+tril_indices._entry = _entry_tril_indices
+_aten._packet('tril_indices')._add(tril_indices)
+
+
+# schema/native_functions.yaml:1286
+tril_indices_out = _Op("aten", 'tril_indices', 'out',
+    'tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('row', 'col', 'offset', 'out'), 3, tags=())
+_c_tril_indices_out = tril_indices_out._cache
+
+
+def _bind_tril_indices_out(row, col, offset=0, *, out):
+    return (row, col, offset, out)
+
+
+def _entry_tril_indices_out(row, col, offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_indices_out, (row, col, offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_tril_indices_out.get(ks)
+    if k is None:
+        k = tril_indices_out._fill(ks)
+    return k(row, col, offset, out)
+
+
+tril_indices_out._bind = _bind_tril_indices_out
+tril_indices_out._entry = _entry_tril_indices_out
+_aten._packet('tril_indices')._add(tril_indices_out)
+
+
+# schema/native_functions.yaml:1290
+triu_indices = _Op("aten", 'triu_indices', 'default',
+    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_triu_indices = triu_indices._cache
+
+
+def _bind_triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (row, col, offset, dtype, layout, device, pin_memory)
+
+
+def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_triu_indices.get(ks)
+    if k is None:
+        k = triu_indices._fill(ks)
+    return k(row, col, offset, dtype, layout, device, pin_memory)
+
+
+triu_indices._bind = _bind_triu_indices
+triu_indices._entry = _entry_triu_indices
+_aten._packet('triu_indices')._add(triu_indices)
+
+
+# schema/native_functions.yaml:1296
+triu_indices_out = _Op("aten", 'triu_indices', 'out',
+    'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('row', 'col', 'offset', 'out'), 3, tags=())
+_c_triu_indices_out = triu_indices_out._cache
+
+
+def _bind_triu_indices_out(row, col, offset=0, *, out):
+    return (row, col, offset, out)
+
+
+def _entry_triu_indices_out(row, col, offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_indices_out, (row, col, offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_triu_indices_out.get(ks)
+    if k is None:
+        k = triu_indices_out._fill(ks)
+    return k(row, col, offset, out)
+
+
+triu_indices_out._bind = _bind_triu_indices_out
+triu_indices_out._entry = _entry_triu_indices_out
+_aten._packet('triu_indices')._add(triu_indices_out)
+
+
+# schema/native_functions.yaml:1301
+copy = _Op("aten", 'copy', 'default',
+    'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
+    ('self', 'src', 'non_blocking'), 3, tags=('core',))
+_c_copy = copy._cache
+
+
+def _bind_copy(self, src, non_blocking=False):
+    return (self, src, non_blocking)
+
+
+def _entry_copy(self, src, non_blocking):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy, (self, src, non_blocking)) from None
+    k = _c_copy.get(ks)
+    if k is None:
+        k = copy._fill(ks)
+    return k(self, src, non_blocking)
+
+
+copy._bind = _bind_copy
+copy._entry = _entry_copy
+_aten._packet('copy')._add(copy)
+
+
+# schema/native_functions.yaml:1306
+copy_out = _Op("aten", 'copy', 'out',
+    'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'non_blocking', 'out'), 3, tags=())
+_c_copy_out = copy_out._cache
+
+
+def _bind_copy_out(self, src, non_blocking=False, *, out):
+    return (self, src, non_blocking, out)
+
+
+def _entry_copy_out(self, src, non_blocking, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy_out, (self, src, non_blocking, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_copy_out.get(ks)
+    if k is None:
+        k = copy_out._fill(ks)
+    return k(self, src, non_blocking, out)
+
+
+copy_out._bind = _bind_copy_out
+copy_out._entry = _entry_copy_out
+_aten._packet('copy')._add(copy_out)
+
+
+# schema/native_functions.yaml:1310
+fill_Scalar = _Op("aten", 'fill', 'Scalar',
+    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
+    ('self', 'value'), 2, tags=('core',))
+_c_fill_Scalar = fill_Scalar._cache
+
+
+def _bind_fill_Scalar(self, value):
+    return (self, value)
+
+
+def _entry_fill_Scalar(self, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Scalar, (self, value)) from None
+    k = _c_fill_Scalar.get(ks)
+    if k is None:
+        k = fill_Scalar._fill(ks)
+    return k(self, value)
+
+
+fill_Scalar._bind = _bind_fill_Scalar
+fill_Scalar._entry = _entry_fill_Scalar
+_aten._packet('fill')._add(fill_Scalar)
+
+
+# schema/native_functions.yaml:1315
+fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
+    'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Scalar_out = fill_Scalar_out._cache
+
+
+def _bind_fill_Scalar_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Scalar_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Scalar_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fill_Scalar_out.get(ks)
+    if k is None:
+        k = fill_Scalar_out._fill(ks)
+    return k(self, value, out)
+
+
+fill_Scalar_out._bind = _bind_fill_Scalar_out
+fill_Scalar_out._entry = _entry_fill_Scalar_out
+_aten._packet('fill')._add(fill_Scalar_out)
+
+
+# schema/native_functions.yaml:1319
+fill_Tensor = _Op("aten", 'fill', 'Tensor',
+    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
+    ('self', 'value'), 2, tags=())
+_c_fill_Tensor = fill_Tensor._cache
+
+
+def _bind_fill_Tensor(self, value):
+    return (self, value)
+
+
+def _entry_fill_Tensor(self, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor, (self, value)) from None
+    k = _c_fill_Tensor.get(ks)
+    if k is None:
+        k = fill_Tensor._fill(ks)
+    return k(self, value)
+
+
+fill_Tensor._bind = _bind_fill_Tensor
+fill_Tensor._entry = _entry_fill_Tensor
+_aten._packet('fill')._add(fill_Tensor)
+
+
+# schema/native_functions.yaml:1323
+fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
+    'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Tensor_out = fill_Tensor_out._cache
+
+
+def _bind_fill_Tensor_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Tensor_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_fill_Tensor_out.get(ks)
+    if k is None:
+        k = fill_Tensor_out._fill(ks)
+    return k(self, value, out)
+
+
+fill_Tensor_out._bind = _bind_fill_Tensor_out
+fill_Tensor_out._entry = _entry_fill_Tensor_out
+_aten._packet('fill')._add(fill_Tensor_out)
+
+
+# schema/native_functions.yaml:1327
+zero = _Op("aten", 'zero', 'default',
+    'zero(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_zero = zero._cache
+
+
+def _bind_zero(self):
+    return (self,)
+
+
+def _entry_zero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero, (self,)) from None
+    k = _c_zero.get(ks)
+    if k is None:
+        k = zero._fill(ks)
+    return k(self)
+
+
+zero._bind = _bind_zero
+zero._entry = _entry_zero
+_aten._packet('zero')._add(zero)
+
+
+# schema/native_functions.yaml:1331
+zero_out = _Op("aten", 'zero', 'out',
+    'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_zero_out = zero_out._cache
+
+
+def _bind_zero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_zero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_zero_out.get(ks)
+    if k is None:
+        k = zero_out._fill(ks)
+    return k(self, out)
+
+
+zero_out._bind = _bind_zero_out
+zero_out._entry = _entry_zero_out
+_aten._packet('zero')._add(zero_out)
+
+
+# schema/native_functions.yaml:1335
+empty_strided_out = _Op("aten", 'empty_strided', 'out',
+    'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'stride', 'out'), 2, tags=())
+_c_empty_strided_out = empty_strided_out._cache
+
+
+def _bind_empty_strided_out(size, stride, *, out):
+    return (size, stride, out)
+
+
+def _entry_empty_strided_out(size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_strided_out, (size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_empty_strided_out.get(ks)
+    if k is None:
+        k = empty_strided_out._fill(ks)
+    return k(size, stride, out)
+
+
+empty_strided_out._bind = _bind_empty_strided_out
+empty_strided_out._entry = _entry_empty_strided_out
+_aten._packet('empty_strided')._add(empty_strided_out)
+
+
+# schema/native_functions.yaml:1339
+new_empty_out = _Op("aten", 'new_empty', 'out',
+    'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_empty_out = new_empty_out._cache
+
+
+def _bind_new_empty_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_empty_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_new_empty_out.get(ks)
+    if k is None:
+        k = new_empty_out._fill(ks)
+    return k(self, size, out)
+
+
+new_empty_out._bind = _bind_new_empty_out
+new_empty_out._entry = _entry_new_empty_out
+_aten._packet('new_empty')._add(new_empty_out)
+
+
+# schema/native_functions.yaml:1343
+new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
+    'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'stride', 'out'), 3, tags=())
+_c_new_empty_strided_out = new_empty_strided_out._cache
+
+
+def _bind_new_empty_strided_out(self, size, stride, *, out):
+    return (self, size, stride, out)
+
+
+def _entry_new_empty_strided_out(self, size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_strided_out, (self, size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_new_empty_strided_out.get(ks)
+    if k is None:
+        k = new_empty_strided_out._fill(ks)
+    return k(self, size, stride, out)
+
+
+new_empty_strided_out._bind = _bind_new_empty_strided_out
+new_empty_strided_out._entry = _entry_new_empty_strided_out
+_aten._packet('new_empty_strided')._add(new_empty_strided_out)
+
+
+# schema/native_functions.yaml:1347
+new_full_out = _Op("aten", 'new_full', 'out',
+    'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'fill_value', 'out'), 3, tags=())
+_c_new_full_out = new_full_out._cache
+
+
+def _bind_new_full_out(self, size, fill_value, *, out):
+    return (self, size, fill_value, out)
+
+
+def _entry_new_full_out(self, size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_new_full_out.get(ks)
+    if k is None:
+        k = new_full_out._fill(ks)
+    return k(self, size, fill_value, out)
+
+
+new_full_out._bind = _bind_new_full_out
+new_full_out._entry = _entry_new_full_out
+_aten._packet('new_full')._add(new_full_out)
+
+
+# schema/native_functions.yaml:1351
+new_zeros_out = _Op("aten", 'new_zeros', 'out',
+    'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_zeros_out = new_zeros_out._cache
+
+
+def _bind_new_zeros_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_zeros_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_zeros_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_new_zeros_out.get(ks)
+    if k is None:
+        k = new_zeros_out._fill(ks)
+    return k(self, size, out)
+
+
+new_zeros_out._bind = _bind_new_zeros_out
+new_zeros_out._entry = _entry_new_zeros_out
+_aten._packet('new_zeros')._add(new_zeros_out)
+
+
+# schema/native_functions.yaml:1355
+new_ones_out = _Op("aten", 'new_ones', 'out',
+    'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_ones_out = new_ones_out._cache
+
+
+def _bind_new_ones_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_ones_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_ones_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_new_ones_out.get(ks)
+    if k is None:
+        k = new_ones_out._fill(ks)
+    return k(self, size, out)
+
+
+new_ones_out._bind = _bind_new_ones_out
+new_ones_out._entry = _entry_new_ones_out
+_aten._packet('new_ones')._add(new_ones_out)
+
+
+# schema/native_functions.yaml:1360
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -6658,7 +7290,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1364
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6688,7 +7320,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1368
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -6718,7 +7350,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1254
+# schema/native_functions.yaml:1372
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -6748,7 +7380,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1258
+# schema/native_functions.yaml:1376
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -6778,7 +7410,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1380
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -6808,7 +7440,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1266
+# schema/native_functions.yaml:1384
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -6838,7 +7470,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1388
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6868,7 +7500,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1274
+# schema/native_functions.yaml:1392
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6898,7 +7530,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1396
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -6928,7 +7560,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1282
+# schema/native_functions.yaml:1400
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -6958,7 +7590,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1404
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -6988,7 +7620,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1409
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7018,7 +7650,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1414
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7048,7 +7680,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1419
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7078,7 +7710,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1424
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7108,7 +7740,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1429
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7138,7 +7770,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1434
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7168,7 +7800,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1439
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7198,7 +7830,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1444
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7228,7 +7860,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1449
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7258,7 +7890,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1454
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

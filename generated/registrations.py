@@ -121,919 +121,1007 @@ _o.new_ones.register('CompositeExplicitAutograd', _common_factories_like.new_one
 _o.clone.register('CPU', _cpu_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
-# schema/native_functions.yaml:141
-_o.clone_out.register('CompositeExplicitAutograd', _autogen_out(_o.clone))
+# schema/native_functions.yaml:142
+_o.clone_out.register('CompositeExplicitAutograd', _common_random.clone_out)
 _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:146
 _o.copy_.register('CPU', _cpu_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:149
+# schema/native_functions.yaml:152
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:156
 _o._to_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o._to_copy))
 _o._to_copy_out.register("ADInplaceOrView", _inplace_or_view(_o._to_copy_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:155
+# schema/native_functions.yaml:158
 _o.to_dtype_layout.register('CompositeImplicitAutograd', _composite_conversions.to_dtype_layout)
 
-# schema/native_functions.yaml:161
+# schema/native_functions.yaml:164
 _o.to_device.register('CompositeImplicitAutograd', _composite_conversions.to_device)
 
-# schema/native_functions.yaml:167
+# schema/native_functions.yaml:170
 _o.to_dtype.register('CompositeImplicitAutograd', _composite_conversions.to_dtype)
 
-# schema/native_functions.yaml:173
+# schema/native_functions.yaml:176
 _o.to_other.register('CompositeImplicitAutograd', _composite_conversions.to_other)
 
-# schema/native_functions.yaml:179
+# schema/native_functions.yaml:182
 _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.contiguous)
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:193
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:199
 _o.zero_.register('CPU', _cpu_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 _o.add_Tensor.register('CPU', _cpu_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:208
+# schema/native_functions.yaml:211
 _o.add_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Tensor))
 _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:211
+# schema/native_functions.yaml:214
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:221
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:225
+# schema/native_functions.yaml:228
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:237
+# schema/native_functions.yaml:240
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:243
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:250
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:254
+# schema/native_functions.yaml:257
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml:269
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:272
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:283
+# schema/native_functions.yaml:286
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:295
+# schema/native_functions.yaml:298
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:303
+# schema/native_functions.yaml:306
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:316
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:323
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:332
+# schema/native_functions.yaml:335
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:338
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml:345
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:358
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:360
+# schema/native_functions.yaml:363
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:366
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:373
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:375
+# schema/native_functions.yaml:378
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:381
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:383
+# schema/native_functions.yaml:386
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:389
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:401
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:409
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:419
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:421
+# schema/native_functions.yaml:424
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:427
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:429
+# schema/native_functions.yaml:432
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:435
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:437
+# schema/native_functions.yaml:440
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:443
 _o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
 _o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:450
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:457
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:464
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:468
+# schema/native_functions.yaml:471
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:478
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:486
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:488
+# schema/native_functions.yaml:491
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:494
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:501
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:506
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:509
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:516
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:521
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:524
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:531
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:538
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:542
+# schema/native_functions.yaml:545
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:552
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:554
+# schema/native_functions.yaml:557
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:560
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:567
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:569
+# schema/native_functions.yaml:572
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:575
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:583
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:590
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:592
+# schema/native_functions.yaml:595
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:598
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:605
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:607
+# schema/native_functions.yaml:610
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:613
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:618
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:621
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:626
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:630
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:632
+# schema/native_functions.yaml:635
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:638
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:643
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:646
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:651
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:664
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:670
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:676
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:681
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:686
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:697
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:703
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:709
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:715
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:720
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:726
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:732
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:738
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:744
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:750
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:755
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:761
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:767
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:772
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:778
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:784
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:789
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:795
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:800
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:806
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:811
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:816
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:832
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:839
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:840
+# schema/native_functions.yaml:843
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:846
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:850
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:852
+# schema/native_functions.yaml:855
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:858
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:864
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:869
+# schema/native_functions.yaml:872
 _o.rand_generator.register('CPU', _cpu_factories.rand_generator)
 _o.rand_generator.register('Meta', _meta_random.rand_generator)
 _o.rand_generator.register("BackendSelect", _backend_select(_o.rand_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:875
+# schema/native_functions.yaml:878
 _o.randn_generator.register('CPU', _cpu_factories.randn_generator)
 _o.randn_generator.register('Meta', _meta_random.randn_generator)
 _o.randn_generator.register("BackendSelect", _backend_select(_o.randn_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:881
+# schema/native_functions.yaml:884
 _o.rand_out.register('CompositeExplicitAutograd', _common_random.rand_out)
 _o.rand_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:886
+# schema/native_functions.yaml:889
 _o.rand_generator_out.register('CompositeExplicitAutograd', _common_random.rand_generator_out)
 _o.rand_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:891
+# schema/native_functions.yaml:894
 _o.randn_out.register('CompositeExplicitAutograd', _common_random.randn_out)
 _o.randn_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:896
+# schema/native_functions.yaml:899
 _o.randn_generator_out.register('CompositeExplicitAutograd', _common_random.randn_generator_out)
 _o.randn_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 _o.rand_like_generator.register('CompositeExplicitAutograd', _common_factories_like.rand_like_generator)
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:909
 _o.randn_like_generator.register('CompositeExplicitAutograd', _common_factories_like.randn_like_generator)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:914
 _o.linspace.register('CPU', _cpu_random.linspace)
 _o.linspace.register('Meta', _meta_random.linspace)
 _o.linspace.register("BackendSelect", _backend_select(_o.linspace, 5), with_keyset=True)
 
-# schema/native_functions.yaml:917
+# schema/native_functions.yaml:920
 _o.linspace_out.register('CompositeExplicitAutograd', _common_random.linspace_out)
 _o.linspace_out.register("ADInplaceOrView", _inplace_or_view(_o.linspace_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 _o.eye.register('CPU', _cpu_random.eye)
 _o.eye.register('Meta', _meta_random.eye)
 _o.eye.register("BackendSelect", _backend_select(_o.eye, 3), with_keyset=True)
 
-# schema/native_functions.yaml:927
+# schema/native_functions.yaml:930
 _o.eye_m.register('CPU', _cpu_random.eye_m)
 _o.eye_m.register('Meta', _meta_random.eye_m)
 _o.eye_m.register("BackendSelect", _backend_select(_o.eye_m, 4), with_keyset=True)
 
-# schema/native_functions.yaml:933
+# schema/native_functions.yaml:936
 _o.eye_out.register('CompositeExplicitAutograd', _common_random.eye_out)
 _o.eye_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml:940
 _o.eye_m_out.register('CompositeExplicitAutograd', _common_random.eye_m_out)
 _o.eye_m_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_m_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 _o.randint.register('CPU', _cpu_random.randint)
 _o.randint.register('Meta', _meta_random.randint)
 _o.randint.register("BackendSelect", _backend_select(_o.randint, 4), with_keyset=True)
 
-# schema/native_functions.yaml:947
+# schema/native_functions.yaml:950
 _o.randint_generator.register('CPU', _cpu_random.randint_generator)
 _o.randint_generator.register('Meta', _meta_random.randint_generator)
 _o.randint_generator.register("BackendSelect", _backend_select(_o.randint_generator, 5), with_keyset=True)
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:956
 _o.randint_low.register('CPU', _cpu_random.randint_low)
 _o.randint_low.register('Meta', _meta_random.randint_low)
 _o.randint_low.register("BackendSelect", _backend_select(_o.randint_low, 5), with_keyset=True)
 
-# schema/native_functions.yaml:959
+# schema/native_functions.yaml:962
 _o.randint_low_generator.register('CPU', _cpu_random.randint_low_generator)
 _o.randint_low_generator.register('Meta', _meta_random.randint_low_generator)
 _o.randint_low_generator.register("BackendSelect", _backend_select(_o.randint_low_generator, 6), with_keyset=True)
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:968
 _o.randint_out.register('CompositeExplicitAutograd', _common_random.randint_out)
 _o.randint_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml:973
 _o.randint_generator_out.register('CompositeExplicitAutograd', _common_random.randint_generator_out)
 _o.randint_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:975
+# schema/native_functions.yaml:978
 _o.randint_low_out.register('CompositeExplicitAutograd', _common_random.randint_low_out)
 _o.randint_low_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:983
 _o.randint_low_generator_out.register('CompositeExplicitAutograd', _common_random.randint_low_generator_out)
 _o.randint_low_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml:988
 _o.randperm.register('CPU', _cpu_random.randperm)
 _o.randperm.register('Meta', _meta_random.randperm)
 _o.randperm.register("BackendSelect", _backend_select(_o.randperm, 3), with_keyset=True)
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml:994
 _o.randperm_generator.register('CPU', _cpu_random.randperm_generator)
 _o.randperm_generator.register('Meta', _meta_random.randperm_generator)
 _o.randperm_generator.register("BackendSelect", _backend_select(_o.randperm_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:997
+# schema/native_functions.yaml:1000
 _o.randperm_out.register('CompositeExplicitAutograd', _common_random.randperm_out)
 _o.randperm_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1002
+# schema/native_functions.yaml:1005
 _o.randperm_generator_out.register('CompositeExplicitAutograd', _common_random.randperm_generator_out)
 _o.randperm_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1010
 _o.randint_like.register('CompositeExplicitAutograd', _common_random.randint_like)
 
-# schema/native_functions.yaml:1012
+# schema/native_functions.yaml:1015
 _o.randint_like_Tensor.register('CompositeExplicitAutograd', _common_random.randint_like_tensor)
 
-# schema/native_functions.yaml:1017
+# schema/native_functions.yaml:1020
 _o.randint_like_low_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype)
 
-# schema/native_functions.yaml:1022
+# schema/native_functions.yaml:1025
 _o.randint_like_generator.register('CompositeExplicitAutograd', _common_random.randint_like_generator)
 
-# schema/native_functions.yaml:1027
+# schema/native_functions.yaml:1030
 _o.randint_like_Tensor_generator.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator)
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1035
 _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype)
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1040
 _o.uniform_.register('CPU', _cpu_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml:1047
 _o.normal_.register('CPU', _cpu_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1054
 _o.exponential_.register('CPU', _cpu_random.exponential_)
 _o.exponential_.register('Meta', _meta_random.exponential_)
 _o.exponential_.register("ADInplaceOrView", _inplace_or_view(_o.exponential_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1061
 _o.random__from.register('CPU', _cpu_random.random_from)
 _o.random__from.register('Meta', _meta_random.random_from)
 _o.random__from.register("ADInplaceOrView", _inplace_or_view(_o.random__from, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1065
+# schema/native_functions.yaml:1068
 _o.random__to.register('CPU', _cpu_random.random_to)
 _o.random__to.register('Meta', _meta_random.random_to)
 _o.random__to.register("ADInplaceOrView", _inplace_or_view(_o.random__to, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1075
 _o.random_.register('CPU', _cpu_random.random_)
 _o.random_.register('Meta', _meta_random.random_)
 _o.random_.register("ADInplaceOrView", _inplace_or_view(_o.random_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 _o.bernoulli.register('CPU', _cpu_random.bernoulli)
 _o.bernoulli.register('Meta', _meta_random.bernoulli)
 
-# schema/native_functions.yaml:1084
-_o.bernoulli_out.register('CompositeExplicitAutograd', _autogen_out(_o.bernoulli))
+# schema/native_functions.yaml:1089
+_o.bernoulli_out.register('CompositeExplicitAutograd', _common_random.bernoulli_out)
 _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1094
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1101
 _o.bernoulli_Tensor.register('CPU', _cpu_random.bernoulli_tensor)
 _o.bernoulli_Tensor.register('Meta', _meta_random.bernoulli_tensor)
 
-# schema/native_functions.yaml:1099
-_o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bernoulli_Tensor))
+# schema/native_functions.yaml:1108
+_o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _common_random.bernoulli_tensor_out)
 _o.bernoulli_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml:1113
 _o.bernoulli__Tensor.register('CPU', _cpu_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register('Meta', _meta_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1120
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml:1127
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1133
 _o.native_dropout_backward.register('CompositeExplicitAutograd', _common_random.native_dropout_backward)
 
-# schema/native_functions.yaml:1125
+# schema/native_functions.yaml:1136
 _o.native_dropout_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_dropout_backward))
 _o.native_dropout_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_dropout_backward_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1128
+# schema/native_functions.yaml:1139
 _o.dropout.register('CompositeImplicitAutograd', _composite_random.dropout)
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1144
 _o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
 _o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1149
 _o.feature_dropout.register('CompositeImplicitAutograd', _composite_random.feature_dropout)
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1154
 _o.feature_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_dropout_)
 _o.feature_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1159
 _o.alpha_dropout.register('CompositeImplicitAutograd', _composite_random.alpha_dropout)
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1164
 _o.alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.alpha_dropout_)
 _o.alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1169
 _o.feature_alpha_dropout.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout)
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1174
 _o.feature_alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout_)
 _o.feature_alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1179
 _o.normal_float_float.register('CPU', _cpu_random.normal_float_float)
 _o.normal_float_float.register('Meta', _meta_random.normal_float_float)
 _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_float, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1185
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1190
 _o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
 _o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1197
 _o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
 _o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml:1202
 _o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
 _o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
 
-# schema/native_functions.yaml:1195
+# schema/native_functions.yaml:1206
 _o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
 _o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1209
 _o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1213
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 _o.log_normal_.register('CPU', _cpu_random.log_normal_)
 _o.log_normal_.register('Meta', _meta_random.log_normal_)
 _o.log_normal_.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1223
 _o.cauchy_.register('CPU', _cpu_random.cauchy_)
 _o.cauchy_.register('Meta', _meta_random.cauchy_)
 _o.cauchy_.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1230
 _o.geometric_.register('CPU', _cpu_random.geometric_)
 _o.geometric_.register('Meta', _meta_random.geometric_)
 _o.geometric_.register("ADInplaceOrView", _inplace_or_view(_o.geometric_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1237
 _o.multinomial.register('CPU', _cpu_random.multinomial)
 _o.multinomial.register('Meta', _meta_random.multinomial)
 
-# schema/native_functions.yaml:1231
-_o.multinomial_out.register('CompositeExplicitAutograd', _autogen_out(_o.multinomial))
+# schema/native_functions.yaml:1244
+_o.multinomial_out.register('CompositeExplicitAutograd', _common_random.multinomial_out)
 _o.multinomial_out.register("ADInplaceOrView", _inplace_or_view(_o.multinomial_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml:1249
 _o.poisson.register('CPU', _cpu_random.poisson)
 _o.poisson.register('Meta', _meta_random.poisson)
 
-# schema/native_functions.yaml:1238
-_o.poisson_out.register('CompositeExplicitAutograd', _autogen_out(_o.poisson))
+# schema/native_functions.yaml:1255
+_o.poisson_out.register('CompositeExplicitAutograd', _common_random.poisson_out)
 _o.poisson_out.register("ADInplaceOrView", _inplace_or_view(_o.poisson_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1242
+# schema/native_functions.yaml:1260
+_o.logspace.register('CPU', _cpu_random.logspace)
+_o.logspace.register('Meta', _meta_random.logspace)
+_o.logspace.register("BackendSelect", _backend_select(_o.logspace, 6), with_keyset=True)
+
+# schema/native_functions.yaml:1266
+_o.logspace_out.register('CompositeExplicitAutograd', _common_random.logspace_out)
+_o.logspace_out.register("ADInplaceOrView", _inplace_or_view(_o.logspace_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1270
+_o.empty_permuted.register('CPU', _cpu_random.empty_permuted)
+_o.empty_permuted.register('Meta', _meta_random.empty_permuted)
+_o.empty_permuted.register("BackendSelect", _backend_select(_o.empty_permuted, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1276
+_o.empty_permuted_out.register('CompositeExplicitAutograd', _common_random.empty_permuted_out)
+_o.empty_permuted_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_permuted_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1280
+_o.tril_indices.register('CPU', _cpu_random.tril_indices)
+_o.tril_indices.register('Meta', _meta_random.tril_indices)
+_o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1286
+_o.tril_indices_out.register('CompositeExplicitAutograd', _common_random.tril_indices_out)
+_o.tril_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_indices_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1290
+_o.triu_indices.register('CPU', _cpu_random.triu_indices)
+_o.triu_indices.register('Meta', _meta_random.triu_indices)
+_o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1296
+_o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
+_o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1301
+_o.copy.register('CompositeExplicitAutograd', _common_random.copy)
+
+# schema/native_functions.yaml:1306
+_o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
+_o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1310
+_o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
+
+# schema/native_functions.yaml:1315
+_o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
+_o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1319
+_o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
+
+# schema/native_functions.yaml:1323
+_o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
+_o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1327
+_o.zero.register('CompositeExplicitAutograd', _common_random.zero)
+
+# schema/native_functions.yaml:1331
+_o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
+_o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1335
+_o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
+_o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1339
+_o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
+_o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1343
+_o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
+_o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1347
+_o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
+_o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1351
+_o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
+_o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1355
+_o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
+_o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1360
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1246
+# schema/native_functions.yaml:1364
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1368
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1254
+# schema/native_functions.yaml:1372
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1258
+# schema/native_functions.yaml:1376
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1380
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1266
+# schema/native_functions.yaml:1384
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1388
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1274
+# schema/native_functions.yaml:1392
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1396
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1282
+# schema/native_functions.yaml:1400
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1404
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1409
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1414
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1419
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1424
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1429
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1434
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1439
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1444
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1449
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1454
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

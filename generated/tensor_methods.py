@@ -55,7 +55,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone,
     _entry_clone_out,
     _entry_contiguous,
+    _entry_copy,
     _entry_copy_,
+    _entry_copy_out,
     _entry_detach,
     _entry_diagonal,
     _entry_div_Scalar,
@@ -71,7 +73,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_like_out,
     _entry_empty_memory_format,
     _entry_empty_out,
+    _entry_empty_permuted,
+    _entry_empty_permuted_out,
     _entry_empty_strided,
+    _entry_empty_strided_out,
     _entry_eq_Scalar,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
@@ -89,6 +94,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_feature_alpha_dropout_,
     _entry_feature_dropout,
     _entry_feature_dropout_,
+    _entry_fill_Scalar,
+    _entry_fill_Scalar_out,
+    _entry_fill_Tensor,
+    _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -115,6 +124,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_,
     _entry_log_normal_,
     _entry_log_out,
+    _entry_logspace,
+    _entry_logspace_out,
     _entry_lt_Scalar,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
@@ -147,10 +158,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg_,
     _entry_neg_out,
     _entry_new_empty,
+    _entry_new_empty_out,
     _entry_new_empty_strided,
+    _entry_new_empty_strided_out,
     _entry_new_full,
+    _entry_new_full_out,
     _entry_new_ones,
+    _entry_new_ones_out,
     _entry_new_zeros,
+    _entry_new_zeros_out,
     _entry_normal_,
     _entry_normal_Tensor_Tensor,
     _entry_normal_Tensor_Tensor_out,
@@ -251,6 +267,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_dtype_layout,
     _entry_to_other,
     _entry_transpose_int,
+    _entry_tril_indices,
+    _entry_tril_indices_out,
+    _entry_triu_indices,
+    _entry_triu_indices_out,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_uniform_,
@@ -260,7 +280,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view_dtype,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_zero,
     _entry_zero_,
+    _entry_zero_out,
     _entry_zeros,
     _entry_zeros_like,
     _entry_zeros_like_out,
@@ -268,7 +290,7 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -278,7 +300,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:221
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -288,7 +310,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:646
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -298,7 +320,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml:715
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -308,7 +330,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:829
+# schema/native_functions.yaml:832
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -318,7 +340,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:613
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -328,7 +350,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:621
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -338,7 +360,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -348,7 +370,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 def _m0_bernoulli(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -359,7 +381,7 @@ def _c0_bernoulli(self, generator):
     return _entry_bernoulli(self, generator)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1094
 def _m1_bernoulli(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -393,7 +415,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml:1113
 def _m0_bernoulli_(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -404,7 +426,7 @@ def _c0_bernoulli_(self, p, generator):
     return _entry_bernoulli__Tensor(self, p, generator)
 
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1120
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -438,7 +460,7 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:638
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -448,7 +470,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1223
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -458,7 +480,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:792
+# schema/native_functions.yaml:795
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -468,7 +490,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:443
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -479,7 +501,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:435
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -513,7 +535,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:447
+# schema/native_functions.yaml:450
 def clamp_(self, min=None, max=None):
     """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -533,7 +555,7 @@ def clone(self, *, memory_format=None):
     return _entry_clone(self, memory_format)
 
 
-# schema/native_functions.yaml:179
+# schema/native_functions.yaml:182
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
@@ -543,7 +565,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:146
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -553,7 +575,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -563,7 +585,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:769
+# schema/native_functions.yaml:772
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -573,7 +595,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -584,7 +606,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -618,7 +640,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:316
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -629,7 +651,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml:323
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -663,7 +685,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:358
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -673,7 +695,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml:501
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -683,7 +705,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:509
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -693,7 +715,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml:744
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -704,7 +726,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml:750
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -714,7 +736,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1051
+# schema/native_functions.yaml:1054
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -724,7 +746,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return _entry_exponential_(self, lambd, generator)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:193
 def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
@@ -735,7 +757,7 @@ def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 def _m1_fill_(self, value):
     if _F['Tensor'](self) and _F['Scalar'](value):
         return (self, value)
@@ -769,7 +791,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:803
+# schema/native_functions.yaml:806
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -779,7 +801,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:419
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -789,7 +811,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1230
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -799,7 +821,7 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -809,7 +831,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml:850
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -819,7 +841,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml:864
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -829,7 +851,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:858
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -839,7 +861,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -849,7 +871,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml:516
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -859,7 +881,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:524
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -869,7 +891,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1216
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -879,7 +901,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:381
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -889,7 +911,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:461
+# schema/native_functions.yaml:464
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -899,7 +921,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml:478
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -909,7 +931,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -919,7 +941,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:598
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -930,7 +952,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:602
+# schema/native_functions.yaml:605
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -964,7 +986,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:627
+# schema/native_functions.yaml:630
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -974,7 +996,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:813
+# schema/native_functions.yaml:816
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -985,7 +1007,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1019,7 +1041,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1029,7 +1051,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1039,7 +1061,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1226
+# schema/native_functions.yaml:1237
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1049,7 +1071,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:764
+# schema/native_functions.yaml:767
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1059,7 +1081,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:373
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1069,7 +1091,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:486
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1079,7 +1101,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:494
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1147,7 +1169,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml:1047
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1157,7 +1179,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:694
+# schema/native_functions.yaml:697
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -1168,7 +1190,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1178,7 +1200,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1188,7 +1210,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:1058
+# schema/native_functions.yaml:1061
 def _m0_random_(self, from_, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (self, from_, to, generator)
@@ -1199,7 +1221,7 @@ def _c0_random_(self, from_, to, generator):
     return _entry_random__from(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:1065
+# schema/native_functions.yaml:1068
 def _m1_random_(self, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
         return (self, to, generator)
@@ -1210,7 +1232,7 @@ def _c1_random_(self, to, generator):
     return _entry_random__to(self, to, generator)
 
 
-# schema/native_functions.yaml:1072
+# schema/native_functions.yaml:1075
 def _m2_random_(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -1247,7 +1269,7 @@ def random_(*args, **kwargs):
     return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml:531
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1257,7 +1279,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:535
+# schema/native_functions.yaml:538
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1267,7 +1289,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:676
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -1278,7 +1300,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:683
+# schema/native_functions.yaml:686
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1288,7 +1310,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:758
+# schema/native_functions.yaml:761
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1298,7 +1320,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:549
+# schema/native_functions.yaml:552
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1308,7 +1330,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:560
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1318,7 +1340,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:752
+# schema/native_functions.yaml:755
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1328,7 +1350,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:775
+# schema/native_functions.yaml:778
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1339,7 +1361,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:781
+# schema/native_functions.yaml:784
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1373,7 +1395,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:786
+# schema/native_functions.yaml:789
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1383,7 +1405,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:723
+# schema/native_functions.yaml:726
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1394,7 +1416,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:729
+# schema/native_functions.yaml:732
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1405,7 +1427,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml:738
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1443,7 +1465,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1453,7 +1475,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:250
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1463,7 +1485,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml:583
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1474,7 +1496,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:587
+# schema/native_functions.yaml:590
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1508,7 +1530,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml:709
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1518,7 +1540,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:564
+# schema/native_functions.yaml:567
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1528,7 +1550,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:575
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1538,7 +1560,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:700
+# schema/native_functions.yaml:703
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1548,7 +1570,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:797
+# schema/native_functions.yaml:800
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1558,7 +1580,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:808
+# schema/native_functions.yaml:811
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1568,7 +1590,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml:1040
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1578,7 +1600,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     return _entry_uniform_(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:717
+# schema/native_functions.yaml:720
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1588,7 +1610,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:664
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1600,7 +1622,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml:670
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1634,7 +1656,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:678
+# schema/native_functions.yaml:681
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1644,7 +1666,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:427
 def where(self, condition, other):
     """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1654,7 +1676,7 @@ def where(self, condition, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:199
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1664,7 +1686,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1674,7 +1696,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:355
+# schema/native_functions.yaml:358
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1686,7 +1708,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:416
+# schema/native_functions.yaml:419
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1696,7 +1718,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1706,7 +1728,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:218
+# schema/native_functions.yaml:221
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1716,7 +1738,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1726,7 +1748,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:348
+# schema/native_functions.yaml:351
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1736,7 +1758,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:247
+# schema/native_functions.yaml:250
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1746,7 +1768,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:313
+# schema/native_functions.yaml:316
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1756,7 +1778,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1766,7 +1788,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:381
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1776,7 +1798,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1786,7 +1808,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1796,7 +1818,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:370
+# schema/native_functions.yaml:373
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1808,7 +1830,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml:486
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1818,7 +1840,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1828,7 +1850,7 @@ def __pow__(self, other):
     return _entry_pow_Tensor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def __radd__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1838,7 +1860,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:654
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1848,7 +1870,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:261
+# schema/native_functions.yaml:264
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1858,7 +1880,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml:330
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1868,7 +1890,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1878,7 +1900,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1888,7 +1910,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:232
+# schema/native_functions.yaml:235
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1898,7 +1920,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:290
+# schema/native_functions.yaml:293
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:

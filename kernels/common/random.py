@@ -160,8 +160,9 @@ def arange_start_out(start, end, step, out):
                                                     out._device, None))
 
 
-# torch's generated out= of the *_like ops: the functional op (self's dtype), then a copy
-# into out, whose dtype must be the result's
+# torch's generated out= of the *_like / new_* factories compute in out's dtype; those of
+# the other ops (bernoulli, fill, zero, copy, clone, poisson) need out's dtype to be the
+# result's
 def _into_same_dtype(out, result):
     if out._dtype is not result._dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(result._dtype)}, but "
@@ -175,23 +176,23 @@ def _cpp_name(dt) -> str:
 
 
 def empty_like_out(self, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_empty_like(self, None, None, None, None,
-                                                        memory_format))
+    return _into(out, _ops._entry_empty_like(self, out._dtype, None, out._device, None,
+                                             memory_format))
 
 
 def zeros_like_out(self, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_zeros_like(self, None, None, None, None,
-                                                        memory_format))
+    return _into(out, _ops._entry_zeros_like(self, out._dtype, None, out._device, None,
+                                             memory_format))
 
 
 def ones_like_out(self, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_ones_like(self, None, None, None, None,
-                                                       memory_format))
+    return _into(out, _ops._entry_ones_like(self, out._dtype, None, out._device, None,
+                                            memory_format))
 
 
 def full_like_out(self, fill_value, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_full_like(self, fill_value, None, None, None, None,
-                                                       memory_format))
+    return _into(out, _ops._entry_full_like(self, fill_value, out._dtype, None, out._device,
+                                            None, memory_format))
 
 
 def rand_like_out(self, memory_format, out):
@@ -199,8 +200,8 @@ def rand_like_out(self, memory_format, out):
 
 
 def rand_like_generator_out(self, generator, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_rand_like_generator(
-        self, generator, None, None, None, None, memory_format))
+    return _into(out, _ops._entry_rand_like_generator(
+        self, generator, out._dtype, None, out._device, None, memory_format))
 
 
 def randn_like_out(self, memory_format, out):
@@ -208,8 +209,8 @@ def randn_like_out(self, memory_format, out):
 
 
 def randn_like_generator_out(self, generator, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_randn_like_generator(
-        self, generator, None, None, None, None, memory_format))
+    return _into(out, _ops._entry_randn_like_generator(
+        self, generator, out._dtype, None, out._device, None, memory_format))
 
 
 def randint_like_out(self, high, memory_format, out):
@@ -225,8 +226,8 @@ def randint_like_tensor_out(self, high, memory_format, out):
 
 
 def randint_like_tensor_generator_out(self, high, generator, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_randint_like_Tensor_generator(
-        self, high, generator, None, None, None, None, memory_format))
+    return _into(out, _ops._entry_randint_like_Tensor_generator(
+        self, high, generator, out._dtype, None, out._device, None, memory_format))
 
 
 def randint_like_low_dtype_out(self, low, high, memory_format, out):
@@ -234,8 +235,8 @@ def randint_like_low_dtype_out(self, low, high, memory_format, out):
 
 
 def randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
-    return _into_same_dtype(out, _ops._entry_randint_like_low_generator_dtype(
-        self, low, high, generator, None, None, None, None, memory_format))
+    return _into(out, _ops._entry_randint_like_low_generator_dtype(
+        self, low, high, generator, out._dtype, None, out._device, None, memory_format))
 
 
 def bernoulli_float_out(self, p, generator, out):
@@ -251,3 +252,117 @@ def normal_tensor_float_out(mean, std, generator, out):
     """torch's: out keeps its shape, normal_(0, std) then `+= mean` (broadcast into out)."""
     _ops._entry_normal_(out, 0.0, std, generator)
     return _ops._entry_add__Tensor(out, mean, 1)
+
+
+# --------------------------------------------------------------------------- more factories
+def logspace_out(start, end, steps, base, out):
+    return _into(out, _ops._entry_logspace(start, end, steps, base, out._dtype, None, out._device,
+                                           None))
+
+
+def empty_permuted_out(size, physical_layout, out):
+    return _into(out, _ops._entry_empty_permuted(size, physical_layout, out._dtype, None,
+                                                 out._device, None))
+
+
+def tril_indices_out(row, col, offset, out):
+    return _into(out, _ops._entry_tril_indices(row, col, offset, out._dtype, None, out._device,
+                                               None))
+
+
+def triu_indices_out(row, col, offset, out):
+    return _into(out, _ops._entry_triu_indices(row, col, offset, out._dtype, None, out._device,
+                                               None))
+
+
+def empty_strided_out(size, stride, out):
+    return _into(out, _ops._entry_empty_strided(size, stride, out._dtype, None, out._device,
+                                                None))
+
+
+def new_empty_out(self, size, out):
+    return _into(out, _ops._entry_new_empty(self, size, out._dtype, None, out._device, None))
+
+
+def new_empty_strided_out(self, size, stride, out):
+    return _into(out, _ops._entry_new_empty_strided(self, size, stride, out._dtype, None,
+                                                    out._device, None))
+
+
+def new_full_out(self, size, fill_value, out):
+    return _into(out, _ops._entry_new_full(self, size, fill_value, out._dtype, None, out._device,
+                                           None))
+
+
+def new_zeros_out(self, size, out):
+    return _into(out, _ops._entry_new_zeros(self, size, out._dtype, None, out._device, None))
+
+
+def new_ones_out(self, size, out):
+    return _into(out, _ops._entry_new_ones(self, size, out._dtype, None, out._device, None))
+
+
+# --------------------------------------------------------------------------- copy, fill, zero
+def copy(self, src, non_blocking):
+    """A new tensor laid out like self (its strides kept unless it overlaps itself), holding
+    src broadcast to self's shape and cast to self's dtype."""
+    overlapping = any(st == 0 and n > 1 for n, st in zip(self._shape, self.stride()))
+    if overlapping:
+        r = _ops._entry_empty_like(self, None, None, None, None, None)
+    else:
+        r = _ops._entry_empty_strided(self._shape, self.stride(), self._dtype, None, self._device,
+                                      None)
+    return _ops._entry_copy_(r, src, non_blocking)
+
+
+def fill_scalar(self, value):
+    return _ops._entry_fill__Scalar(_ops._entry_empty_like(self, None, None, None, None, None),
+                                    value)
+
+
+def fill_tensor(self, value):
+    return _ops._entry_fill__Tensor(_ops._entry_empty_like(self, None, None, None, None, None),
+                                    value)
+
+
+def zero(self):
+    return _ops._entry_zero_(_ops._entry_empty_like(self, None, None, None, None, None))
+
+
+# --------------------------------------------------------------------------- same-dtype out=
+def copy_out(self, src, non_blocking, out):
+    return _into_same_dtype(out, copy(self, src, non_blocking))
+
+
+def fill_scalar_out(self, value, out):
+    return _into_same_dtype(out, fill_scalar(self, value))
+
+
+def fill_tensor_out(self, value, out):
+    return _into_same_dtype(out, fill_tensor(self, value))
+
+
+def zero_out(self, out):
+    return _into_same_dtype(out, zero(self))
+
+
+def clone_out(self, memory_format, out):
+    return _into_same_dtype(out, _ops._entry_clone(self, memory_format))
+
+
+def poisson_out(self, generator, out):
+    return _into_same_dtype(out, _ops._entry_poisson(self, generator))
+
+
+def bernoulli_out(self, generator, out):
+    return _into_same_dtype(out, _ops._entry_bernoulli(self, generator))
+
+
+def bernoulli_tensor_out(self, p, generator, out):
+    return _into_same_dtype(out, _ops._entry_bernoulli_Tensor(self, p, generator))
+
+
+def multinomial_out(self, num_samples, replacement, generator, out):
+    if out._dtype.name != "int64":
+        raise RuntimeError(f"multinomial expects Long tensor out, got: {out._dtype.scalar_name}")
+    return _into(out, _ops._entry_multinomial(self, num_samples, replacement, generator))

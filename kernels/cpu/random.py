@@ -359,3 +359,47 @@ def poisson(self, generator):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     out = rng_of(generator).poisson(rates) if rates.size else rates
     return from_array(np.asarray(out).astype(self._dtype.np).reshape(self._shape), self._dtype)
+
+
+# --------------------------------------------------------------------------- more factories
+def logspace(start, end, steps, base, dtype, layout, device, pin_memory):
+    """base ** e for e = linspace(start, end, steps), the exponents computed like
+    linspace's (in double from integer ends for integer dtypes), the power in double."""
+    check_layout(layout)
+    M.logspace(start, end, steps, base, dtype, layout, device, pin_memory)
+    dt = factory_dtype(dtype)
+    exps = linspace(start, end, steps, D.float64 if dt.category == D.INT else dt, layout, device,
+                    pin_memory)._np.astype(np.float64)
+    if dt.category == D.INT and exps.size:
+        n = exps.size
+        wrap = lambda v: float(np.array(int(v), np.int64).astype(dt.np))
+        s, e = wrap(scalar_value(start)), wrap(scalar_value(end))
+        i = np.arange(n)
+        step = (e - s) / (n - 1) if n > 1 else 0.0
+        exps = np.where(i < n // 2, s + step * i, e - step * (n - 1 - i)) if n > 1 else np.array([s])
+    with np.errstate(all="ignore"):
+        arr = np.power(float(base), exps)
+        if dt.category == D.INT:
+            arr = np.trunc(arr)
+        return from_array(arr.astype(dt.np), dt)
+
+
+def empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    shape, stride = M.permuted_strides(size, physical_layout)
+    return empty_cpu(shape, factory_dtype(dtype), stride)
+
+
+def tril_indices(row, col, offset, dtype, layout, device, pin_memory):
+    """The (row, col) indices of the lower triangle (k - j <= offset), row by row."""
+    check_layout(layout)
+    _, dt = M.tri_indices_count("tril_indices", row, col, offset, dtype)
+    r, c = np.tril_indices(int(row), int(offset), int(col))
+    return from_array(np.stack([r, c]).astype(dt.np).reshape(2, -1), dt)
+
+
+def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    _, dt = M.tri_indices_count("triu_indices", row, col, offset, dtype)
+    r, c = np.triu_indices(int(row), int(offset), int(col))
+    return from_array(np.stack([r, c]).astype(dt.np).reshape(2, -1), dt)

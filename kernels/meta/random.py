@@ -525,3 +525,71 @@ def poisson(self, generator):
     if self._dtype.category != D.FLOAT:
         raise not_implemented_for("poisson_cpu", self._dtype)
     return empty_meta(self._shape, self._dtype)
+
+
+# --------------------------------------------------------------------------- more factories
+def logspace(start, end, steps, base, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    steps, dt = linspace_params(start, end, steps, dtype)
+    if dt is D.bool_:
+        raise not_implemented_for("logspace_cpu", dt)
+    return empty_meta((steps,), dt)
+
+
+def permuted_strides(size, physical_layout) -> tuple:
+    """(shape, strides) of empty_permuted: dims laid out in memory in physical_layout order."""
+    shape = check_size(size, "empty_permuted")
+    order = [int(d) for d in physical_layout]
+    if len(order) != len(shape):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the "
+                           f"physical_layout; i.e. len(size) = {len(shape)} is not equal to "
+                           f"len(physical_layout) = {len(order)}")
+    seen = set()
+    for i, d in enumerate(order):
+        if not 0 <= d < len(shape):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and "
+                               f"{len(shape) - 1}, but got {d} at index {i}).  NB: negative dims "
+                               "not currently supported; file an issue if you want it.")
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    stride = [0] * len(shape)
+    acc = 1
+    for d in reversed(order):
+        stride[d] = acc
+        acc *= max(shape[d], 1)
+    return shape, tuple(stride)
+
+
+def empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    shape, stride = permuted_strides(size, physical_layout)
+    return empty_meta(shape, factory_dtype(dtype), stride)
+
+
+def tri_indices_count(name, row, col, offset, dtype) -> tuple:
+    """(number of indices, dtype) of tril_indices / triu_indices after torch's checks."""
+    row, col, offset = int(row), int(col), int(offset)
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    dt = _int_dtype(dtype)
+    if dt not in (D.int32, D.int64):
+        raise not_implemented_for(name, dt)
+    j = np.arange(row)[:, None]
+    k = np.arange(col)[None, :]
+    mask = (k - j <= offset) if name == "tril_indices" else (k - j >= offset)
+    return int(mask.sum()) if row and col else 0, dt
+
+
+def tril_indices(row, col, offset, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    n, dt = tri_indices_count("tril_indices", row, col, offset, dtype)
+    return empty_meta((2, n), dt)
+
+
+def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
+    check_layout(layout)
+    n, dt = tri_indices_count("triu_indices", row, col, offset, dtype)
+    return empty_meta((2, n), dt)

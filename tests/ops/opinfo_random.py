@@ -498,6 +498,85 @@ register("poisson.default", lambda: [
 out_of("poisson.out", "poisson.default")
 
 
+register("logspace.default", lambda: [
+    S(0, 3, 4, name="default_base"), S(0, 3, 4, 2.0, name="base2"), S(-1, 1, 9, 3.0, dtype=E.float64,
+                                                                      name="float64"),
+    S(0, 2.5, 4, dtype=E.int64, name="int64_fractional_end"), S(0, 2, 3, dtype=E.uint8, name="uint8"),
+    S(-2, 2, 5, dtype=E.float16, name="float16"), S(-1, 1, 9, dtype=E.bfloat16, name="bfloat16"),
+    S(0, 3, 4, -2.0, dtype=E.int64, name="negative_base_int64"), S(2, 3, 1, name="one_step"),
+    S(-1, 1, 0, name="empty"), S(2, 3, -1, name="negative_steps_error"),
+    S(2, 3, 3, dtype=E.bool, name="bool_error")], exact_strides=True)
+register("logspace.out", lambda: [S(0, 3, 4, name="default_base"), S(0, 2, 3, 2.0, name="base2")],
+         functional="logspace.default", exact_strides=True)
+register("empty_permuted.default", lambda: [
+    S([2, 3, 4], [0, 2, 1], name="permuted"), S([2, 3, 4, 5], [0, 2, 3, 1], name="channels_last"),
+    S([2, 0, 4], [2, 1, 0], dtype=E.int64, name="empty_reversed"), S([], [], name="0d"),
+    S([2, 3, 4], [0, 2], name="wrong_length_error"), S([2, 3, 4], [0, 2, 2], name="duplicate_error"),
+    S([2, 3, 4], [0, -1, 1], name="negative_dim_error")], values=False, exact_strides=True)
+register("empty_permuted.out", lambda: [S([2, 3], [1, 0], name="transposed")], values=False,
+         functional="empty_permuted.default")
+
+
+def _tri_indices_samples():
+    return [S(3, 3, name="square"), S(3, 4, 1, name="wide_offset"), S(4, 3, -1, name="tall_negative"),
+            S(5, 2, -1, name="narrow"), S(0, 3, name="no_rows"), S(3, 3, 10, name="big_offset"),
+            S(3, 3, -10, name="small_offset"), S(3, 3, dtype=E.int32, name="int32"),
+            S(-1, 3, name="negative_row_error"), S(3, -4, name="negative_col_error"),
+            S(3, 3, dtype=E.float32, name="float32_error"), S(3, 3, dtype=E.uint8, name="uint8_error")]
+
+
+register("tril_indices.default", _tri_indices_samples, exact_strides=True)
+register("triu_indices.default", _tri_indices_samples, exact_strides=True)
+register("tril_indices.out", lambda: [S(3, 4, 1, name="wide")], functional="tril_indices.default")
+register("triu_indices.out", lambda: [S(4, 3, name="tall")], functional="triu_indices.default")
+
+
+# ---- functional copy / fill / zero ---------------------------------------------------------
+register("copy.default", lambda: [S(make((3, 4), dt), make((3, 4), F32), name=dtname(dt))
+                                  for dt in (BOOL, I64, F16, F64)] + [
+    S(transposed((3, 4), F32), make((4,), F64), name="transposed_self_broadcast"),
+    S(strided((3, 4), F32), make((3, 4), I32), name="strided_self"),
+    S(expanded((3, 4), F32), make((3, 4), F32), name="expanded_self"),
+    S(make((), F64), make((), F32), name="0d"), S(make((0, 3), F32), make((3,), F32), name="empty"),
+    S(make((3,), F32), make((2, 3), F32), name="src_larger_error"),
+    S(make((3,), F32), make((4,), F32), name="shape_mismatch_error")], exact_strides=True)
+out_of("copy.out", "copy.default")
+register("fill.Scalar", lambda: [S(make((3, 4), dt), 2.5, name=dtname(dt)) for dt in ALL] + [
+    S(transposed((3, 4), F32), 7, name="transposed"), S(expanded((3, 4), F32), 1, name="expanded"),
+    S(make((), F64), True, name="0d"), S(make((0, 2), I32), 3, name="empty"),
+    S(make((3,), U8), 300, name="uint8_overflow_error")], exact_strides=True)
+out_of("fill.Scalar_out", "fill.Scalar")
+register("fill.Tensor", lambda: [
+    S(make((3, 4), F32), make((), F64), name="float32_float64_value"),
+    S(transposed((3, 4), I64), make((), F32), name="transposed_int64"),
+    S(make((2,), BOOL), make((), I32), name="bool"), S(make((0, 2), F32), make((), F32), name="empty"),
+    S(make((3,), F32), make((1,), F32), name="1d_value_error")], exact_strides=True)
+out_of("fill.Tensor_out", "fill.Tensor")
+register("zero.default", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+    S(transposed((3, 4), F32), name="transposed"), S(expanded((3, 4), F64), name="expanded"),
+    S(make((), F32), name="0d"), S(make((0, 2), F32), name="empty")], exact_strides=True)
+out_of("zero.out", "zero.default")
+
+
+def _new_out_samples(*extra):
+    def samples():
+        return [S(make((2, 3), F32), [3, 2], *extra, name="float32"),
+                S(make((2,), I64), [4], *extra, name="int64"), S(make((2,), F64), [], *extra, name="0d")]
+    return samples
+
+
+register("empty_strided.out", lambda: [S([2, 3], [1, 2], name="column_major"),
+                                       S([3], [1], name="1d")],
+         values=False, functional="empty_strided.default")
+register("new_empty.out", _new_out_samples(), values=False, functional="new_empty.default")
+register("new_empty_strided.out", lambda: [S(make((2, 3), F32), [2, 3], [1, 2], name="transposed"),
+                                           S(make((2,), I64), [3], [1], name="int64")],
+         values=False, functional="new_empty_strided.default")
+register("new_full.out", _new_out_samples(2.5), functional="new_full.default")
+register("new_zeros.out", _new_out_samples(), functional="new_zeros.default")
+register("new_ones.out", _new_out_samples(), functional="new_ones.default")
+
+
 # ---- out= variants of the factories -----------------------------------------------------
 register("empty.out", lambda: [S([2, 3], name="2x3"), S([], name="0d"),
                                S([2, 3, 4, 5], memory_format=E.channels_last,
