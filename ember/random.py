@@ -93,6 +93,11 @@ class Generator:
         self._seed = int.from_bytes(raw[37:45], "little")
         return self
 
+    def clone_state(self) -> Generator:
+        """A new generator in this one's state (they then draw the same numbers)."""
+        g = Generator(self.device)
+        return g.set_state(self.get_state())
+
     def __repr__(self):
         return f"<ember.Generator object at {hex(id(self))}>"
 

@@ -363,3 +363,11 @@ def test_multinomial():
     g.manual_seed(9)
     assert ember.multinomial(p, 3, generator=g).tolist() == a.tolist()
     assert p.multinomial(2).shape == (2,)
+
+
+def test_generator_clone_state():
+    g = ember.Generator().manual_seed(3)
+    ember.rand(5, generator=g)
+    h = g.clone_state()
+    assert h is not g and h.initial_seed() == 3
+    assert ember.randn(4, generator=g).tolist() == ember.randn(4, generator=h).tolist()
