@@ -131,6 +131,8 @@ def random_(self, generator):
 def random_from(self, frm, to, generator):
     """[from, to), or [from, max] when to is None."""
     bounds = M.random_range(self._dtype, frm, to)
+    if bounds is None:
+        M.check_full_range(self)
     rng = rng_of(generator)
     if self.numel():
         self._np[...] = random_integers(rng, self._shape, bounds, self._dtype)

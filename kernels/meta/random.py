@@ -129,9 +129,20 @@ def randn_generator(size, generator, dtype, layout, device, pin_memory):
 
 
 # --------------------------------------------------------------------------- random_ bounds
+def _as_int64(x: float) -> int:
+    """C++'s static_cast<int64_t> of a double on x86: out of range (inf) gives INT64_MIN."""
+    return int(x) if math.isfinite(x) and -(2.0 ** 63) <= x < 2.0 ** 63 else -(1 << 63)
+
+
+def _through(v: int, dt: D.dtype) -> int:
+    """static_cast<int64_t>(static_cast<scalar_t>(v)) for a floating dtype."""
+    with np.errstate(over="ignore"):
+        return _as_int64(float(np.array(float(v)).astype(dt.np).astype(np.float64)))
+
+
 def _update_from(frm: int, dt: D.dtype) -> int:
     """torch's update_from: the smallest integer >= from that the float type holds."""
-    from_plus_1 = int(np.array(frm + 1, np.float64).astype(dt.np).astype(np.float64))
+    from_plus_1 = _through(frm + 1, dt)
     if from_plus_1 < frm:
         n = max(abs(frm + 1).bit_length() - 1, 0)
         frm = from_plus_1 + (1 << (n - DIGITS[dt.name] + 1))
@@ -139,7 +150,7 @@ def _update_from(frm: int, dt: D.dtype) -> int:
 
 
 def _update_to(to: int, dt: D.dtype) -> int:
-    to_minus_1 = int(np.array(to - 1, np.float64).astype(dt.np).astype(np.float64))
+    to_minus_1 = _through(to - 1, dt)
     if to_minus_1 >= to:
         n = max(abs(to - 1).bit_length() - 1, 0)
         to = to_minus_1 - (1 << (n - DIGITS[dt.name] + 1))
@@ -205,9 +216,21 @@ def random_(self, generator):
     return self
 
 
+def check_full_range(self) -> None:
+    """random_(-2**63, None) draws 64 random bits: int64, double, float and bfloat16 only."""
+    dt = self._dtype
+    if self.numel() == 0 or dt in (D.int64, D.float64, D.float32, D.bfloat16):
+        return
+    if dt is D.bool_ or dt is D.float16:
+        raise not_implemented_for("random_full_64_bits_range_kernel_cpu", dt)
+    raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float "
+                       "and bfloat16")
+
+
 def random_from(self, frm, to, generator):
     _generator(generator)
-    random_range(self._dtype, frm, to)
+    if random_range(self._dtype, frm, to) is None:
+        check_full_range(self)
     return self
 
 

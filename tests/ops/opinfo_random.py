@@ -278,6 +278,11 @@ register("random_.from", lambda: _all_dtype_selves(0, 2) + [
     S(make((3,), U8), -3, 5, name="uint8_negative_error"),
     S(make((0,), U8), -3, 5, name="empty_uint8_negative_error"),
     S(make((3,), I64), -(2**63), None, name="int64_full_range"),
+    S(make((3,), BF16), -(2**63), None, name="bfloat16_full_range"),
+    S(make((3,), U8), -(2**63), None, name="uint8_full_range_error"),
+    S(make((3,), F16), -(2**63), None, name="float16_full_range_error"),
+    S(make((0,), F16), -(2**63), None, name="empty_float16_full_range"),
+    S(make((3,), F16), 0, 2**31, name="float16_huge_to_error"),
     S(make((3,), F32), 5, 5, name="empty_range_error"),
     S(make((2, 3), F64), 1, 9, generator=G(), name="generator")], values=False)
 
