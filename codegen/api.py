@@ -125,6 +125,11 @@ def takes_requires_grad(fn: NativeFunction) -> bool:
     return any(a.name == "pin_memory" for a in fn.schema.arguments.flat())
 
 
+def varargs_local(a) -> str:
+    """The local name of an int-list varargs parameter (`*_size`); `size=` is its keyword."""
+    return f"_{py_name(a.name)}"
+
+
 def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -> str:
     """The Python binding's parameters: `self` is `input` for functions; out= added."""
     args = fn.schema.arguments
@@ -132,8 +137,10 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
     va = varargs_param(fn, method)
     parts = ["self"] if method else []
     for a in pos:
-        parts.append(f"*{py_name(a.name)}" if a is va else _param(a, not method))
+        parts.append(f"*{varargs_local(a)}" if a is va else _param(a, not method))
     kw = [_param(a, not method) for a in args.kwarg_only]
+    if va is not None:  # `zeros(2, 3)` or, like torch, `zeros(size=(2, 3))`
+        kw.insert(0, f"{py_name(va.name)}=None")
     if out_fn is not None and not method:
         kw.append("out=None")
     if takes_requires_grad(fn):
@@ -149,9 +156,6 @@ def py_keywords(fn: NativeFunction, method: bool, out_fn: NativeFunction | None)
     """Every name the binding accepts as a keyword argument."""
     names = [("input" if a.name == "self" and not method else py_name(a.name))
              for a in fn.schema.arguments.flat_non_out() if not (method and a.name == "self")]
-    va = varargs_param(fn, method)
-    if va is not None:
-        names.remove(py_name(va.name))
     if out_fn is not None and not method:
         names.append("out")
     if takes_requires_grad(fn):

@@ -111,6 +111,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
+            "varargs_local": api.varargs_local(va) if va is not None else None,
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,

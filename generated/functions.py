@@ -853,9 +853,9 @@ def dropout_(input, p, train):
 
 
 # schema/native_functions.yaml:18
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
+def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if r is not _NO:
@@ -1573,9 +1573,9 @@ def normal(*args, **kwargs):
 
 
 # schema/native_functions.yaml:36
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
@@ -1665,8 +1665,8 @@ def pow(*args, **kwargs):
 
 
 # schema/native_functions.yaml:72
-def _m0_rand(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(size)
+def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -1678,8 +1678,8 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 
 # schema/native_functions.yaml:872
-def _m1_rand(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(size)
+def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -1692,8 +1692,8 @@ def _c1_rand(size, generator, dtype, layout, device, pin_memory, out, requires_g
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_rand = (
-    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad'))),
-    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad'))),
+    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
 )
 _sigs_rand = (
     'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1945,8 +1945,8 @@ def randint_like(*args, **kwargs):
 
 
 # schema/native_functions.yaml:78
-def _m0_randn(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(size)
+def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -1958,8 +1958,8 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 
 # schema/native_functions.yaml:878
-def _m1_randn(*size, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(size)
+def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -1972,8 +1972,8 @@ def _c1_randn(size, generator, dtype, layout, device, pin_memory, out, requires_
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_randn = (
-    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad'))),
-    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad'))),
+    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
 )
 _sigs_randn = (
     'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -2492,9 +2492,9 @@ def zero_(input):
 
 
 # schema/native_functions.yaml:30
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:

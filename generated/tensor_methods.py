@@ -716,9 +716,9 @@ def exp_(self):
 
 
 # schema/native_functions.yaml:744
-def expand(self, *size, implicit=False):
+def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if r is not _NO:
@@ -1112,9 +1112,9 @@ def neg_(self):
 
 
 # schema/native_functions.yaml:110
-def new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -1146,9 +1146,9 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 
 
 # schema/native_functions.yaml:130
-def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -1158,9 +1158,9 @@ def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 # schema/native_functions.yaml:125
-def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -1180,9 +1180,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 # schema/native_functions.yaml:697
-def permute(self, *dims):
+def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
-    dims = _ivar(dims)
+    dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         r = _htf(permute, (self,), (self, dims), {})
         if r is not _NO:
@@ -1290,9 +1290,9 @@ def relu_(self):
 
 
 # schema/native_functions.yaml:676
-def reshape(self, *shape):
+def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
-    shape = _ivar(shape)
+    shape = _ivar(_shape, shape, 'shape')
     if _tf[0]:
         r = _htf(reshape, (self,), (self, shape), {})
         if r is not _NO:
@@ -1428,8 +1428,8 @@ def _c1_squeeze(self, dim):
 
 
 # schema/native_functions.yaml:738
-def _m2_squeeze(self, *dim):
-    dim = _ivar(dim)
+def _m2_squeeze(self, *_dim, dim=None):
+    dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -1443,7 +1443,7 @@ def _c2_squeeze(self, dim):
 _cases_squeeze = (
     (_m0_squeeze, _c0_squeeze, 1, frozenset(())),
     (_m1_squeeze, _c1_squeeze, 2, frozenset(('dim',))),
-    (_m2_squeeze, _c2_squeeze, None, frozenset(())),
+    (_m2_squeeze, _c2_squeeze, None, frozenset(('dim',))),
 )
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
@@ -1611,8 +1611,8 @@ def unsqueeze(self, dim):
 
 
 # schema/native_functions.yaml:664
-def _m0_view(self, *size):
-    size = _ivar(size)
+def _m0_view(self, *_size, size=None):
+    size = _ivar(_size, size, 'size')
     if _F['Tensor'](self) and _F['SymInt[]'](size):
         return (self, size)
     return None
@@ -1635,7 +1635,7 @@ def _c1_view(self, dtype):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_view = (
-    (_m0_view, _c0_view, None, frozenset(())),
+    (_m0_view, _c0_view, None, frozenset(('size',))),
     (_m1_view, _c1_view, 2, frozenset(('dtype',))),
 )
 _sigs_view = (
