@@ -371,3 +371,12 @@ def test_generator_clone_state():
     h = g.clone_state()
     assert h is not g and h.initial_seed() == 3
     assert ember.randn(4, generator=g).tolist() == ember.randn(4, generator=h).tolist()
+
+
+def test_size_keyword():
+    """torch's bindings take an int-list varargs parameter by its keyword too."""
+    assert ember.zeros(size=(2, 3)).shape == (2, 3)
+    assert ember.rand(size=[4], generator=ember.Generator()).shape == (4,)
+    assert ember.ones(6).view(size=(2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="multiple values for argument 'size'"):
+        ember.zeros(2, size=(2,))
