@@ -134,6 +134,15 @@ _c_copy = _o.copy._cache
 _c_fill_Scalar = _o.fill_Scalar._cache
 _c_fill_Tensor = _o.fill_Tensor._cache
 _c_zero = _o.zero._cache
+_c_uniform = _o.uniform._cache
+_c_exponential = _o.exponential._cache
+_c_geometric = _o.geometric._cache
+_c_log_normal = _o.log_normal._cache
+_c_cauchy = _o.cauchy._cache
+_c_random_from = _o.random_from._cache
+_c_random_to = _o.random_to._cache
+_c_random = _o.random._cache
+_c_normal_functional = _o.normal_functional._cache
 
 
 # schema/derivatives.yaml:58
@@ -2475,6 +2484,159 @@ class ZeroBackward1(_Node):
         return (_r_self,)
 
 
+# schema/derivatives.yaml:434
+class UniformBackward1(_Node):
+    """Backward of uniform (schema/derivatives.yaml:434)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:437
+class ExponentialBackward1(_Node):
+    """Backward of exponential (schema/derivatives.yaml:437)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:440
+class GeometricBackward1(_Node):
+    """Backward of geometric (schema/derivatives.yaml:440)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:443
+class LogNormalBackward1(_Node):
+    """Backward of log_normal (schema/derivatives.yaml:443)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:446
+class CauchyBackward1(_Node):
+    """Backward of cauchy (schema/derivatives.yaml:446)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:449
+class RandomBackward3(_Node):
+    """Backward of random.from (schema/derivatives.yaml:449)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:452
+class RandomBackward4(_Node):
+    """Backward of random.to (schema/derivatives.yaml:452)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:455
+class RandomBackward5(_Node):
+    """Backward of random (schema/derivatives.yaml:455)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:458
+class NormalFunctionalBackward0(_Node):
+    """Backward of normal_functional (schema/derivatives.yaml:458)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -4651,6 +4813,159 @@ def _ag_zero(ks, self):
     return _out
 
 
+# schema/native_functions.yaml:1361 (derivative: schema/derivatives.yaml:434)
+def _ag_uniform(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_uniform.get(_ks)
+    if _k is None:
+        _k = _o.uniform._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1371 (derivative: schema/derivatives.yaml:437)
+def _ag_exponential(ks, self, lambd, generator):
+    _ks = ks & _BELOW
+    _k = _c_exponential.get(_ks)
+    if _k is None:
+        _k = _o.exponential._fill(_ks)
+    _out = _k(self, lambd, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1381 (derivative: schema/derivatives.yaml:440)
+def _ag_geometric(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_geometric.get(_ks)
+    if _k is None:
+        _k = _o.geometric._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1391 (derivative: schema/derivatives.yaml:443)
+def _ag_log_normal(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_log_normal.get(_ks)
+    if _k is None:
+        _k = _o.log_normal._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:446)
+def _ag_cauchy(ks, self, median, sigma, generator):
+    _ks = ks & _BELOW
+    _k = _c_cauchy.get(_ks)
+    if _k is None:
+        _k = _o.cauchy._fill(_ks)
+    _out = _k(self, median, sigma, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1411 (derivative: schema/derivatives.yaml:449)
+def _ag_random_from(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_from.get(_ks)
+    if _k is None:
+        _k = _o.random_from._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1421 (derivative: schema/derivatives.yaml:452)
+def _ag_random_to(ks, self, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_to.get(_ks)
+    if _k is None:
+        _k = _o.random_to._fill(_ks)
+    _out = _k(self, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1431 (derivative: schema/derivatives.yaml:455)
+def _ag_random(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_random.get(_ks)
+    if _k is None:
+        _k = _o.random._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1441 (derivative: schema/derivatives.yaml:458)
+def _ag_normal_functional(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_functional.get(_ks)
+    if _k is None:
+        _k = _o.normal_functional._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -4824,6 +5139,23 @@ _o.new_empty_strided_out.register("Autograd", _autograd_out(_o.new_empty_strided
 _o.new_full_out.register("Autograd", _autograd_out(_o.new_full_out), with_keyset=True)
 _o.new_zeros_out.register("Autograd", _autograd_out(_o.new_zeros_out), with_keyset=True)
 _o.new_ones_out.register("Autograd", _autograd_out(_o.new_ones_out), with_keyset=True)
+_o.uniform.register("Autograd", _ag_uniform, with_keyset=True)
+_o.uniform_out.register("Autograd", _autograd_out(_o.uniform_out), with_keyset=True)
+_o.exponential.register("Autograd", _ag_exponential, with_keyset=True)
+_o.exponential_out.register("Autograd", _autograd_out(_o.exponential_out), with_keyset=True)
+_o.geometric.register("Autograd", _ag_geometric, with_keyset=True)
+_o.geometric_out.register("Autograd", _autograd_out(_o.geometric_out), with_keyset=True)
+_o.log_normal.register("Autograd", _ag_log_normal, with_keyset=True)
+_o.log_normal_out.register("Autograd", _autograd_out(_o.log_normal_out), with_keyset=True)
+_o.cauchy.register("Autograd", _ag_cauchy, with_keyset=True)
+_o.cauchy_out.register("Autograd", _autograd_out(_o.cauchy_out), with_keyset=True)
+_o.random_from.register("Autograd", _ag_random_from, with_keyset=True)
+_o.random_from_out.register("Autograd", _autograd_out(_o.random_from_out), with_keyset=True)
+_o.random_to.register("Autograd", _ag_random_to, with_keyset=True)
+_o.random_to_out.register("Autograd", _autograd_out(_o.random_to_out), with_keyset=True)
+_o.random.register("Autograd", _ag_random, with_keyset=True)
+_o.random_out.register("Autograd", _autograd_out(_o.random_out), with_keyset=True)
+_o.normal_functional.register("Autograd", _ag_normal_functional, with_keyset=True)
 _o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
 _o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
 _o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)

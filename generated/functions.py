@@ -46,7 +46,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bmm_out,
     _entry_cat,
     _entry_cat_out,
+    _entry_cauchy,
     _entry_cauchy_,
+    _entry_cauchy_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -85,7 +87,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_exponential,
     _entry_exponential_,
+    _entry_exponential_out,
     _entry_eye,
     _entry_eye_m,
     _entry_eye_m_out,
@@ -107,7 +111,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_full_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_geometric,
     _entry_geometric_,
+    _entry_geometric_out,
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
@@ -122,7 +128,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linspace_out,
     _entry_log,
     _entry_log_,
+    _entry_log_normal,
     _entry_log_normal_,
+    _entry_log_normal_out,
     _entry_log_out,
     _entry_logspace,
     _entry_logspace_out,
@@ -176,6 +184,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_float_Tensor_out,
     _entry_normal_float_float,
     _entry_normal_float_float_out,
+    _entry_normal_functional,
     _entry_ones,
     _entry_ones_like,
     _entry_ones_like_out,
@@ -224,9 +233,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randn_like_generator_out,
     _entry_randn_like_out,
     _entry_randn_out,
+    _entry_random,
     _entry_random_,
     _entry_random__from,
     _entry_random__to,
+    _entry_random_from,
+    _entry_random_from_out,
+    _entry_random_out,
+    _entry_random_to,
+    _entry_random_to_out,
     _entry_randperm,
     _entry_randperm_generator,
     _entry_randperm_generator_out,
@@ -273,7 +288,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_indices_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_uniform,
     _entry_uniform_,
+    _entry_uniform_out,
     _entry_unsqueeze,
     _entry_view,
     _entry_view_as,
@@ -304,6 +321,7 @@ __all__ = [
     'bernoulli',
     'bmm',
     'cat',
+    'cauchy',
     'chunk',
     'clamp',
     'clamp_',
@@ -322,6 +340,7 @@ __all__ = [
     'eq',
     'exp',
     'exp_',
+    'exponential',
     'eye',
     'feature_alpha_dropout',
     'feature_alpha_dropout_',
@@ -333,6 +352,7 @@ __all__ = [
     'full',
     'full_like',
     'ge',
+    'geometric',
     'gt',
     'index',
     'index_put',
@@ -342,6 +362,7 @@ __all__ = [
     'linspace',
     'log',
     'log_',
+    'log_normal',
     'logspace',
     'lt',
     'masked_fill',
@@ -358,6 +379,7 @@ __all__ = [
     'neg',
     'neg_',
     'normal',
+    'normal_functional',
     'ones',
     'ones_like',
     'permute',
@@ -369,6 +391,7 @@ __all__ = [
     'randint_like',
     'randn',
     'randn_like',
+    'random',
     'randperm',
     'relu',
     'relu_',
@@ -393,6 +416,7 @@ __all__ = [
     'triu_indices',
     'unbind',
     'unflatten',
+    'uniform',
     'unsqueeze',
     'where',
     'zero',
@@ -660,6 +684,18 @@ def cat(tensors, dim=0, *, out=None):
     if out is None:
         return _entry_cat(tensors, dim)
     return _entry_cat_out(tensors, dim, out)
+
+
+# schema/native_functions.yaml:1401
+def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
+    """cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cauchy, (input,), (input, median, sigma), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cauchy(input, median, sigma, generator)
+    return _entry_cauchy_out(input, median, sigma, generator, out)
 
 
 # schema/native_functions.yaml:795
@@ -931,6 +967,18 @@ def exp_(input):
     return _entry_exp_(input)
 
 
+# schema/native_functions.yaml:1371
+def exponential(input, lambd=1.0, *, generator=None, out=None):
+    """exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exponential, (input,), (input, lambd), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_exponential(input, lambd, generator)
+    return _entry_exponential_out(input, lambd, generator, out)
+
+
 # schema/native_functions.yaml:924
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -1156,6 +1204,18 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:1381
+def geometric(input, p, *, generator=None, out=None):
+    """geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(geometric, (input,), (input, p), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_geometric(input, p, generator)
+    return _entry_geometric_out(input, p, generator, out)
+
+
 # schema/native_functions.yaml:404
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1253,6 +1313,18 @@ def log_(input):
         if r is not _NO:
             return r
     return _entry_log_(input)
+
+
+# schema/native_functions.yaml:1391
+def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
+    """log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_normal, (input,), (input, mean, std), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_normal(input, mean, std, generator)
+    return _entry_log_normal_out(input, mean, std, generator, out)
 
 
 # schema/native_functions.yaml:1260
@@ -1570,6 +1642,16 @@ def normal(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
+
+
+# schema/native_functions.yaml:1441
+def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
+    """normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(normal_functional, (input,), (input, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_normal_functional(input, mean, std, generator)
 
 
 # schema/native_functions.yaml:36
@@ -2040,6 +2122,71 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
+# schema/native_functions.yaml:1411
+def _m0_random(input, from_, to, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
+        return (input, from_, to, generator, out)
+    return None
+
+
+def _c0_random(input, from_, to, generator, out):
+    if out is None:
+        return _entry_random_from(input, from_, to, generator)
+    return _entry_random_from_out(input, from_, to, generator, out)
+
+
+# schema/native_functions.yaml:1421
+def _m1_random(input, to, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['int'](to) and _F['Generator?'](generator):
+        return (input, to, generator, out)
+    return None
+
+
+def _c1_random(input, to, generator, out):
+    if out is None:
+        return _entry_random_to(input, to, generator)
+    return _entry_random_to_out(input, to, generator, out)
+
+
+# schema/native_functions.yaml:1431
+def _m2_random(input, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Generator?'](generator):
+        return (input, generator, out)
+    return None
+
+
+def _c2_random(input, generator, out):
+    if out is None:
+        return _entry_random(input, generator)
+    return _entry_random_out(input, generator, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_random = (
+    (_m0_random, _c0_random, 3, frozenset(('from_', 'generator', 'input', 'out', 'to'))),
+    (_m1_random, _c1_random, 2, frozenset(('generator', 'input', 'out', 'to'))),
+    (_m2_random, _c2_random, 1, frozenset(('generator', 'input', 'out'))),
+)
+_sigs_random = (
+    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
+    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
+    'random(Tensor self, *, Generator? generator=None) -> Tensor',
+)
+
+
+def random(*args, **kwargs):
+    """Overloads:
+    random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
+    random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
+    random(Tensor self, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(random, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_random, args, kwargs, 'random', _sigs_random)
+
+
 # schema/native_functions.yaml:988
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2445,6 +2592,18 @@ def unflatten(input, dim, sizes):
         if r is not _NO:
             return r
     return _entry_unflatten_int(input, dim, sizes)
+
+
+# schema/native_functions.yaml:1361
+def uniform(input, from_=0.0, to=1.0, *, generator=None, out=None):
+    """uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(uniform, (input,), (input, from_, to), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_uniform(input, from_, to, generator)
+    return _entry_uniform_out(input, from_, to, generator, out)
 
 
 # schema/native_functions.yaml:720

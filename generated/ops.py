@@ -7260,7 +7260,499 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:1360
+# schema/native_functions.yaml:1361
+uniform = _Op("aten", 'uniform', 'default',
+    'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_uniform = uniform._cache
+
+
+def _bind_uniform(self, from_=0.0, to=1.0, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_uniform(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform, (self, from_, to, generator)) from None
+    k = _c_uniform.get(ks)
+    if k is None:
+        k = uniform._fill(ks)
+    return k(self, from_, to, generator)
+
+
+uniform._bind = _bind_uniform
+uniform._entry = _entry_uniform
+_aten._packet('uniform')._add(uniform)
+
+
+# schema/native_functions.yaml:1366
+uniform_out = _Op("aten", 'uniform', 'out',
+    'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_uniform_out = uniform_out._cache
+
+
+def _bind_uniform_out(self, from_=0.0, to=1.0, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_uniform_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_uniform_out.get(ks)
+    if k is None:
+        k = uniform_out._fill(ks)
+    return k(self, from_, to, generator, out)
+
+
+uniform_out._bind = _bind_uniform_out
+uniform_out._entry = _entry_uniform_out
+_aten._packet('uniform')._add(uniform_out)
+
+
+# schema/native_functions.yaml:1371
+exponential = _Op("aten", 'exponential', 'default',
+    'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_exponential = exponential._cache
+
+
+def _bind_exponential(self, lambd=1.0, *, generator=None):
+    return (self, lambd, generator)
+
+
+def _entry_exponential(self, lambd, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential, (self, lambd, generator)) from None
+    k = _c_exponential.get(ks)
+    if k is None:
+        k = exponential._fill(ks)
+    return k(self, lambd, generator)
+
+
+exponential._bind = _bind_exponential
+exponential._entry = _entry_exponential
+_aten._packet('exponential')._add(exponential)
+
+
+# schema/native_functions.yaml:1376
+exponential_out = _Op("aten", 'exponential', 'out',
+    'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_exponential_out = exponential_out._cache
+
+
+def _bind_exponential_out(self, lambd=1.0, *, generator=None, out):
+    return (self, lambd, generator, out)
+
+
+def _entry_exponential_out(self, lambd, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential_out, (self, lambd, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_exponential_out.get(ks)
+    if k is None:
+        k = exponential_out._fill(ks)
+    return k(self, lambd, generator, out)
+
+
+exponential_out._bind = _bind_exponential_out
+exponential_out._entry = _entry_exponential_out
+_aten._packet('exponential')._add(exponential_out)
+
+
+# schema/native_functions.yaml:1381
+geometric = _Op("aten", 'geometric', 'default',
+    'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_geometric = geometric._cache
+
+
+def _bind_geometric(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_geometric(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric, (self, p, generator)) from None
+    k = _c_geometric.get(ks)
+    if k is None:
+        k = geometric._fill(ks)
+    return k(self, p, generator)
+
+
+geometric._bind = _bind_geometric
+geometric._entry = _entry_geometric
+_aten._packet('geometric')._add(geometric)
+
+
+# schema/native_functions.yaml:1386
+geometric_out = _Op("aten", 'geometric', 'out',
+    'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_geometric_out = geometric_out._cache
+
+
+def _bind_geometric_out(self, p, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_geometric_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_geometric_out.get(ks)
+    if k is None:
+        k = geometric_out._fill(ks)
+    return k(self, p, generator, out)
+
+
+geometric_out._bind = _bind_geometric_out
+geometric_out._entry = _entry_geometric_out
+_aten._packet('geometric')._add(geometric_out)
+
+
+# schema/native_functions.yaml:1391
+log_normal = _Op("aten", 'log_normal', 'default',
+    'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal = log_normal._cache
+
+
+def _bind_log_normal(self, mean=1.0, std=2.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_log_normal(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal, (self, mean, std, generator)) from None
+    k = _c_log_normal.get(ks)
+    if k is None:
+        k = log_normal._fill(ks)
+    return k(self, mean, std, generator)
+
+
+log_normal._bind = _bind_log_normal
+log_normal._entry = _entry_log_normal
+_aten._packet('log_normal')._add(log_normal)
+
+
+# schema/native_functions.yaml:1396
+log_normal_out = _Op("aten", 'log_normal', 'out',
+    'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal_out = log_normal_out._cache
+
+
+def _bind_log_normal_out(self, mean=1.0, std=2.0, *, generator=None, out):
+    return (self, mean, std, generator, out)
+
+
+def _entry_log_normal_out(self, mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal_out, (self, mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_log_normal_out.get(ks)
+    if k is None:
+        k = log_normal_out._fill(ks)
+    return k(self, mean, std, generator, out)
+
+
+log_normal_out._bind = _bind_log_normal_out
+log_normal_out._entry = _entry_log_normal_out
+_aten._packet('log_normal')._add(log_normal_out)
+
+
+# schema/native_functions.yaml:1401
+cauchy = _Op("aten", 'cauchy', 'default',
+    'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy = cauchy._cache
+
+
+def _bind_cauchy(self, median=0.0, sigma=1.0, *, generator=None):
+    return (self, median, sigma, generator)
+
+
+def _entry_cauchy(self, median, sigma, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy, (self, median, sigma, generator)) from None
+    k = _c_cauchy.get(ks)
+    if k is None:
+        k = cauchy._fill(ks)
+    return k(self, median, sigma, generator)
+
+
+cauchy._bind = _bind_cauchy
+cauchy._entry = _entry_cauchy
+_aten._packet('cauchy')._add(cauchy)
+
+
+# schema/native_functions.yaml:1406
+cauchy_out = _Op("aten", 'cauchy', 'out',
+    'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy_out = cauchy_out._cache
+
+
+def _bind_cauchy_out(self, median=0.0, sigma=1.0, *, generator=None, out):
+    return (self, median, sigma, generator, out)
+
+
+def _entry_cauchy_out(self, median, sigma, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy_out, (self, median, sigma, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_cauchy_out.get(ks)
+    if k is None:
+        k = cauchy_out._fill(ks)
+    return k(self, median, sigma, generator, out)
+
+
+cauchy_out._bind = _bind_cauchy_out
+cauchy_out._entry = _entry_cauchy_out
+_aten._packet('cauchy')._add(cauchy_out)
+
+
+# schema/native_functions.yaml:1411
+random_from = _Op("aten", 'random', 'from',
+    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_random_from = random_from._cache
+
+
+def _bind_random_from(self, from_, to, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_random_from(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from, (self, from_, to, generator)) from None
+    k = _c_random_from.get(ks)
+    if k is None:
+        k = random_from._fill(ks)
+    return k(self, from_, to, generator)
+
+
+random_from._bind = _bind_random_from
+random_from._entry = _entry_random_from
+_aten._packet('random')._add(random_from)
+
+
+# schema/native_functions.yaml:1416
+random_from_out = _Op("aten", 'random', 'from_out',
+    'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_random_from_out = random_from_out._cache
+
+
+def _bind_random_from_out(self, from_, to, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_random_from_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_random_from_out.get(ks)
+    if k is None:
+        k = random_from_out._fill(ks)
+    return k(self, from_, to, generator, out)
+
+
+random_from_out._bind = _bind_random_from_out
+random_from_out._entry = _entry_random_from_out
+_aten._packet('random')._add(random_from_out)
+
+
+# schema/native_functions.yaml:1421
+random_to = _Op("aten", 'random', 'to',
+    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
+    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_random_to = random_to._cache
+
+
+def _bind_random_to(self, to, *, generator=None):
+    return (self, to, generator)
+
+
+def _entry_random_to(self, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to, (self, to, generator)) from None
+    k = _c_random_to.get(ks)
+    if k is None:
+        k = random_to._fill(ks)
+    return k(self, to, generator)
+
+
+random_to._bind = _bind_random_to
+random_to._entry = _entry_random_to
+_aten._packet('random')._add(random_to)
+
+
+# schema/native_functions.yaml:1426
+random_to_out = _Op("aten", 'random', 'to_out',
+    'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_random_to_out = random_to_out._cache
+
+
+def _bind_random_to_out(self, to, *, generator=None, out):
+    return (self, to, generator, out)
+
+
+def _entry_random_to_out(self, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to_out, (self, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_random_to_out.get(ks)
+    if k is None:
+        k = random_to_out._fill(ks)
+    return k(self, to, generator, out)
+
+
+random_to_out._bind = _bind_random_to_out
+random_to_out._entry = _entry_random_to_out
+_aten._packet('random')._add(random_to_out)
+
+
+# schema/native_functions.yaml:1431
+random = _Op("aten", 'random', 'default',
+    'random(Tensor self, *, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_random = random._cache
+
+
+def _bind_random(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_random(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random, (self, generator)) from None
+    k = _c_random.get(ks)
+    if k is None:
+        k = random._fill(ks)
+    return k(self, generator)
+
+
+random._bind = _bind_random
+random._entry = _entry_random
+_aten._packet('random')._add(random)
+
+
+# schema/native_functions.yaml:1436
+random_out = _Op("aten", 'random', 'out',
+    'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_random_out = random_out._cache
+
+
+def _bind_random_out(self, *, generator=None, out):
+    return (self, generator, out)
+
+
+def _entry_random_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_random_out.get(ks)
+    if k is None:
+        k = random_out._fill(ks)
+    return k(self, generator, out)
+
+
+random_out._bind = _bind_random_out
+random_out._entry = _entry_random_out
+_aten._packet('random')._add(random_out)
+
+
+# schema/native_functions.yaml:1441
+normal_functional = _Op("aten", 'normal_functional', 'default',
+    'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_normal_functional = normal_functional._cache
+
+
+def _bind_normal_functional(self, mean=0.0, std=1.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_normal_functional(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_functional, (self, mean, std, generator)) from None
+    k = _c_normal_functional.get(ks)
+    if k is None:
+        k = normal_functional._fill(ks)
+    return k(self, mean, std, generator)
+
+
+normal_functional._bind = _bind_normal_functional
+normal_functional._entry = _entry_normal_functional
+_aten._packet('normal_functional')._add(normal_functional)
+
+
+# schema/native_functions.yaml:1447
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -7290,7 +7782,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1451
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7320,7 +7812,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1455
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7350,7 +7842,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1372
+# schema/native_functions.yaml:1459
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -7380,7 +7872,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1463
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -7410,7 +7902,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1467
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -7440,7 +7932,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1471
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -7470,7 +7962,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1475
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -7500,7 +7992,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1479
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -7530,7 +8022,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1483
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -7560,7 +8052,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1487
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -7590,7 +8082,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1404
+# schema/native_functions.yaml:1491
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7620,7 +8112,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1409
+# schema/native_functions.yaml:1496
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7650,7 +8142,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1501
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7680,7 +8172,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1506
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7710,7 +8202,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1511
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7740,7 +8232,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1516
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7770,7 +8262,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:1521
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7800,7 +8292,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1526
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7830,7 +8322,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1531
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7860,7 +8352,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1536
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7890,7 +8382,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:1541
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

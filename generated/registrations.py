@@ -1038,90 +1038,149 @@ _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, 
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1360
+# schema/native_functions.yaml:1361
+_o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
+
+# schema/native_functions.yaml:1366
+_o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
+_o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1371
+_o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
+
+# schema/native_functions.yaml:1376
+_o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
+_o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1381
+_o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
+
+# schema/native_functions.yaml:1386
+_o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
+_o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1391
+_o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
+
+# schema/native_functions.yaml:1396
+_o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
+_o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1401
+_o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
+
+# schema/native_functions.yaml:1406
+_o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
+_o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1411
+_o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
+
+# schema/native_functions.yaml:1416
+_o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
+_o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1421
+_o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
+
+# schema/native_functions.yaml:1426
+_o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
+_o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1431
+_o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
+
+# schema/native_functions.yaml:1436
+_o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
+_o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1441
+_o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
+
+# schema/native_functions.yaml:1447
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1451
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1455
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1372
+# schema/native_functions.yaml:1459
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1463
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1467
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1471
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1475
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1392
+# schema/native_functions.yaml:1479
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1483
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1487
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1404
+# schema/native_functions.yaml:1491
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1409
+# schema/native_functions.yaml:1496
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1501
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1506
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1511
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1429
+# schema/native_functions.yaml:1516
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:1521
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1439
+# schema/native_functions.yaml:1526
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1531
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1536
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:1541
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

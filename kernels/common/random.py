@@ -366,3 +366,77 @@ def multinomial_out(self, num_samples, replacement, generator, out):
     if out._dtype.name != "int64":
         raise RuntimeError(f"multinomial expects Long tensor out, got: {out._dtype.scalar_name}")
     return _into(out, _ops._entry_multinomial(self, num_samples, replacement, generator))
+
+
+# --------------------------------------------------------------------------- functional samplers
+def _sampled(inplace, self, *args):
+    """torch's generated functional of an in-place sampler: clone(self), then the op."""
+    return getattr(_ops, f"_entry_{inplace}")(_ops._entry_clone(self, None), *args)
+
+
+def uniform_sampled(self, from_, to, generator):
+    return _sampled("uniform_", self, from_, to, generator)
+
+
+def uniform_out_sampled(self, from_, to, generator, out):
+    return _into_same_dtype(out, uniform_sampled(self, from_, to, generator))
+
+
+def exponential_sampled(self, lambd, generator):
+    return _sampled("exponential_", self, lambd, generator)
+
+
+def exponential_out_sampled(self, lambd, generator, out):
+    return _into_same_dtype(out, exponential_sampled(self, lambd, generator))
+
+
+def geometric_sampled(self, p, generator):
+    return _sampled("geometric_", self, p, generator)
+
+
+def geometric_out_sampled(self, p, generator, out):
+    return _into_same_dtype(out, geometric_sampled(self, p, generator))
+
+
+def log_normal_sampled(self, mean, std, generator):
+    return _sampled("log_normal_", self, mean, std, generator)
+
+
+def log_normal_out_sampled(self, mean, std, generator, out):
+    return _into_same_dtype(out, log_normal_sampled(self, mean, std, generator))
+
+
+def cauchy_sampled(self, median, sigma, generator):
+    return _sampled("cauchy_", self, median, sigma, generator)
+
+
+def cauchy_out_sampled(self, median, sigma, generator, out):
+    return _into_same_dtype(out, cauchy_sampled(self, median, sigma, generator))
+
+
+def random_from_sampled(self, from_, to, generator):
+    return _sampled("random__from", self, from_, to, generator)
+
+
+def random_from_out_sampled(self, from_, to, generator, out):
+    return _into_same_dtype(out, random_from_sampled(self, from_, to, generator))
+
+
+def random_to_sampled(self, to, generator):
+    return _sampled("random__to", self, to, generator)
+
+
+def random_to_out_sampled(self, to, generator, out):
+    return _into_same_dtype(out, random_to_sampled(self, to, generator))
+
+
+def random_sampled(self, generator):
+    return _sampled("random_", self, generator)
+
+
+def random_out_sampled(self, generator, out):
+    return _into_same_dtype(out, random_sampled(self, generator))
+
+
+def normal_functional_sampled(self, mean, std, generator):
+    return _sampled("normal_", self, mean, std, generator)

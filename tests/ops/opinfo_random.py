@@ -649,3 +649,24 @@ def grad_extra() -> dict:
         "uniform_.default": [S(make((2, 3), F64), -2, 2, name="range_float64")],
         "random_.from": [S(make((2, 3), F64), 0, 1, name="constant")],
     }
+
+
+# ---- functional twins of the in-place samplers ----------------------------------------------
+def _register_functional_samplers():
+    from opinfo import OPS
+    pairs = [("uniform.default", "uniform_.default", "uniform.out"),
+             ("exponential.default", "exponential_.default", "exponential.out"),
+             ("geometric.default", "geometric_.default", "geometric.out"),
+             ("log_normal.default", "log_normal_.default", "log_normal.out"),
+             ("cauchy.default", "cauchy_.default", "cauchy.out"),
+             ("random.from", "random_.from", "random.from_out"),
+             ("random.to", "random_.to", "random.to_out"),
+             ("random.default", "random_.default", "random.out"),
+             ("normal_functional.default", "normal_.default", None)]
+    for functional, inplace, out in pairs:
+        register(functional, OPS[inplace].samples, values=False)
+        if out is not None:
+            out_of(out, functional)
+
+
+_register_functional_samplers()
