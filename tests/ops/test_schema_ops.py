@@ -82,6 +82,9 @@ def materialize(x, side: str):
         return tuple(materialize(v, side) for v in x)
     if x is DEVICE:
         return "cpu"
+    if isinstance(x, ember.Generator):  # a fresh generator with its seed, on each side
+        return (ember.Generator() if side == "ember" else torch.Generator()).manual_seed(
+            x.initial_seed())
     if side == "torch" and isinstance(x, ember.dtype):
         return getattr(torch, x.name)
     if side == "torch" and any(x is m for m in MEMORY_FORMATS.values()):
