@@ -249,6 +249,8 @@ def assert_tensor_matches(e, t, info: OpInfo, what="result"):
     assert dtype_name(e.dtype) == dtype_name(t.dtype), \
         f"{what} dtype: ember {dtype_name(e.dtype)} torch {dtype_name(t.dtype)}"
     assert e.device.type == t.device.type, f"{what} device: ember {e.device} torch {t.device}"
+    if e._np is not None:  # the storage holds what the dtype says (no float32 under bfloat16)
+        assert e._np.dtype == e.dtype.np, f"{what} storage: {e._np.dtype} under {e.dtype}"
     if info.values:
         assert_values(e, t, info)
     assert_layout(e, t, info.exact_strides, what, ("ember", "torch"))
