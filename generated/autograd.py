@@ -4759,7 +4759,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:1310 (derivative: schema/derivatives.yaml:422)
+# schema/native_functions.yaml:1312 (derivative: schema/derivatives.yaml:422)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -4776,7 +4776,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1319 (derivative: schema/derivatives.yaml:425)
+# schema/native_functions.yaml:1321 (derivative: schema/derivatives.yaml:425)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -4796,7 +4796,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1327 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1329 (derivative: schema/derivatives.yaml:429)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -4813,7 +4813,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1361 (derivative: schema/derivatives.yaml:434)
+# schema/native_functions.yaml:1365 (derivative: schema/derivatives.yaml:434)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -4830,7 +4830,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1371 (derivative: schema/derivatives.yaml:437)
+# schema/native_functions.yaml:1377 (derivative: schema/derivatives.yaml:437)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -4847,7 +4847,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1381 (derivative: schema/derivatives.yaml:440)
+# schema/native_functions.yaml:1389 (derivative: schema/derivatives.yaml:440)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -4864,7 +4864,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1391 (derivative: schema/derivatives.yaml:443)
+# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:443)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -4881,7 +4881,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:446)
+# schema/native_functions.yaml:1413 (derivative: schema/derivatives.yaml:446)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -4898,7 +4898,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1411 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1425 (derivative: schema/derivatives.yaml:449)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -4915,7 +4915,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1421 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1437 (derivative: schema/derivatives.yaml:452)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -4932,7 +4932,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1431 (derivative: schema/derivatives.yaml:455)
+# schema/native_functions.yaml:1449 (derivative: schema/derivatives.yaml:455)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -4949,7 +4949,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1441 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml:1461 (derivative: schema/derivatives.yaml:458)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)

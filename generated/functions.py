@@ -321,12 +321,10 @@ __all__ = [
     'bernoulli',
     'bmm',
     'cat',
-    'cauchy',
     'chunk',
     'clamp',
     'clamp_',
     'clone',
-    'copy',
     'copy_',
     'detach',
     'diagonal',
@@ -340,7 +338,6 @@ __all__ = [
     'eq',
     'exp',
     'exp_',
-    'exponential',
     'eye',
     'feature_alpha_dropout',
     'feature_alpha_dropout_',
@@ -352,7 +349,6 @@ __all__ = [
     'full',
     'full_like',
     'ge',
-    'geometric',
     'gt',
     'index',
     'index_put',
@@ -362,7 +358,6 @@ __all__ = [
     'linspace',
     'log',
     'log_',
-    'log_normal',
     'logspace',
     'lt',
     'masked_fill',
@@ -379,7 +374,6 @@ __all__ = [
     'neg',
     'neg_',
     'normal',
-    'normal_functional',
     'ones',
     'ones_like',
     'permute',
@@ -391,7 +385,6 @@ __all__ = [
     'randint_like',
     'randn',
     'randn_like',
-    'random',
     'randperm',
     'relu',
     'relu_',
@@ -416,10 +409,8 @@ __all__ = [
     'triu_indices',
     'unbind',
     'unflatten',
-    'uniform',
     'unsqueeze',
     'where',
-    'zero',
     'zero_',
     'zeros',
     'zeros_like',
@@ -686,18 +677,6 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1401
-def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
-    """cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(cauchy, (input,), (input, median, sigma), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_cauchy(input, median, sigma, generator)
-    return _entry_cauchy_out(input, median, sigma, generator, out)
-
-
 # schema/native_functions.yaml:795
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
@@ -775,18 +754,6 @@ def clone(input, *, memory_format=None, out=None):
     if out is None:
         return _entry_clone(input, memory_format)
     return _entry_clone_out(input, memory_format, out)
-
-
-# schema/native_functions.yaml:1301
-def copy(input, src, non_blocking=False, *, out=None):
-    """copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"""
-    if _tf[0]:
-        r = _htf(copy, (input, src), (input, src, non_blocking), {'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_copy(input, src, non_blocking)
-    return _entry_copy_out(input, src, non_blocking, out)
 
 
 # schema/native_functions.yaml:146
@@ -967,18 +934,6 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1371
-def exponential(input, lambd=1.0, *, generator=None, out=None):
-    """exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(exponential, (input,), (input, lambd), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_exponential(input, lambd, generator)
-    return _entry_exponential_out(input, lambd, generator, out)
-
-
 # schema/native_functions.yaml:924
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -1066,7 +1021,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1319
+# schema/native_functions.yaml:1321
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -1079,7 +1034,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1312
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -1204,18 +1159,6 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1381
-def geometric(input, p, *, generator=None, out=None):
-    """geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(geometric, (input,), (input, p), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_geometric(input, p, generator)
-    return _entry_geometric_out(input, p, generator, out)
-
-
 # schema/native_functions.yaml:404
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -1313,18 +1256,6 @@ def log_(input):
         if r is not _NO:
             return r
     return _entry_log_(input)
-
-
-# schema/native_functions.yaml:1391
-def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
-    """log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(log_normal, (input,), (input, mean, std), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_log_normal(input, mean, std, generator)
-    return _entry_log_normal_out(input, mean, std, generator, out)
 
 
 # schema/native_functions.yaml:1260
@@ -1642,16 +1573,6 @@ def normal(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
-
-
-# schema/native_functions.yaml:1441
-def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
-    """normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(normal_functional, (input,), (input, mean, std), {'generator': generator})
-        if r is not _NO:
-            return r
-    return _entry_normal_functional(input, mean, std, generator)
 
 
 # schema/native_functions.yaml:36
@@ -2122,71 +2043,6 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:1411
-def _m0_random(input, from_, to, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
-        return (input, from_, to, generator, out)
-    return None
-
-
-def _c0_random(input, from_, to, generator, out):
-    if out is None:
-        return _entry_random_from(input, from_, to, generator)
-    return _entry_random_from_out(input, from_, to, generator, out)
-
-
-# schema/native_functions.yaml:1421
-def _m1_random(input, to, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['int'](to) and _F['Generator?'](generator):
-        return (input, to, generator, out)
-    return None
-
-
-def _c1_random(input, to, generator, out):
-    if out is None:
-        return _entry_random_to(input, to, generator)
-    return _entry_random_to_out(input, to, generator, out)
-
-
-# schema/native_functions.yaml:1431
-def _m2_random(input, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['Generator?'](generator):
-        return (input, generator, out)
-    return None
-
-
-def _c2_random(input, generator, out):
-    if out is None:
-        return _entry_random(input, generator)
-    return _entry_random_out(input, generator, out)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_random = (
-    (_m0_random, _c0_random, 3, frozenset(('from_', 'generator', 'input', 'out', 'to'))),
-    (_m1_random, _c1_random, 2, frozenset(('generator', 'input', 'out', 'to'))),
-    (_m2_random, _c2_random, 1, frozenset(('generator', 'input', 'out'))),
-)
-_sigs_random = (
-    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
-    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
-    'random(Tensor self, *, Generator? generator=None) -> Tensor',
-)
-
-
-def random(*args, **kwargs):
-    """Overloads:
-    random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
-    random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
-    random(Tensor self, *, Generator? generator=None) -> Tensor
-    """
-    if _tf[0]:
-        r = _htf_any(random, args, kwargs)
-        if r is not _NO:
-            return r
-    return _resolve(_cases_random, args, kwargs, 'random', _sigs_random)
-
-
 # schema/native_functions.yaml:988
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2594,18 +2450,6 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:1361
-def uniform(input, from_=0.0, to=1.0, *, generator=None, out=None):
-    """uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(uniform, (input,), (input, from_, to), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_uniform(input, from_, to, generator)
-    return _entry_uniform_out(input, from_, to, generator, out)
-
-
 # schema/native_functions.yaml:720
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -2626,18 +2470,6 @@ def where(condition, input, other, *, out=None):
     if out is None:
         return _entry_where_self(condition, input, other)
     return _entry_where_self_out(condition, input, other, out)
-
-
-# schema/native_functions.yaml:1327
-def zero(input, *, out=None):
-    """zero(Tensor self) -> Tensor"""
-    if _tf[0]:
-        r = _htf(zero, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_zero(input)
-    return _entry_zero_out(input, out)
 
 
 # schema/native_functions.yaml:199

@@ -6876,7 +6876,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1307
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -6906,7 +6906,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1312
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -6934,7 +6934,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:1315
+# schema/native_functions.yaml:1317
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -6964,7 +6964,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:1319
+# schema/native_functions.yaml:1321
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -6992,7 +6992,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1325
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -7022,7 +7022,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:1327
+# schema/native_functions.yaml:1329
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7050,7 +7050,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1334
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7080,7 +7080,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1339
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -7110,7 +7110,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1343
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7140,7 +7140,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1347
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -7170,7 +7170,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1351
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -7200,7 +7200,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1355
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7230,7 +7230,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:1355
+# schema/native_functions.yaml:1359
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7260,7 +7260,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1365
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7288,7 +7288,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1371
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7318,7 +7318,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1377
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7346,7 +7346,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1383
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7376,7 +7376,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1389
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7404,7 +7404,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:1386
+# schema/native_functions.yaml:1395
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7434,7 +7434,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1401
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7462,7 +7462,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1407
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7492,7 +7492,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1413
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7520,7 +7520,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:1419
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7550,7 +7550,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:1411
+# schema/native_functions.yaml:1425
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7578,7 +7578,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1431
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7608,7 +7608,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml:1437
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7636,7 +7636,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1443
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7666,7 +7666,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1449
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -7694,7 +7694,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:1455
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7724,7 +7724,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:1441
+# schema/native_functions.yaml:1461
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7752,7 +7752,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:1447
+# schema/native_functions.yaml:1468
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -7782,7 +7782,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1451
+# schema/native_functions.yaml:1472
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7812,7 +7812,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1476
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7842,7 +7842,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1459
+# schema/native_functions.yaml:1480
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -7872,7 +7872,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1484
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -7902,7 +7902,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1467
+# schema/native_functions.yaml:1488
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -7932,7 +7932,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1471
+# schema/native_functions.yaml:1492
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -7962,7 +7962,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml:1496
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -7992,7 +7992,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1500
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8022,7 +8022,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1504
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8052,7 +8052,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1487
+# schema/native_functions.yaml:1508
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -8082,7 +8082,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1491
+# schema/native_functions.yaml:1512
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8112,7 +8112,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1517
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8142,7 +8142,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1522
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8172,7 +8172,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1506
+# schema/native_functions.yaml:1527
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8202,7 +8202,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1532
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8232,7 +8232,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1537
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8262,7 +8262,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml:1542
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8292,7 +8292,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1526
+# schema/native_functions.yaml:1547
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8322,7 +8322,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:1552
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -8352,7 +8352,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1536
+# schema/native_functions.yaml:1557
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -8382,7 +8382,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1541
+# schema/native_functions.yaml:1562
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -989,198 +989,198 @@ _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices
 # schema/native_functions.yaml:1301
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1307
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1310
+# schema/native_functions.yaml:1312
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:1315
+# schema/native_functions.yaml:1317
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1319
+# schema/native_functions.yaml:1321
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1325
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1327
+# schema/native_functions.yaml:1329
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1334
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1335
+# schema/native_functions.yaml:1339
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1343
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1347
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1351
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1355
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1355
+# schema/native_functions.yaml:1359
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1365
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1371
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1377
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1383
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml:1389
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:1386
+# schema/native_functions.yaml:1395
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml:1401
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:1396
+# schema/native_functions.yaml:1407
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1413
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:1419
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1411
+# schema/native_functions.yaml:1425
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1431
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml:1437
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1443
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1449
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:1455
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1441
+# schema/native_functions.yaml:1461
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:1447
+# schema/native_functions.yaml:1468
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1451
+# schema/native_functions.yaml:1472
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1476
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1459
+# schema/native_functions.yaml:1480
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1484
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1467
+# schema/native_functions.yaml:1488
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1471
+# schema/native_functions.yaml:1492
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml:1496
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1500
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1483
+# schema/native_functions.yaml:1504
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1487
+# schema/native_functions.yaml:1508
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1491
+# schema/native_functions.yaml:1512
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1517
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1522
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1506
+# schema/native_functions.yaml:1527
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml:1532
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1537
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml:1542
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1526
+# schema/native_functions.yaml:1547
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:1552
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1536
+# schema/native_functions.yaml:1557
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1541
+# schema/native_functions.yaml:1562
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

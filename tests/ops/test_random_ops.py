@@ -380,3 +380,14 @@ def test_size_keyword():
     assert ember.ones(6).view(size=(2, 3)).shape == (2, 3)
     with pytest.raises(TypeError, match="multiple values for argument 'size'"):
         ember.zeros(2, size=(2,))
+
+
+def test_functional_samplers_are_not_python_functions():
+    """torch.random is the module; aten's functional samplers have no Python function."""
+    import types
+    assert isinstance(ember.random, types.ModuleType)
+    for name in ("uniform", "exponential", "geometric", "log_normal", "cauchy", "normal_functional",
+                 "zero", "copy"):
+        assert not hasattr(ember, name), name
+    x = ember.ones(3)
+    assert ember.ops.aten.random.to(x, 4).numpy().max() < 4 and x.tolist() == [1, 1, 1]
