@@ -34,6 +34,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argmax,
     _entry_argmax_out,
     _entry_as_strided,
+    _entry_bartlett_window,
+    _entry_bartlett_window_out,
+    _entry_bartlett_window_periodic,
+    _entry_bartlett_window_periodic_out,
     _entry_bernoulli,
     _entry_bernoulli_Tensor,
     _entry_bernoulli_Tensor_out,
@@ -42,6 +46,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bernoulli_float_out,
     _entry_bernoulli_out,
     _entry_bernoulli_p,
+    _entry_blackman_window,
+    _entry_blackman_window_out,
+    _entry_blackman_window_periodic,
+    _entry_blackman_window_periodic_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_cat,
@@ -117,10 +125,28 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Scalar,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_hamming_window,
+    _entry_hamming_window_out,
+    _entry_hamming_window_periodic,
+    _entry_hamming_window_periodic_alpha,
+    _entry_hamming_window_periodic_alpha_beta,
+    _entry_hamming_window_periodic_alpha_beta_out,
+    _entry_hamming_window_periodic_alpha_out,
+    _entry_hamming_window_periodic_out,
+    _entry_hann_window,
+    _entry_hann_window_out,
+    _entry_hann_window_periodic,
+    _entry_hann_window_periodic_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_kaiser_window,
+    _entry_kaiser_window_beta,
+    _entry_kaiser_window_beta_out,
+    _entry_kaiser_window_out,
+    _entry_kaiser_window_periodic,
+    _entry_kaiser_window_periodic_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
     _entry_linear,
@@ -318,7 +344,9 @@ __all__ = [
     'arange',
     'argmax',
     'as_strided',
+    'bartlett_window',
     'bernoulli',
+    'blackman_window',
     'bmm',
     'cat',
     'chunk',
@@ -350,9 +378,12 @@ __all__ = [
     'full_like',
     'ge',
     'gt',
+    'hamming_window',
+    'hann_window',
     'index',
     'index_put',
     'index_put_',
+    'kaiser_window',
     'le',
     'linear',
     'linspace',
@@ -588,6 +619,53 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
+# schema/native_functions.yaml:1549
+def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1559
+def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_bartlett_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bartlett_window = (
+    (_m0_bartlett_window, _c0_bartlett_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_bartlett_window, _c1_bartlett_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_bartlett_window = (
+    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def bartlett_window(*args, **kwargs):
+    """Overloads:
+    bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bartlett_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
+
+
 # schema/native_functions.yaml:1082
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
@@ -651,6 +729,53 @@ def bernoulli(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+
+
+# schema/native_functions.yaml:1529
+def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1539
+def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_blackman_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_blackman_window = (
+    (_m0_blackman_window, _c0_blackman_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_blackman_window, _c1_blackman_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_blackman_window = (
+    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def blackman_window(*args, **kwargs):
+    """Overloads:
+    blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(blackman_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
 
 
 # schema/native_functions.yaml:638
@@ -1171,6 +1296,130 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
+# schema/native_functions.yaml:1489
+def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1499
+def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1509
+def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1519
+def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c3_hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hamming_window = (
+    (_m0_hamming_window, _c0_hamming_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_hamming_window, _c1_hamming_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m2_hamming_window, _c2_hamming_window, 3, frozenset(('alpha', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m3_hamming_window, _c3_hamming_window, 4, frozenset(('alpha', 'beta', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_hamming_window = (
+    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def hamming_window(*args, **kwargs):
+    """Overloads:
+    hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(hamming_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
+
+
+# schema/native_functions.yaml:1469
+def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1479
+def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_hann_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hann_window = (
+    (_m0_hann_window, _c0_hann_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_hann_window, _c1_hann_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_hann_window = (
+    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def hann_window(*args, **kwargs):
+    """Overloads:
+    hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(hann_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
+
+
 # schema/native_functions.yaml:850
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
@@ -1201,6 +1450,68 @@ def index_put_(input, indices, values, accumulate=False):
         if r is not _NO:
             return r
     return _entry_index_put_(input, indices, values, accumulate)
+
+
+# schema/native_functions.yaml:1569
+def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1579
+def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1589
+def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c2_kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_kaiser_window = (
+    (_m0_kaiser_window, _c0_kaiser_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_kaiser_window, _c1_kaiser_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m2_kaiser_window, _c2_kaiser_window, 3, frozenset(('beta', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_kaiser_window = (
+    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def kaiser_window(*args, **kwargs):
+    """Overloads:
+    kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(kaiser_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
 # schema/native_functions.yaml:396

@@ -7752,7 +7752,722 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:1469
+hann_window = _Op("aten", 'hann_window', 'default',
+    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_hann_window = hann_window._cache
+
+
+def _bind_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hann_window.get(ks)
+    if k is None:
+        k = hann_window._fill(ks)
+    return k(window_length, dtype, layout, device, pin_memory)
+
+
+hann_window._bind = _bind_hann_window
+hann_window._entry = _entry_hann_window
+_aten._packet('hann_window')._add(hann_window)
+
+
+# schema/native_functions.yaml:1475
+hann_window_out = _Op("aten", 'hann_window', 'out',
+    'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_hann_window_out = hann_window_out._cache
+
+
+def _bind_hann_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_hann_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hann_window_out.get(ks)
+    if k is None:
+        k = hann_window_out._fill(ks)
+    return k(window_length, out)
+
+
+hann_window_out._bind = _bind_hann_window_out
+hann_window_out._entry = _entry_hann_window_out
+_aten._packet('hann_window')._add(hann_window_out)
+
+
+# schema/native_functions.yaml:1479
+hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
+    'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_hann_window_periodic = hann_window_periodic._cache
+
+
+def _bind_hann_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hann_window_periodic.get(ks)
+    if k is None:
+        k = hann_window_periodic._fill(ks)
+    return k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+hann_window_periodic._bind = _bind_hann_window_periodic
+hann_window_periodic._entry = _entry_hann_window_periodic
+_aten._packet('hann_window')._add(hann_window_periodic)
+
+
+# schema/native_functions.yaml:1485
+hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
+    'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_hann_window_periodic_out = hann_window_periodic_out._cache
+
+
+def _bind_hann_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_hann_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hann_window_periodic_out.get(ks)
+    if k is None:
+        k = hann_window_periodic_out._fill(ks)
+    return k(window_length, periodic, out)
+
+
+hann_window_periodic_out._bind = _bind_hann_window_periodic_out
+hann_window_periodic_out._entry = _entry_hann_window_periodic_out
+_aten._packet('hann_window')._add(hann_window_periodic_out)
+
+
+# schema/native_functions.yaml:1489
+hamming_window = _Op("aten", 'hamming_window', 'default',
+    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_hamming_window = hamming_window._cache
+
+
+def _bind_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hamming_window.get(ks)
+    if k is None:
+        k = hamming_window._fill(ks)
+    return k(window_length, dtype, layout, device, pin_memory)
+
+
+hamming_window._bind = _bind_hamming_window
+hamming_window._entry = _entry_hamming_window
+_aten._packet('hamming_window')._add(hamming_window)
+
+
+# schema/native_functions.yaml:1495
+hamming_window_out = _Op("aten", 'hamming_window', 'out',
+    'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_hamming_window_out = hamming_window_out._cache
+
+
+def _bind_hamming_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_hamming_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hamming_window_out.get(ks)
+    if k is None:
+        k = hamming_window_out._fill(ks)
+    return k(window_length, out)
+
+
+hamming_window_out._bind = _bind_hamming_window_out
+hamming_window_out._entry = _entry_hamming_window_out
+_aten._packet('hamming_window')._add(hamming_window_out)
+
+
+# schema/native_functions.yaml:1499
+hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
+    'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_hamming_window_periodic = hamming_window_periodic._cache
+
+
+def _bind_hamming_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hamming_window_periodic.get(ks)
+    if k is None:
+        k = hamming_window_periodic._fill(ks)
+    return k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic._bind = _bind_hamming_window_periodic
+hamming_window_periodic._entry = _entry_hamming_window_periodic
+_aten._packet('hamming_window')._add(hamming_window_periodic)
+
+
+# schema/native_functions.yaml:1505
+hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
+    'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_hamming_window_periodic_out = hamming_window_periodic_out._cache
+
+
+def _bind_hamming_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_hamming_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hamming_window_periodic_out.get(ks)
+    if k is None:
+        k = hamming_window_periodic_out._fill(ks)
+    return k(window_length, periodic, out)
+
+
+hamming_window_periodic_out._bind = _bind_hamming_window_periodic_out
+hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_out)
+
+
+# schema/native_functions.yaml:1509
+hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
+    'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_hamming_window_periodic_alpha = hamming_window_periodic_alpha._cache
+
+
+def _bind_hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hamming_window_periodic_alpha.get(ks)
+    if k is None:
+        k = hamming_window_periodic_alpha._fill(ks)
+    return k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic_alpha._bind = _bind_hamming_window_periodic_alpha
+hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
+
+
+# schema/native_functions.yaml:1515
+hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
+    'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
+_c_hamming_window_periodic_alpha_out = hamming_window_periodic_alpha_out._cache
+
+
+def _bind_hamming_window_periodic_alpha_out(window_length, periodic, alpha, *, out):
+    return (window_length, periodic, alpha, out)
+
+
+def _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha_out, (window_length, periodic, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hamming_window_periodic_alpha_out.get(ks)
+    if k is None:
+        k = hamming_window_periodic_alpha_out._fill(ks)
+    return k(window_length, periodic, alpha, out)
+
+
+hamming_window_periodic_alpha_out._bind = _bind_hamming_window_periodic_alpha_out
+hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
+
+
+# schema/native_functions.yaml:1519
+hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
+    'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
+_c_hamming_window_periodic_alpha_beta = hamming_window_periodic_alpha_beta._cache
+
+
+def _bind_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_hamming_window_periodic_alpha_beta.get(ks)
+    if k is None:
+        k = hamming_window_periodic_alpha_beta._fill(ks)
+    return k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic_alpha_beta._bind = _bind_hamming_window_periodic_alpha_beta
+hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha_beta
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
+
+
+# schema/native_functions.yaml:1525
+hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
+    'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
+_c_hamming_window_periodic_alpha_beta_out = hamming_window_periodic_alpha_beta_out._cache
+
+
+def _bind_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, *, out):
+    return (window_length, periodic, alpha, beta, out)
+
+
+def _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha_beta_out, (window_length, periodic, alpha, beta, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
+    if k is None:
+        k = hamming_window_periodic_alpha_beta_out._fill(ks)
+    return k(window_length, periodic, alpha, beta, out)
+
+
+hamming_window_periodic_alpha_beta_out._bind = _bind_hamming_window_periodic_alpha_beta_out
+hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_alpha_beta_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
+
+
+# schema/native_functions.yaml:1529
+blackman_window = _Op("aten", 'blackman_window', 'default',
+    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_blackman_window = blackman_window._cache
+
+
+def _bind_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_blackman_window.get(ks)
+    if k is None:
+        k = blackman_window._fill(ks)
+    return k(window_length, dtype, layout, device, pin_memory)
+
+
+blackman_window._bind = _bind_blackman_window
+blackman_window._entry = _entry_blackman_window
+_aten._packet('blackman_window')._add(blackman_window)
+
+
+# schema/native_functions.yaml:1535
+blackman_window_out = _Op("aten", 'blackman_window', 'out',
+    'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_blackman_window_out = blackman_window_out._cache
+
+
+def _bind_blackman_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_blackman_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_blackman_window_out.get(ks)
+    if k is None:
+        k = blackman_window_out._fill(ks)
+    return k(window_length, out)
+
+
+blackman_window_out._bind = _bind_blackman_window_out
+blackman_window_out._entry = _entry_blackman_window_out
+_aten._packet('blackman_window')._add(blackman_window_out)
+
+
+# schema/native_functions.yaml:1539
+blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
+    'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_blackman_window_periodic = blackman_window_periodic._cache
+
+
+def _bind_blackman_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_blackman_window_periodic.get(ks)
+    if k is None:
+        k = blackman_window_periodic._fill(ks)
+    return k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+blackman_window_periodic._bind = _bind_blackman_window_periodic
+blackman_window_periodic._entry = _entry_blackman_window_periodic
+_aten._packet('blackman_window')._add(blackman_window_periodic)
+
+
+# schema/native_functions.yaml:1545
+blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
+    'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_blackman_window_periodic_out = blackman_window_periodic_out._cache
+
+
+def _bind_blackman_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_blackman_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_blackman_window_periodic_out.get(ks)
+    if k is None:
+        k = blackman_window_periodic_out._fill(ks)
+    return k(window_length, periodic, out)
+
+
+blackman_window_periodic_out._bind = _bind_blackman_window_periodic_out
+blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
+_aten._packet('blackman_window')._add(blackman_window_periodic_out)
+
+
+# schema/native_functions.yaml:1549
+bartlett_window = _Op("aten", 'bartlett_window', 'default',
+    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_bartlett_window = bartlett_window._cache
+
+
+def _bind_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_bartlett_window.get(ks)
+    if k is None:
+        k = bartlett_window._fill(ks)
+    return k(window_length, dtype, layout, device, pin_memory)
+
+
+bartlett_window._bind = _bind_bartlett_window
+bartlett_window._entry = _entry_bartlett_window
+_aten._packet('bartlett_window')._add(bartlett_window)
+
+
+# schema/native_functions.yaml:1555
+bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
+    'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_bartlett_window_out = bartlett_window_out._cache
+
+
+def _bind_bartlett_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_bartlett_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bartlett_window_out.get(ks)
+    if k is None:
+        k = bartlett_window_out._fill(ks)
+    return k(window_length, out)
+
+
+bartlett_window_out._bind = _bind_bartlett_window_out
+bartlett_window_out._entry = _entry_bartlett_window_out
+_aten._packet('bartlett_window')._add(bartlett_window_out)
+
+
+# schema/native_functions.yaml:1559
+bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
+    'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_bartlett_window_periodic = bartlett_window_periodic._cache
+
+
+def _bind_bartlett_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_bartlett_window_periodic.get(ks)
+    if k is None:
+        k = bartlett_window_periodic._fill(ks)
+    return k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+bartlett_window_periodic._bind = _bind_bartlett_window_periodic
+bartlett_window_periodic._entry = _entry_bartlett_window_periodic
+_aten._packet('bartlett_window')._add(bartlett_window_periodic)
+
+
+# schema/native_functions.yaml:1565
+bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
+    'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_bartlett_window_periodic_out = bartlett_window_periodic_out._cache
+
+
+def _bind_bartlett_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_bartlett_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_bartlett_window_periodic_out.get(ks)
+    if k is None:
+        k = bartlett_window_periodic_out._fill(ks)
+    return k(window_length, periodic, out)
+
+
+bartlett_window_periodic_out._bind = _bind_bartlett_window_periodic_out
+bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
+_aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
+
+
+# schema/native_functions.yaml:1569
+kaiser_window = _Op("aten", 'kaiser_window', 'default',
+    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_kaiser_window = kaiser_window._cache
+
+
+def _bind_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_kaiser_window.get(ks)
+    if k is None:
+        k = kaiser_window._fill(ks)
+    return k(window_length, dtype, layout, device, pin_memory)
+
+
+kaiser_window._bind = _bind_kaiser_window
+kaiser_window._entry = _entry_kaiser_window
+_aten._packet('kaiser_window')._add(kaiser_window)
+
+
+# schema/native_functions.yaml:1575
+kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
+    'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_kaiser_window_out = kaiser_window_out._cache
+
+
+def _bind_kaiser_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_kaiser_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_kaiser_window_out.get(ks)
+    if k is None:
+        k = kaiser_window_out._fill(ks)
+    return k(window_length, out)
+
+
+kaiser_window_out._bind = _bind_kaiser_window_out
+kaiser_window_out._entry = _entry_kaiser_window_out
+_aten._packet('kaiser_window')._add(kaiser_window_out)
+
+
+# schema/native_functions.yaml:1579
+kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
+    'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_kaiser_window_periodic = kaiser_window_periodic._cache
+
+
+def _bind_kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_kaiser_window_periodic.get(ks)
+    if k is None:
+        k = kaiser_window_periodic._fill(ks)
+    return k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+kaiser_window_periodic._bind = _bind_kaiser_window_periodic
+kaiser_window_periodic._entry = _entry_kaiser_window_periodic
+_aten._packet('kaiser_window')._add(kaiser_window_periodic)
+
+
+# schema/native_functions.yaml:1585
+kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
+    'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_kaiser_window_periodic_out = kaiser_window_periodic_out._cache
+
+
+def _bind_kaiser_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_kaiser_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_kaiser_window_periodic_out.get(ks)
+    if k is None:
+        k = kaiser_window_periodic_out._fill(ks)
+    return k(window_length, periodic, out)
+
+
+kaiser_window_periodic_out._bind = _bind_kaiser_window_periodic_out
+kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
+_aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
+
+
+# schema/native_functions.yaml:1589
+kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
+    'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_kaiser_window_beta = kaiser_window_beta._cache
+
+
+def _bind_kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    k = _c_kaiser_window_beta.get(ks)
+    if k is None:
+        k = kaiser_window_beta._fill(ks)
+    return k(window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
+kaiser_window_beta._bind = _bind_kaiser_window_beta
+kaiser_window_beta._entry = _entry_kaiser_window_beta
+_aten._packet('kaiser_window')._add(kaiser_window_beta)
+
+
+# schema/native_functions.yaml:1595
+kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
+    'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
+_c_kaiser_window_beta_out = kaiser_window_beta_out._cache
+
+
+def _bind_kaiser_window_beta_out(window_length, periodic, beta, *, out):
+    return (window_length, periodic, beta, out)
+
+
+def _entry_kaiser_window_beta_out(window_length, periodic, beta, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_beta_out, (window_length, periodic, beta, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    k = _c_kaiser_window_beta_out.get(ks)
+    if k is None:
+        k = kaiser_window_beta_out._fill(ks)
+    return k(window_length, periodic, beta, out)
+
+
+kaiser_window_beta_out._bind = _bind_kaiser_window_beta_out
+kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
+_aten._packet('kaiser_window')._add(kaiser_window_beta_out)
+
+
+# schema/native_functions.yaml:1600
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -7782,7 +8497,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1472
+# schema/native_functions.yaml:1604
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7812,7 +8527,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1608
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -7842,7 +8557,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1480
+# schema/native_functions.yaml:1612
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -7872,7 +8587,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1616
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -7902,7 +8617,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:1620
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -7932,7 +8647,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1624
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -7962,7 +8677,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1628
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -7992,7 +8707,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1500
+# schema/native_functions.yaml:1632
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8022,7 +8737,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:1636
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8052,7 +8767,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1508
+# schema/native_functions.yaml:1640
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -8082,7 +8797,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1512
+# schema/native_functions.yaml:1644
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8112,7 +8827,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1517
+# schema/native_functions.yaml:1649
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8142,7 +8857,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1654
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8172,7 +8887,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1659
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8202,7 +8917,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1532
+# schema/native_functions.yaml:1664
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8232,7 +8947,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1669
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8262,7 +8977,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1542
+# schema/native_functions.yaml:1674
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8292,7 +9007,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1547
+# schema/native_functions.yaml:1679
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8322,7 +9037,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1684
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -8352,7 +9067,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1689
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -8382,7 +9097,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1562
+# schema/native_functions.yaml:1694
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

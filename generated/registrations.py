@@ -1097,90 +1097,207 @@ _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)),
 # schema/native_functions.yaml:1461
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:1469
+_o.hann_window.register('CPU', _cpu_random.hann_window)
+_o.hann_window.register('Meta', _meta_random.hann_window)
+_o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml:1475
+_o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
+_o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1479
+_o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
+_o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
+_o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1485
+_o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
+_o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1489
+_o.hamming_window.register('CPU', _cpu_random.hamming_window)
+_o.hamming_window.register('Meta', _meta_random.hamming_window)
+_o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml:1495
+_o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
+_o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1499
+_o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
+_o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
+_o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1505
+_o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
+_o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1509
+_o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
+_o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
+_o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1515
+_o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
+_o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1519
+_o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
+_o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
+_o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
+
+# schema/native_functions.yaml:1525
+_o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
+_o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1529
+_o.blackman_window.register('CPU', _cpu_random.blackman_window)
+_o.blackman_window.register('Meta', _meta_random.blackman_window)
+_o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml:1535
+_o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
+_o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1539
+_o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
+_o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
+_o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1545
+_o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
+_o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1549
+_o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
+_o.bartlett_window.register('Meta', _meta_random.bartlett_window)
+_o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml:1555
+_o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
+_o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1559
+_o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
+_o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
+_o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1565
+_o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
+_o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1569
+_o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
+_o.kaiser_window.register('Meta', _meta_random.kaiser_window)
+_o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml:1575
+_o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
+_o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1579
+_o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
+_o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
+_o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml:1585
+_o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
+_o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1589
+_o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
+_o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
+_o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
+
+# schema/native_functions.yaml:1595
+_o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
+_o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1600
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1472
+# schema/native_functions.yaml:1604
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1608
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1480
+# schema/native_functions.yaml:1612
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1616
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:1620
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1624
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1628
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1500
+# schema/native_functions.yaml:1632
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:1636
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1508
+# schema/native_functions.yaml:1640
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1512
+# schema/native_functions.yaml:1644
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1517
+# schema/native_functions.yaml:1649
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1654
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml:1659
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1532
+# schema/native_functions.yaml:1664
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1669
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1542
+# schema/native_functions.yaml:1674
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1547
+# schema/native_functions.yaml:1679
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1684
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1557
+# schema/native_functions.yaml:1689
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1562
+# schema/native_functions.yaml:1694
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

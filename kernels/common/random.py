@@ -442,3 +442,71 @@ def random_out_sampled(self, generator, out):
 
 def normal_functional_sampled(self, mean, std, generator):
     return _sampled("normal_", self, mean, std, generator)
+
+
+# --------------------------------------------------------------------------- window out=
+
+
+def hann_window_out(window_length, out):
+    return _into(out, _ops._entry_hann_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def hann_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_hann_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_out(window_length, out):
+    return _into(out, _ops._entry_hamming_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_hamming_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_alpha_out(window_length, periodic, alpha, out):
+    return _into(out, _ops._entry_hamming_window_periodic_alpha(window_length, periodic, alpha, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, out):
+    return _into(out, _ops._entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, out._dtype, None,
+                                                      out._device, None))
+
+
+def blackman_window_out(window_length, out):
+    return _into(out, _ops._entry_blackman_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def blackman_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_blackman_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def bartlett_window_out(window_length, out):
+    return _into(out, _ops._entry_bartlett_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def bartlett_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_bartlett_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_out(window_length, out):
+    return _into(out, _ops._entry_kaiser_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_kaiser_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_beta_out(window_length, periodic, beta, out):
+    return _into(out, _ops._entry_kaiser_window_beta(window_length, periodic, beta, out._dtype, None,
+                                                      out._device, None))
