@@ -4258,7 +4258,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:1009 (derivative: schema/derivatives.yaml:333)
 def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like.get(_ks)
@@ -4275,7 +4275,7 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     return _out
 
 
-# schema/native_functions.yaml:1015 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:1014 (derivative: schema/derivatives.yaml:336)
 def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor.get(_ks)
@@ -4292,7 +4292,7 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     return _out
 
 
-# schema/native_functions.yaml:1020 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:1019 (derivative: schema/derivatives.yaml:340)
 def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_dtype.get(_ks)
@@ -4309,7 +4309,7 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     return _out
 
 
-# schema/native_functions.yaml:1025 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:1024 (derivative: schema/derivatives.yaml:343)
 def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_generator.get(_ks)
@@ -4326,7 +4326,7 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     return _out
 
 
-# schema/native_functions.yaml:1030 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:346)
 def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor_generator.get(_ks)
@@ -4343,7 +4343,7 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     return _out
 
 
-# schema/native_functions.yaml:1035 (derivative: schema/derivatives.yaml:350)
+# schema/native_functions.yaml:1034 (derivative: schema/derivatives.yaml:350)
 def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_generator_dtype.get(_ks)
@@ -4360,7 +4360,7 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     return _out
 
 
-# schema/native_functions.yaml:1040 (derivative: schema/derivatives.yaml:353)
+# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:353)
 def _ag_uniform_(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4378,7 +4378,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:356)
+# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:356)
 def _ag_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4396,7 +4396,7 @@ def _ag_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1054 (derivative: schema/derivatives.yaml:359)
+# schema/native_functions.yaml:1053 (derivative: schema/derivatives.yaml:359)
 def _ag_exponential_(ks, self, lambd, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4414,7 +4414,7 @@ def _ag_exponential_(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:1060 (derivative: schema/derivatives.yaml:362)
 def _ag_random__from(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4432,7 +4432,7 @@ def _ag_random__from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1068 (derivative: schema/derivatives.yaml:365)
+# schema/native_functions.yaml:1067 (derivative: schema/derivatives.yaml:365)
 def _ag_random__to(ks, self, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4450,7 +4450,7 @@ def _ag_random__to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1075 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:1074 (derivative: schema/derivatives.yaml:368)
 def _ag_random_(ks, self, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4468,7 +4468,7 @@ def _ag_random_(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1082 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1081 (derivative: schema/derivatives.yaml:371)
 def _ag_bernoulli(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli.get(_ks)
@@ -4485,7 +4485,7 @@ def _ag_bernoulli(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1094 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1093 (derivative: schema/derivatives.yaml:374)
 def _ag_bernoulli_p(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_p.get(_ks)
@@ -4502,7 +4502,7 @@ def _ag_bernoulli_p(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1101 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:377)
 def _ag_bernoulli_Tensor(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_Tensor.get(_ks)
@@ -4522,7 +4522,7 @@ def _ag_bernoulli_Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1112 (derivative: schema/derivatives.yaml:377)
 def _ag_bernoulli__Tensor(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4543,7 +4543,7 @@ def _ag_bernoulli__Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1120 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:374)
 def _ag_bernoulli__float(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4561,7 +4561,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1127 (derivative: schema/derivatives.yaml:382)
+# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:382)
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
     _k = _c_native_dropout.get(_ks)
@@ -4583,7 +4583,7 @@ def _ag_native_dropout(ks, input, p, train):
     return _out
 
 
-# schema/native_functions.yaml:1133 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1132 (derivative: schema/derivatives.yaml:386)
 def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     _ks = ks & _BELOW
     _k = _c_native_dropout_backward.get(_ks)
@@ -4604,7 +4604,7 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
-# schema/native_functions.yaml:1190 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1189 (derivative: schema/derivatives.yaml:391)
 def _ag_normal_Tensor_float(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_float.get(_ks)
@@ -4623,7 +4623,7 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1202 (derivative: schema/derivatives.yaml:394)
+# schema/native_functions.yaml:1201 (derivative: schema/derivatives.yaml:394)
 def _ag_normal_float_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_float_Tensor.get(_ks)
@@ -4642,7 +4642,7 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1209 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1208 (derivative: schema/derivatives.yaml:397)
 def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_Tensor.get(_ks)
@@ -4666,7 +4666,7 @@ def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1216 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1215 (derivative: schema/derivatives.yaml:401)
 def _ag_log_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4684,7 +4684,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1223 (derivative: schema/derivatives.yaml:404)
+# schema/native_functions.yaml:1222 (derivative: schema/derivatives.yaml:404)
 def _ag_cauchy_(ks, self, median, sigma, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4702,7 +4702,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1230 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml:1229 (derivative: schema/derivatives.yaml:407)
 def _ag_geometric_(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4720,7 +4720,7 @@ def _ag_geometric_(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1249 (derivative: schema/derivatives.yaml:414)
+# schema/native_functions.yaml:1248 (derivative: schema/derivatives.yaml:414)
 def _ag_poisson(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_poisson.get(_ks)
@@ -4738,7 +4738,7 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1301 (derivative: schema/derivatives.yaml:418)
+# schema/native_functions.yaml:1300 (derivative: schema/derivatives.yaml:418)
 def _ag_copy(ks, self, src, non_blocking):
     _ks = ks & _BELOW
     _k = _c_copy.get(_ks)
@@ -4759,7 +4759,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:1312 (derivative: schema/derivatives.yaml:422)
+# schema/native_functions.yaml:1311 (derivative: schema/derivatives.yaml:422)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -4776,7 +4776,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1321 (derivative: schema/derivatives.yaml:425)
+# schema/native_functions.yaml:1320 (derivative: schema/derivatives.yaml:425)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -4796,7 +4796,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1329 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1328 (derivative: schema/derivatives.yaml:429)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -4813,7 +4813,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1365 (derivative: schema/derivatives.yaml:434)
+# schema/native_functions.yaml:1364 (derivative: schema/derivatives.yaml:434)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -4830,7 +4830,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1377 (derivative: schema/derivatives.yaml:437)
+# schema/native_functions.yaml:1376 (derivative: schema/derivatives.yaml:437)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -4847,7 +4847,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1389 (derivative: schema/derivatives.yaml:440)
+# schema/native_functions.yaml:1388 (derivative: schema/derivatives.yaml:440)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -4864,7 +4864,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1401 (derivative: schema/derivatives.yaml:443)
+# schema/native_functions.yaml:1400 (derivative: schema/derivatives.yaml:443)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -4881,7 +4881,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1413 (derivative: schema/derivatives.yaml:446)
+# schema/native_functions.yaml:1412 (derivative: schema/derivatives.yaml:446)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -4898,7 +4898,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1425 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1424 (derivative: schema/derivatives.yaml:449)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -4915,7 +4915,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1437 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:1436 (derivative: schema/derivatives.yaml:452)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -4932,7 +4932,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1449 (derivative: schema/derivatives.yaml:455)
+# schema/native_functions.yaml:1448 (derivative: schema/derivatives.yaml:455)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -4949,7 +4949,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1461 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml:1460 (derivative: schema/derivatives.yaml:458)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)

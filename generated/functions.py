@@ -2,6 +2,7 @@
 # Do not edit by hand: change the schema or the template and run `make generate`.
 """Public functions: `ember.add`, `ember.sum`, ... one per Python-visible op name."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
+from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import out_options as _out_options
@@ -503,7 +504,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:1159
+# schema/native_functions.yaml:1158
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -513,7 +514,7 @@ def alpha_dropout(input, p, train):
     return _entry_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1164
+# schema/native_functions.yaml:1163
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -619,7 +620,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml:1548
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -631,7 +632,7 @@ def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1558
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -666,7 +667,7 @@ def bartlett_window(*args, **kwargs):
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1081
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -679,7 +680,7 @@ def _c0_bernoulli(input, generator, out):
     return _entry_bernoulli_out(input, generator, out)
 
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1093
 def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -692,7 +693,7 @@ def _c1_bernoulli(input, p, generator, out):
     return _entry_bernoulli_float_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1100
 def _m2_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -731,7 +732,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1528
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -743,7 +744,7 @@ def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1538
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -960,7 +961,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1139
+# schema/native_functions.yaml:1138
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -970,7 +971,7 @@ def dropout(input, p, train):
     return _entry_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1144
+# schema/native_functions.yaml:1143
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1003,7 +1004,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1269
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1059,7 +1060,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:923
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1071,7 +1072,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:930
+# schema/native_functions.yaml:929
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1106,7 +1107,7 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1168
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1116,7 +1117,7 @@ def feature_alpha_dropout(input, p, train):
     return _entry_feature_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1173
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1126,7 +1127,7 @@ def feature_alpha_dropout_(input, p, train):
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1148
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1136,7 +1137,7 @@ def feature_dropout(input, p, train):
     return _entry_feature_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1153
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1146,7 +1147,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1320
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -1159,7 +1160,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:1312
+# schema/native_functions.yaml:1311
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -1296,7 +1297,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1489
+# schema/native_functions.yaml:1488
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1308,7 +1309,7 @@ def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, re
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1498
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1320,7 +1321,7 @@ def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memor
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1508
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1332,7 +1333,7 @@ def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1518
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1373,7 +1374,7 @@ def hamming_window(*args, **kwargs):
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1468
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1385,7 +1386,7 @@ def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1478
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1452,7 +1453,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1568
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1464,7 +1465,7 @@ def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, req
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1579
+# schema/native_functions.yaml:1578
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1476,7 +1477,7 @@ def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1588
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1536,7 +1537,7 @@ def linear(input, weight, bias=None):
     return _entry_linear(input, weight, bias)
 
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:913
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1569,7 +1570,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1259
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1728,7 +1729,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1236
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1750,7 +1751,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1126
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -1760,7 +1761,7 @@ def native_dropout(input, p, train):
     return _entry_native_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1132
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
@@ -1806,7 +1807,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1189
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1819,7 +1820,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1201
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1832,7 +1833,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1208
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1845,7 +1846,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1178
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1919,7 +1920,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:1249
+# schema/native_functions.yaml:1248
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1991,7 +1992,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:871
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2039,7 +2040,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml:903
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2074,7 +2075,7 @@ def rand_like(*args, **kwargs):
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml:943
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2086,7 +2087,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:949
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2098,7 +2099,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:956
+# schema/native_functions.yaml:955
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2110,7 +2111,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:961
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2130,19 +2131,19 @@ _cases_randint = (
     (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
 )
 _sigs_randint = (
-    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
 )
 
 
 def randint(*args, **kwargs):
     """Overloads:
-    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(randint, args, kwargs)
@@ -2151,7 +2152,7 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1009
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2163,7 +2164,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1014
 def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2175,7 +2176,7 @@ def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1019
 def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2187,7 +2188,7 @@ def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1024
 def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2199,7 +2200,7 @@ def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1029
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2211,7 +2212,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1034
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2271,7 +2272,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:877
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2319,7 +2320,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:909
+# schema/native_functions.yaml:908
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2354,7 +2355,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:987
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2366,7 +2367,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:993
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2384,15 +2385,15 @@ _cases_randperm = (
     (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_randperm = (
-    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
 )
 
 
 def randperm(*args, **kwargs):
     """Overloads:
-    randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(randperm, args, kwargs)
@@ -2719,9 +2720,9 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1279
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
@@ -2730,9 +2731,9 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1289
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:

@@ -7,6 +7,7 @@ schema order: it ORs the tensors' keysets with the thread-local include set,
 masks the exclude set, and calls the cached kernel for that keyset.
 """
 from ember.core.tensor import Tensor as _Tensor
+from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.autograd.inference_mode import check_inplace_on_inference as _inplace_on_inference
 from ember.dispatch.argcheck import arg_error as _arg_error
 from ember.dispatch.argcheck import ks_list as _ks_list
@@ -4602,7 +4603,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:871
 rand_generator = _Op("aten", 'rand', 'generator',
     'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4627,7 +4628,7 @@ rand_generator._entry = _entry_rand_generator
 _aten._packet('rand')._add(rand_generator)
 
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:877
 randn_generator = _Op("aten", 'randn', 'generator',
     'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4652,7 +4653,7 @@ randn_generator._entry = _entry_randn_generator
 _aten._packet('randn')._add(randn_generator)
 
 
-# schema/native_functions.yaml:884
+# schema/native_functions.yaml:883
 rand_out = _Op("aten", 'rand', 'out',
     'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4682,7 +4683,7 @@ rand_out._entry = _entry_rand_out
 _aten._packet('rand')._add(rand_out)
 
 
-# schema/native_functions.yaml:889
+# schema/native_functions.yaml:888
 rand_generator_out = _Op("aten", 'rand', 'generator_out',
     'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4712,7 +4713,7 @@ rand_generator_out._entry = _entry_rand_generator_out
 _aten._packet('rand')._add(rand_generator_out)
 
 
-# schema/native_functions.yaml:894
+# schema/native_functions.yaml:893
 randn_out = _Op("aten", 'randn', 'out',
     'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4742,7 +4743,7 @@ randn_out._entry = _entry_randn_out
 _aten._packet('randn')._add(randn_out)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:898
 randn_generator_out = _Op("aten", 'randn', 'generator_out',
     'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4772,7 +4773,7 @@ randn_generator_out._entry = _entry_randn_generator_out
 _aten._packet('randn')._add(randn_generator_out)
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml:903
 rand_like_generator = _Op("aten", 'rand_like', 'generator',
     'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4800,7 +4801,7 @@ rand_like_generator._entry = _entry_rand_like_generator
 _aten._packet('rand_like')._add(rand_like_generator)
 
 
-# schema/native_functions.yaml:909
+# schema/native_functions.yaml:908
 randn_like_generator = _Op("aten", 'randn_like', 'generator',
     'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4828,7 +4829,7 @@ randn_like_generator._entry = _entry_randn_like_generator
 _aten._packet('randn_like')._add(randn_like_generator)
 
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:913
 linspace = _Op("aten", 'linspace', 'default',
     'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -4853,7 +4854,7 @@ linspace._entry = _entry_linspace
 _aten._packet('linspace')._add(linspace)
 
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:919
 linspace_out = _Op("aten", 'linspace', 'out',
     'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'out'), 3, tags=())
@@ -4883,7 +4884,7 @@ linspace_out._entry = _entry_linspace_out
 _aten._packet('linspace')._add(linspace_out)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:923
 eye = _Op("aten", 'eye', 'default',
     'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -4908,7 +4909,7 @@ eye._entry = _entry_eye
 _aten._packet('eye')._add(eye)
 
 
-# schema/native_functions.yaml:930
+# schema/native_functions.yaml:929
 eye_m = _Op("aten", 'eye', 'm',
     'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -4933,7 +4934,7 @@ eye_m._entry = _entry_eye_m
 _aten._packet('eye')._add(eye_m)
 
 
-# schema/native_functions.yaml:936
+# schema/native_functions.yaml:935
 eye_out = _Op("aten", 'eye', 'out',
     'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=())
@@ -4963,7 +4964,7 @@ eye_out._entry = _entry_eye_out
 _aten._packet('eye')._add(eye_out)
 
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:939
 eye_m_out = _Op("aten", 'eye', 'm_out',
     'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'm', 'out'), 2, tags=())
@@ -4993,14 +4994,14 @@ eye_m_out._entry = _entry_eye_m_out
 _aten._packet('eye')._add(eye_m_out)
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml:943
 randint = _Op("aten", 'randint', 'default',
-    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
 _c_randint = randint._cache
 
 
-def _bind_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randint(high, size, *, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (high, size, dtype, layout, device, pin_memory)
 
 
@@ -5018,14 +5019,14 @@ randint._entry = _entry_randint
 _aten._packet('randint')._add(randint)
 
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:949
 randint_generator = _Op("aten", 'randint', 'generator',
-    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
 _c_randint_generator = randint_generator._cache
 
 
-def _bind_randint_generator(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randint_generator(high, size, *, generator, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (high, size, generator, dtype, layout, device, pin_memory)
 
 
@@ -5043,14 +5044,14 @@ randint_generator._entry = _entry_randint_generator
 _aten._packet('randint')._add(randint_generator)
 
 
-# schema/native_functions.yaml:956
+# schema/native_functions.yaml:955
 randint_low = _Op("aten", 'randint', 'low',
-    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
 _c_randint_low = randint_low._cache
 
 
-def _bind_randint_low(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randint_low(low, high, size, *, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (low, high, size, dtype, layout, device, pin_memory)
 
 
@@ -5068,14 +5069,14 @@ randint_low._entry = _entry_randint_low
 _aten._packet('randint')._add(randint_low)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:961
 randint_low_generator = _Op("aten", 'randint', 'low_generator',
-    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
 _c_randint_low_generator = randint_low_generator._cache
 
 
-def _bind_randint_low_generator(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randint_low_generator(low, high, size, *, generator, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (low, high, size, generator, dtype, layout, device, pin_memory)
 
 
@@ -5093,7 +5094,7 @@ randint_low_generator._entry = _entry_randint_low_generator
 _aten._packet('randint')._add(randint_low_generator)
 
 
-# schema/native_functions.yaml:968
+# schema/native_functions.yaml:967
 randint_out = _Op("aten", 'randint', 'out',
     'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5123,7 +5124,7 @@ randint_out._entry = _entry_randint_out
 _aten._packet('randint')._add(randint_out)
 
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:972
 randint_generator_out = _Op("aten", 'randint', 'generator_out',
     'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5153,7 +5154,7 @@ randint_generator_out._entry = _entry_randint_generator_out
 _aten._packet('randint')._add(randint_generator_out)
 
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:977
 randint_low_out = _Op("aten", 'randint', 'low_out',
     'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5183,7 +5184,7 @@ randint_low_out._entry = _entry_randint_low_out
 _aten._packet('randint')._add(randint_low_out)
 
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:982
 randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
     'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5213,14 +5214,14 @@ randint_low_generator_out._entry = _entry_randint_low_generator_out
 _aten._packet('randint')._add(randint_low_generator_out)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:987
 randperm = _Op("aten", 'randperm', 'default',
-    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
 _c_randperm = randperm._cache
 
 
-def _bind_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randperm(n, *, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (n, dtype, layout, device, pin_memory)
 
 
@@ -5238,14 +5239,14 @@ randperm._entry = _entry_randperm
 _aten._packet('randperm')._add(randperm)
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:993
 randperm_generator = _Op("aten", 'randperm', 'generator',
-    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
 _c_randperm_generator = randperm_generator._cache
 
 
-def _bind_randperm_generator(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_randperm_generator(n, *, generator, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (n, generator, dtype, layout, device, pin_memory)
 
 
@@ -5263,7 +5264,7 @@ randperm_generator._entry = _entry_randperm_generator
 _aten._packet('randperm')._add(randperm_generator)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:999
 randperm_out = _Op("aten", 'randperm', 'out',
     'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5293,7 +5294,7 @@ randperm_out._entry = _entry_randperm_out
 _aten._packet('randperm')._add(randperm_out)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1004
 randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
     'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5323,7 +5324,7 @@ randperm_generator_out._entry = _entry_randperm_generator_out
 _aten._packet('randperm')._add(randperm_generator_out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1009
 randint_like = _Op("aten", 'randint_like', 'default',
     'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5351,7 +5352,7 @@ randint_like._entry = _entry_randint_like
 _aten._packet('randint_like')._add(randint_like)
 
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1014
 randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
     'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5379,7 +5380,7 @@ randint_like_Tensor._entry = _entry_randint_like_Tensor
 _aten._packet('randint_like')._add(randint_like_Tensor)
 
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1019
 randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
     'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5407,7 +5408,7 @@ randint_like_low_dtype._entry = _entry_randint_like_low_dtype
 _aten._packet('randint_like')._add(randint_like_low_dtype)
 
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1024
 randint_like_generator = _Op("aten", 'randint_like', 'generator',
     'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5435,7 +5436,7 @@ randint_like_generator._entry = _entry_randint_like_generator
 _aten._packet('randint_like')._add(randint_like_generator)
 
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1029
 randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
     'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5463,7 +5464,7 @@ randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
 _aten._packet('randint_like')._add(randint_like_Tensor_generator)
 
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1034
 randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
     'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5491,7 +5492,7 @@ randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtyp
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1039
 uniform_ = _Op("aten", 'uniform_', 'default',
     'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5521,7 +5522,7 @@ uniform_._entry = _entry_uniform_
 _aten._packet('uniform_')._add(uniform_)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1046
 normal_ = _Op("aten", 'normal_', 'default',
     'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5551,7 +5552,7 @@ normal_._entry = _entry_normal_
 _aten._packet('normal_')._add(normal_)
 
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1053
 exponential_ = _Op("aten", 'exponential_', 'default',
     'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5581,7 +5582,7 @@ exponential_._entry = _entry_exponential_
 _aten._packet('exponential_')._add(exponential_)
 
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1060
 random__from = _Op("aten", 'random_', 'from',
     'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5611,7 +5612,7 @@ random__from._entry = _entry_random__from
 _aten._packet('random_')._add(random__from)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 random__to = _Op("aten", 'random_', 'to',
     'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5641,7 +5642,7 @@ random__to._entry = _entry_random__to
 _aten._packet('random_')._add(random__to)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1074
 random_ = _Op("aten", 'random_', 'default',
     'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5671,7 +5672,7 @@ random_._entry = _entry_random_
 _aten._packet('random_')._add(random_)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1081
 bernoulli = _Op("aten", 'bernoulli', 'default',
     'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5699,7 +5700,7 @@ bernoulli._entry = _entry_bernoulli
 _aten._packet('bernoulli')._add(bernoulli)
 
 
-# schema/native_functions.yaml:1089
+# schema/native_functions.yaml:1088
 bernoulli_out = _Op("aten", 'bernoulli', 'out',
     'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5729,7 +5730,7 @@ bernoulli_out._entry = _entry_bernoulli_out
 _aten._packet('bernoulli')._add(bernoulli_out)
 
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1093
 bernoulli_p = _Op("aten", 'bernoulli', 'p',
     'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5757,7 +5758,7 @@ bernoulli_p._entry = _entry_bernoulli_p
 _aten._packet('bernoulli')._add(bernoulli_p)
 
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1100
 bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
     'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5785,7 +5786,7 @@ bernoulli_Tensor._entry = _entry_bernoulli_Tensor
 _aten._packet('bernoulli')._add(bernoulli_Tensor)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1107
 bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
     'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5815,7 +5816,7 @@ bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
 _aten._packet('bernoulli')._add(bernoulli_Tensor_out)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1112
 bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
     'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5845,7 +5846,7 @@ bernoulli__Tensor._entry = _entry_bernoulli__Tensor
 _aten._packet('bernoulli_')._add(bernoulli__Tensor)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1119
 bernoulli__float = _Op("aten", 'bernoulli_', 'float',
     'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5875,7 +5876,7 @@ bernoulli__float._entry = _entry_bernoulli__float
 _aten._packet('bernoulli_')._add(bernoulli__float)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1126
 native_dropout = _Op("aten", 'native_dropout', 'default',
     'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
     ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
@@ -5903,7 +5904,7 @@ native_dropout._entry = _entry_native_dropout
 _aten._packet('native_dropout')._add(native_dropout)
 
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1132
 native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
     'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
     ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
@@ -5931,7 +5932,7 @@ native_dropout_backward._entry = _entry_native_dropout_backward
 _aten._packet('native_dropout_backward')._add(native_dropout_backward)
 
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1135
 native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
     'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
@@ -5961,7 +5962,7 @@ native_dropout_backward_out._entry = _entry_native_dropout_backward_out
 _aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
 
 
-# schema/native_functions.yaml:1139
+# schema/native_functions.yaml:1138
 dropout = _Op("aten", 'dropout', 'default',
     'dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -5989,7 +5990,7 @@ dropout._entry = _entry_dropout
 _aten._packet('dropout')._add(dropout)
 
 
-# schema/native_functions.yaml:1144
+# schema/native_functions.yaml:1143
 dropout_ = _Op("aten", 'dropout_', 'default',
     'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6019,7 +6020,7 @@ dropout_._entry = _entry_dropout_
 _aten._packet('dropout_')._add(dropout_)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1148
 feature_dropout = _Op("aten", 'feature_dropout', 'default',
     'feature_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6047,7 +6048,7 @@ feature_dropout._entry = _entry_feature_dropout
 _aten._packet('feature_dropout')._add(feature_dropout)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1153
 feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
     'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6077,7 +6078,7 @@ feature_dropout_._entry = _entry_feature_dropout_
 _aten._packet('feature_dropout_')._add(feature_dropout_)
 
 
-# schema/native_functions.yaml:1159
+# schema/native_functions.yaml:1158
 alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
     'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6105,7 +6106,7 @@ alpha_dropout._entry = _entry_alpha_dropout
 _aten._packet('alpha_dropout')._add(alpha_dropout)
 
 
-# schema/native_functions.yaml:1164
+# schema/native_functions.yaml:1163
 alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
     'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6135,7 +6136,7 @@ alpha_dropout_._entry = _entry_alpha_dropout_
 _aten._packet('alpha_dropout_')._add(alpha_dropout_)
 
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1168
 feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
     'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6163,7 +6164,7 @@ feature_alpha_dropout._entry = _entry_feature_alpha_dropout
 _aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
 
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1173
 feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
     'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6193,7 +6194,7 @@ feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
 _aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1178
 normal_float_float = _Op("aten", 'normal', 'float_float',
     'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -6218,7 +6219,7 @@ normal_float_float._entry = _entry_normal_float_float
 _aten._packet('normal')._add(normal_float_float)
 
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1184
 normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
     'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6248,7 +6249,7 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1189
 normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
     'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6276,7 +6277,7 @@ normal_Tensor_float._entry = _entry_normal_Tensor_float
 _aten._packet('normal')._add(normal_Tensor_float)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1196
 normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
     'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6306,7 +6307,7 @@ normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
 _aten._packet('normal')._add(normal_Tensor_float_out)
 
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1201
 normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
     'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6334,7 +6335,7 @@ normal_float_Tensor._entry = _entry_normal_float_Tensor
 _aten._packet('normal')._add(normal_float_Tensor)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1205
 normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
     'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6364,7 +6365,7 @@ normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
 _aten._packet('normal')._add(normal_float_Tensor_out)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1208
 normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
     'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6392,7 +6393,7 @@ normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
 _aten._packet('normal')._add(normal_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:1213
+# schema/native_functions.yaml:1212
 normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
     'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6422,7 +6423,7 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1215
 log_normal_ = _Op("aten", 'log_normal_', 'default',
     'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6452,7 +6453,7 @@ log_normal_._entry = _entry_log_normal_
 _aten._packet('log_normal_')._add(log_normal_)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1222
 cauchy_ = _Op("aten", 'cauchy_', 'default',
     'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6482,7 +6483,7 @@ cauchy_._entry = _entry_cauchy_
 _aten._packet('cauchy_')._add(cauchy_)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1229
 geometric_ = _Op("aten", 'geometric_', 'default',
     'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6512,7 +6513,7 @@ geometric_._entry = _entry_geometric_
 _aten._packet('geometric_')._add(geometric_)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1236
 multinomial = _Op("aten", 'multinomial', 'default',
     'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
     ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6540,7 +6541,7 @@ multinomial._entry = _entry_multinomial
 _aten._packet('multinomial')._add(multinomial)
 
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml:1243
 multinomial_out = _Op("aten", 'multinomial', 'out',
     'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6570,7 +6571,7 @@ multinomial_out._entry = _entry_multinomial_out
 _aten._packet('multinomial')._add(multinomial_out)
 
 
-# schema/native_functions.yaml:1249
+# schema/native_functions.yaml:1248
 poisson = _Op("aten", 'poisson', 'default',
     'poisson(Tensor self, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6598,7 +6599,7 @@ poisson._entry = _entry_poisson
 _aten._packet('poisson')._add(poisson)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1254
 poisson_out = _Op("aten", 'poisson', 'out',
     'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6628,7 +6629,7 @@ poisson_out._entry = _entry_poisson_out
 _aten._packet('poisson')._add(poisson_out)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1259
 logspace = _Op("aten", 'logspace', 'default',
     'logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'base', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -6653,7 +6654,7 @@ logspace._entry = _entry_logspace
 _aten._packet('logspace')._add(logspace)
 
 
-# schema/native_functions.yaml:1266
+# schema/native_functions.yaml:1265
 logspace_out = _Op("aten", 'logspace', 'out',
     'logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'base', 'out'), 4, tags=())
@@ -6683,7 +6684,7 @@ logspace_out._entry = _entry_logspace_out
 _aten._packet('logspace')._add(logspace_out)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1269
 empty_permuted = _Op("aten", 'empty_permuted', 'default',
     'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'physical_layout', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -6708,7 +6709,7 @@ empty_permuted._entry = _entry_empty_permuted
 _aten._packet('empty_permuted')._add(empty_permuted)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1275
 empty_permuted_out = _Op("aten", 'empty_permuted', 'out',
     'empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'physical_layout', 'out'), 2, tags=())
@@ -6738,14 +6739,14 @@ empty_permuted_out._entry = _entry_empty_permuted_out
 _aten._packet('empty_permuted')._add(empty_permuted_out)
 
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1279
 tril_indices = _Op("aten", 'tril_indices', 'default',
-    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
 _c_tril_indices = tril_indices._cache
 
 
-def _bind_tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_tril_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (row, col, offset, dtype, layout, device, pin_memory)
 
 
@@ -6763,7 +6764,7 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1285
 tril_indices_out = _Op("aten", 'tril_indices', 'out',
     'tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -6793,14 +6794,14 @@ tril_indices_out._entry = _entry_tril_indices_out
 _aten._packet('tril_indices')._add(tril_indices_out)
 
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1289
 triu_indices = _Op("aten", 'triu_indices', 'default',
-    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
 _c_triu_indices = triu_indices._cache
 
 
-def _bind_triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+def _bind_triu_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, device=None, pin_memory=None):
     return (row, col, offset, dtype, layout, device, pin_memory)
 
 
@@ -6818,7 +6819,7 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1295
 triu_indices_out = _Op("aten", 'triu_indices', 'out',
     'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -6848,7 +6849,7 @@ triu_indices_out._entry = _entry_triu_indices_out
 _aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1300
 copy = _Op("aten", 'copy', 'default',
     'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
     ('self', 'src', 'non_blocking'), 3, tags=('core',))
@@ -6876,7 +6877,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:1307
+# schema/native_functions.yaml:1306
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -6906,7 +6907,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:1312
+# schema/native_functions.yaml:1311
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -6934,7 +6935,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:1317
+# schema/native_functions.yaml:1316
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -6964,7 +6965,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1320
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -6992,7 +6993,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:1325
+# schema/native_functions.yaml:1324
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -7022,7 +7023,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:1329
+# schema/native_functions.yaml:1328
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7050,7 +7051,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:1334
+# schema/native_functions.yaml:1333
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7080,7 +7081,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1338
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -7110,7 +7111,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1342
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7140,7 +7141,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1346
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -7170,7 +7171,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1350
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -7200,7 +7201,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:1355
+# schema/native_functions.yaml:1354
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7230,7 +7231,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml:1358
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7260,7 +7261,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:1365
+# schema/native_functions.yaml:1364
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7288,7 +7289,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1370
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7318,7 +7319,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:1377
+# schema/native_functions.yaml:1376
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7346,7 +7347,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:1383
+# schema/native_functions.yaml:1382
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7376,7 +7377,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:1389
+# schema/native_functions.yaml:1388
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7404,7 +7405,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1394
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7434,7 +7435,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1400
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7462,7 +7463,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1406
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7492,7 +7493,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:1413
+# schema/native_functions.yaml:1412
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7520,7 +7521,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1418
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7550,7 +7551,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1424
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7578,7 +7579,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1430
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7608,7 +7609,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1436
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7636,7 +7637,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1442
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7666,7 +7667,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1448
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -7694,7 +7695,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1454
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7724,7 +7725,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:1461
+# schema/native_functions.yaml:1460
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7752,7 +7753,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1468
 hann_window = _Op("aten", 'hann_window', 'default',
     'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -7777,7 +7778,7 @@ hann_window._entry = _entry_hann_window
 _aten._packet('hann_window')._add(hann_window)
 
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml:1474
 hann_window_out = _Op("aten", 'hann_window', 'out',
     'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -7807,7 +7808,7 @@ hann_window_out._entry = _entry_hann_window_out
 _aten._packet('hann_window')._add(hann_window_out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1478
 hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
     'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -7832,7 +7833,7 @@ hann_window_periodic._entry = _entry_hann_window_periodic
 _aten._packet('hann_window')._add(hann_window_periodic)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:1484
 hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
     'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -7862,7 +7863,7 @@ hann_window_periodic_out._entry = _entry_hann_window_periodic_out
 _aten._packet('hann_window')._add(hann_window_periodic_out)
 
 
-# schema/native_functions.yaml:1489
+# schema/native_functions.yaml:1488
 hamming_window = _Op("aten", 'hamming_window', 'default',
     'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -7887,7 +7888,7 @@ hamming_window._entry = _entry_hamming_window
 _aten._packet('hamming_window')._add(hamming_window)
 
 
-# schema/native_functions.yaml:1495
+# schema/native_functions.yaml:1494
 hamming_window_out = _Op("aten", 'hamming_window', 'out',
     'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -7917,7 +7918,7 @@ hamming_window_out._entry = _entry_hamming_window_out
 _aten._packet('hamming_window')._add(hamming_window_out)
 
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1498
 hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
     'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -7942,7 +7943,7 @@ hamming_window_periodic._entry = _entry_hamming_window_periodic
 _aten._packet('hamming_window')._add(hamming_window_periodic)
 
 
-# schema/native_functions.yaml:1505
+# schema/native_functions.yaml:1504
 hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
     'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -7972,7 +7973,7 @@ hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
 _aten._packet('hamming_window')._add(hamming_window_periodic_out)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1508
 hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
     'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -7997,7 +7998,7 @@ hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
 
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml:1514
 hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
     'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
@@ -8027,7 +8028,7 @@ hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
 
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1518
 hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
     'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -8052,7 +8053,7 @@ hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
 
 
-# schema/native_functions.yaml:1525
+# schema/native_functions.yaml:1524
 hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
     'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
@@ -8082,7 +8083,7 @@ hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_a
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1528
 blackman_window = _Op("aten", 'blackman_window', 'default',
     'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8107,7 +8108,7 @@ blackman_window._entry = _entry_blackman_window
 _aten._packet('blackman_window')._add(blackman_window)
 
 
-# schema/native_functions.yaml:1535
+# schema/native_functions.yaml:1534
 blackman_window_out = _Op("aten", 'blackman_window', 'out',
     'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8137,7 +8138,7 @@ blackman_window_out._entry = _entry_blackman_window_out
 _aten._packet('blackman_window')._add(blackman_window_out)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1538
 blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
     'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8162,7 +8163,7 @@ blackman_window_periodic._entry = _entry_blackman_window_periodic
 _aten._packet('blackman_window')._add(blackman_window_periodic)
 
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1544
 blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
     'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8192,7 +8193,7 @@ blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
 _aten._packet('blackman_window')._add(blackman_window_periodic_out)
 
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml:1548
 bartlett_window = _Op("aten", 'bartlett_window', 'default',
     'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8217,7 +8218,7 @@ bartlett_window._entry = _entry_bartlett_window
 _aten._packet('bartlett_window')._add(bartlett_window)
 
 
-# schema/native_functions.yaml:1555
+# schema/native_functions.yaml:1554
 bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
     'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8247,7 +8248,7 @@ bartlett_window_out._entry = _entry_bartlett_window_out
 _aten._packet('bartlett_window')._add(bartlett_window_out)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1558
 bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
     'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8272,7 +8273,7 @@ bartlett_window_periodic._entry = _entry_bartlett_window_periodic
 _aten._packet('bartlett_window')._add(bartlett_window_periodic)
 
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml:1564
 bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
     'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8302,7 +8303,7 @@ bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
 _aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1568
 kaiser_window = _Op("aten", 'kaiser_window', 'default',
     'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8327,7 +8328,7 @@ kaiser_window._entry = _entry_kaiser_window
 _aten._packet('kaiser_window')._add(kaiser_window)
 
 
-# schema/native_functions.yaml:1575
+# schema/native_functions.yaml:1574
 kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
     'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8357,7 +8358,7 @@ kaiser_window_out._entry = _entry_kaiser_window_out
 _aten._packet('kaiser_window')._add(kaiser_window_out)
 
 
-# schema/native_functions.yaml:1579
+# schema/native_functions.yaml:1578
 kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
     'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8382,7 +8383,7 @@ kaiser_window_periodic._entry = _entry_kaiser_window_periodic
 _aten._packet('kaiser_window')._add(kaiser_window_periodic)
 
 
-# schema/native_functions.yaml:1585
+# schema/native_functions.yaml:1584
 kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
     'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8412,7 +8413,7 @@ kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
 _aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
 
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1588
 kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
     'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -8437,7 +8438,7 @@ kaiser_window_beta._entry = _entry_kaiser_window_beta
 _aten._packet('kaiser_window')._add(kaiser_window_beta)
 
 
-# schema/native_functions.yaml:1595
+# schema/native_functions.yaml:1594
 kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
     'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
@@ -8467,7 +8468,7 @@ kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
 _aten._packet('kaiser_window')._add(kaiser_window_beta_out)
 
 
-# schema/native_functions.yaml:1600
+# schema/native_functions.yaml:1599
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -8497,7 +8498,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1603
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -8527,7 +8528,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1608
+# schema/native_functions.yaml:1607
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -8557,7 +8558,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1611
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -8587,7 +8588,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1616
+# schema/native_functions.yaml:1615
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -8617,7 +8618,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1620
+# schema/native_functions.yaml:1619
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -8647,7 +8648,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1624
+# schema/native_functions.yaml:1623
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -8677,7 +8678,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1628
+# schema/native_functions.yaml:1627
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8707,7 +8708,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml:1631
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8737,7 +8738,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1636
+# schema/native_functions.yaml:1635
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8767,7 +8768,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1640
+# schema/native_functions.yaml:1639
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -8797,7 +8798,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1644
+# schema/native_functions.yaml:1643
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8827,7 +8828,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1648
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8857,7 +8858,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1653
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8887,7 +8888,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1659
+# schema/native_functions.yaml:1658
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8917,7 +8918,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1663
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8947,7 +8948,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1669
+# schema/native_functions.yaml:1668
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8977,7 +8978,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1674
+# schema/native_functions.yaml:1673
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9007,7 +9008,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1678
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9037,7 +9038,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml:1683
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9067,7 +9068,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1689
+# schema/native_functions.yaml:1688
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9097,7 +9098,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1693
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -656,648 +656,648 @@ _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)),
 # schema/native_functions.yaml:864
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:872
+# schema/native_functions.yaml:871
 _o.rand_generator.register('CPU', _cpu_factories.rand_generator)
 _o.rand_generator.register('Meta', _meta_random.rand_generator)
 _o.rand_generator.register("BackendSelect", _backend_select(_o.rand_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:878
+# schema/native_functions.yaml:877
 _o.randn_generator.register('CPU', _cpu_factories.randn_generator)
 _o.randn_generator.register('Meta', _meta_random.randn_generator)
 _o.randn_generator.register("BackendSelect", _backend_select(_o.randn_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:884
+# schema/native_functions.yaml:883
 _o.rand_out.register('CompositeExplicitAutograd', _common_random.rand_out)
 _o.rand_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:889
+# schema/native_functions.yaml:888
 _o.rand_generator_out.register('CompositeExplicitAutograd', _common_random.rand_generator_out)
 _o.rand_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:894
+# schema/native_functions.yaml:893
 _o.randn_out.register('CompositeExplicitAutograd', _common_random.randn_out)
 _o.randn_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:898
 _o.randn_generator_out.register('CompositeExplicitAutograd', _common_random.randn_generator_out)
 _o.randn_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml:903
 _o.rand_like_generator.register('CompositeExplicitAutograd', _common_factories_like.rand_like_generator)
 
-# schema/native_functions.yaml:909
+# schema/native_functions.yaml:908
 _o.randn_like_generator.register('CompositeExplicitAutograd', _common_factories_like.randn_like_generator)
 
-# schema/native_functions.yaml:914
+# schema/native_functions.yaml:913
 _o.linspace.register('CPU', _cpu_random.linspace)
 _o.linspace.register('Meta', _meta_random.linspace)
 _o.linspace.register("BackendSelect", _backend_select(_o.linspace, 5), with_keyset=True)
 
-# schema/native_functions.yaml:920
+# schema/native_functions.yaml:919
 _o.linspace_out.register('CompositeExplicitAutograd', _common_random.linspace_out)
 _o.linspace_out.register("ADInplaceOrView", _inplace_or_view(_o.linspace_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:923
 _o.eye.register('CPU', _cpu_random.eye)
 _o.eye.register('Meta', _meta_random.eye)
 _o.eye.register("BackendSelect", _backend_select(_o.eye, 3), with_keyset=True)
 
-# schema/native_functions.yaml:930
+# schema/native_functions.yaml:929
 _o.eye_m.register('CPU', _cpu_random.eye_m)
 _o.eye_m.register('Meta', _meta_random.eye_m)
 _o.eye_m.register("BackendSelect", _backend_select(_o.eye_m, 4), with_keyset=True)
 
-# schema/native_functions.yaml:936
+# schema/native_functions.yaml:935
 _o.eye_out.register('CompositeExplicitAutograd', _common_random.eye_out)
 _o.eye_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:940
+# schema/native_functions.yaml:939
 _o.eye_m_out.register('CompositeExplicitAutograd', _common_random.eye_m_out)
 _o.eye_m_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_m_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml:943
 _o.randint.register('CPU', _cpu_random.randint)
 _o.randint.register('Meta', _meta_random.randint)
 _o.randint.register("BackendSelect", _backend_select(_o.randint, 4), with_keyset=True)
 
-# schema/native_functions.yaml:950
+# schema/native_functions.yaml:949
 _o.randint_generator.register('CPU', _cpu_random.randint_generator)
 _o.randint_generator.register('Meta', _meta_random.randint_generator)
 _o.randint_generator.register("BackendSelect", _backend_select(_o.randint_generator, 5), with_keyset=True)
 
-# schema/native_functions.yaml:956
+# schema/native_functions.yaml:955
 _o.randint_low.register('CPU', _cpu_random.randint_low)
 _o.randint_low.register('Meta', _meta_random.randint_low)
 _o.randint_low.register("BackendSelect", _backend_select(_o.randint_low, 5), with_keyset=True)
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:961
 _o.randint_low_generator.register('CPU', _cpu_random.randint_low_generator)
 _o.randint_low_generator.register('Meta', _meta_random.randint_low_generator)
 _o.randint_low_generator.register("BackendSelect", _backend_select(_o.randint_low_generator, 6), with_keyset=True)
 
-# schema/native_functions.yaml:968
+# schema/native_functions.yaml:967
 _o.randint_out.register('CompositeExplicitAutograd', _common_random.randint_out)
 _o.randint_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:973
+# schema/native_functions.yaml:972
 _o.randint_generator_out.register('CompositeExplicitAutograd', _common_random.randint_generator_out)
 _o.randint_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:978
+# schema/native_functions.yaml:977
 _o.randint_low_out.register('CompositeExplicitAutograd', _common_random.randint_low_out)
 _o.randint_low_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:983
+# schema/native_functions.yaml:982
 _o.randint_low_generator_out.register('CompositeExplicitAutograd', _common_random.randint_low_generator_out)
 _o.randint_low_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:987
 _o.randperm.register('CPU', _cpu_random.randperm)
 _o.randperm.register('Meta', _meta_random.randperm)
 _o.randperm.register("BackendSelect", _backend_select(_o.randperm, 3), with_keyset=True)
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:993
 _o.randperm_generator.register('CPU', _cpu_random.randperm_generator)
 _o.randperm_generator.register('Meta', _meta_random.randperm_generator)
 _o.randperm_generator.register("BackendSelect", _backend_select(_o.randperm_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:999
 _o.randperm_out.register('CompositeExplicitAutograd', _common_random.randperm_out)
 _o.randperm_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1004
 _o.randperm_generator_out.register('CompositeExplicitAutograd', _common_random.randperm_generator_out)
 _o.randperm_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml:1009
 _o.randint_like.register('CompositeExplicitAutograd', _common_random.randint_like)
 
-# schema/native_functions.yaml:1015
+# schema/native_functions.yaml:1014
 _o.randint_like_Tensor.register('CompositeExplicitAutograd', _common_random.randint_like_tensor)
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1019
 _o.randint_like_low_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype)
 
-# schema/native_functions.yaml:1025
+# schema/native_functions.yaml:1024
 _o.randint_like_generator.register('CompositeExplicitAutograd', _common_random.randint_like_generator)
 
-# schema/native_functions.yaml:1030
+# schema/native_functions.yaml:1029
 _o.randint_like_Tensor_generator.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator)
 
-# schema/native_functions.yaml:1035
+# schema/native_functions.yaml:1034
 _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype)
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1039
 _o.uniform_.register('CPU', _cpu_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1046
 _o.normal_.register('CPU', _cpu_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1053
 _o.exponential_.register('CPU', _cpu_random.exponential_)
 _o.exponential_.register('Meta', _meta_random.exponential_)
 _o.exponential_.register("ADInplaceOrView", _inplace_or_view(_o.exponential_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1060
 _o.random__from.register('CPU', _cpu_random.random_from)
 _o.random__from.register('Meta', _meta_random.random_from)
 _o.random__from.register("ADInplaceOrView", _inplace_or_view(_o.random__from, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 _o.random__to.register('CPU', _cpu_random.random_to)
 _o.random__to.register('Meta', _meta_random.random_to)
 _o.random__to.register("ADInplaceOrView", _inplace_or_view(_o.random__to, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1074
 _o.random_.register('CPU', _cpu_random.random_)
 _o.random_.register('Meta', _meta_random.random_)
 _o.random_.register("ADInplaceOrView", _inplace_or_view(_o.random_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1081
 _o.bernoulli.register('CPU', _cpu_random.bernoulli)
 _o.bernoulli.register('Meta', _meta_random.bernoulli)
 
-# schema/native_functions.yaml:1089
+# schema/native_functions.yaml:1088
 _o.bernoulli_out.register('CompositeExplicitAutograd', _common_random.bernoulli_out)
 _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1093
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1100
 _o.bernoulli_Tensor.register('CPU', _cpu_random.bernoulli_tensor)
 _o.bernoulli_Tensor.register('Meta', _meta_random.bernoulli_tensor)
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml:1107
 _o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _common_random.bernoulli_tensor_out)
 _o.bernoulli_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1112
 _o.bernoulli__Tensor.register('CPU', _cpu_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register('Meta', _meta_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1119
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml:1126
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
-# schema/native_functions.yaml:1133
+# schema/native_functions.yaml:1132
 _o.native_dropout_backward.register('CompositeExplicitAutograd', _common_random.native_dropout_backward)
 
-# schema/native_functions.yaml:1136
+# schema/native_functions.yaml:1135
 _o.native_dropout_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_dropout_backward))
 _o.native_dropout_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_dropout_backward_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1139
+# schema/native_functions.yaml:1138
 _o.dropout.register('CompositeImplicitAutograd', _composite_random.dropout)
 
-# schema/native_functions.yaml:1144
+# schema/native_functions.yaml:1143
 _o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
 _o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1148
 _o.feature_dropout.register('CompositeImplicitAutograd', _composite_random.feature_dropout)
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml:1153
 _o.feature_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_dropout_)
 _o.feature_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1159
+# schema/native_functions.yaml:1158
 _o.alpha_dropout.register('CompositeImplicitAutograd', _composite_random.alpha_dropout)
 
-# schema/native_functions.yaml:1164
+# schema/native_functions.yaml:1163
 _o.alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.alpha_dropout_)
 _o.alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1168
 _o.feature_alpha_dropout.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout)
 
-# schema/native_functions.yaml:1174
+# schema/native_functions.yaml:1173
 _o.feature_alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout_)
 _o.feature_alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1178
 _o.normal_float_float.register('CPU', _cpu_random.normal_float_float)
 _o.normal_float_float.register('Meta', _meta_random.normal_float_float)
 _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_float, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1185
+# schema/native_functions.yaml:1184
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1189
 _o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
 _o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml:1196
 _o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
 _o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1201
 _o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
 _o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1205
 _o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
 _o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1208
 _o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 
-# schema/native_functions.yaml:1213
+# schema/native_functions.yaml:1212
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1215
 _o.log_normal_.register('CPU', _cpu_random.log_normal_)
 _o.log_normal_.register('Meta', _meta_random.log_normal_)
 _o.log_normal_.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1222
 _o.cauchy_.register('CPU', _cpu_random.cauchy_)
 _o.cauchy_.register('Meta', _meta_random.cauchy_)
 _o.cauchy_.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1229
 _o.geometric_.register('CPU', _cpu_random.geometric_)
 _o.geometric_.register('Meta', _meta_random.geometric_)
 _o.geometric_.register("ADInplaceOrView", _inplace_or_view(_o.geometric_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1236
 _o.multinomial.register('CPU', _cpu_random.multinomial)
 _o.multinomial.register('Meta', _meta_random.multinomial)
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml:1243
 _o.multinomial_out.register('CompositeExplicitAutograd', _common_random.multinomial_out)
 _o.multinomial_out.register("ADInplaceOrView", _inplace_or_view(_o.multinomial_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1249
+# schema/native_functions.yaml:1248
 _o.poisson.register('CPU', _cpu_random.poisson)
 _o.poisson.register('Meta', _meta_random.poisson)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1254
 _o.poisson_out.register('CompositeExplicitAutograd', _common_random.poisson_out)
 _o.poisson_out.register("ADInplaceOrView", _inplace_or_view(_o.poisson_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1259
 _o.logspace.register('CPU', _cpu_random.logspace)
 _o.logspace.register('Meta', _meta_random.logspace)
 _o.logspace.register("BackendSelect", _backend_select(_o.logspace, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1266
+# schema/native_functions.yaml:1265
 _o.logspace_out.register('CompositeExplicitAutograd', _common_random.logspace_out)
 _o.logspace_out.register("ADInplaceOrView", _inplace_or_view(_o.logspace_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1269
 _o.empty_permuted.register('CPU', _cpu_random.empty_permuted)
 _o.empty_permuted.register('Meta', _meta_random.empty_permuted)
 _o.empty_permuted.register("BackendSelect", _backend_select(_o.empty_permuted, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1275
 _o.empty_permuted_out.register('CompositeExplicitAutograd', _common_random.empty_permuted_out)
 _o.empty_permuted_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_permuted_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1280
+# schema/native_functions.yaml:1279
 _o.tril_indices.register('CPU', _cpu_random.tril_indices)
 _o.tril_indices.register('Meta', _meta_random.tril_indices)
 _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1285
 _o.tril_indices_out.register('CompositeExplicitAutograd', _common_random.tril_indices_out)
 _o.tril_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1290
+# schema/native_functions.yaml:1289
 _o.triu_indices.register('CPU', _cpu_random.triu_indices)
 _o.triu_indices.register('Meta', _meta_random.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1295
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1300
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:1307
+# schema/native_functions.yaml:1306
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1312
+# schema/native_functions.yaml:1311
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:1317
+# schema/native_functions.yaml:1316
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1320
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:1325
+# schema/native_functions.yaml:1324
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1329
+# schema/native_functions.yaml:1328
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:1334
+# schema/native_functions.yaml:1333
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1339
+# schema/native_functions.yaml:1338
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1342
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1347
+# schema/native_functions.yaml:1346
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1350
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1355
+# schema/native_functions.yaml:1354
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml:1358
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1365
+# schema/native_functions.yaml:1364
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1370
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1377
+# schema/native_functions.yaml:1376
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:1383
+# schema/native_functions.yaml:1382
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1389
+# schema/native_functions.yaml:1388
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1394
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1401
+# schema/native_functions.yaml:1400
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1406
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1413
+# schema/native_functions.yaml:1412
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml:1418
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml:1424
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml:1430
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml:1436
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml:1442
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml:1448
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml:1454
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1461
+# schema/native_functions.yaml:1460
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1468
 _o.hann_window.register('CPU', _cpu_random.hann_window)
 _o.hann_window.register('Meta', _meta_random.hann_window)
 _o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml:1474
 _o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
 _o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1478
 _o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
 _o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
 _o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml:1484
 _o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
 _o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1489
+# schema/native_functions.yaml:1488
 _o.hamming_window.register('CPU', _cpu_random.hamming_window)
 _o.hamming_window.register('Meta', _meta_random.hamming_window)
 _o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1495
+# schema/native_functions.yaml:1494
 _o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
 _o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1498
 _o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
 _o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
 _o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1505
+# schema/native_functions.yaml:1504
 _o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
 _o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1508
 _o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml:1514
 _o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
 _o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1518
 _o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1525
+# schema/native_functions.yaml:1524
 _o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
 _o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1528
 _o.blackman_window.register('CPU', _cpu_random.blackman_window)
 _o.blackman_window.register('Meta', _meta_random.blackman_window)
 _o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1535
+# schema/native_functions.yaml:1534
 _o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
 _o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1538
 _o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
 _o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
 _o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1545
+# schema/native_functions.yaml:1544
 _o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
 _o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml:1548
 _o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
 _o.bartlett_window.register('Meta', _meta_random.bartlett_window)
 _o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1555
+# schema/native_functions.yaml:1554
 _o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
 _o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1558
 _o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml:1564
 _o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
 _o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1568
 _o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
 _o.kaiser_window.register('Meta', _meta_random.kaiser_window)
 _o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1575
+# schema/native_functions.yaml:1574
 _o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
 _o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1579
+# schema/native_functions.yaml:1578
 _o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1585
+# schema/native_functions.yaml:1584
 _o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
 _o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1588
 _o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
 _o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
 _o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1595
+# schema/native_functions.yaml:1594
 _o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
 _o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1600
+# schema/native_functions.yaml:1599
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1603
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1608
+# schema/native_functions.yaml:1607
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1611
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1616
+# schema/native_functions.yaml:1615
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1620
+# schema/native_functions.yaml:1619
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1624
+# schema/native_functions.yaml:1623
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1628
+# schema/native_functions.yaml:1627
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml:1631
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1636
+# schema/native_functions.yaml:1635
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1640
+# schema/native_functions.yaml:1639
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1644
+# schema/native_functions.yaml:1643
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1648
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1653
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1659
+# schema/native_functions.yaml:1658
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1663
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1669
+# schema/native_functions.yaml:1668
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1674
+# schema/native_functions.yaml:1673
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1678
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml:1683
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1689
+# schema/native_functions.yaml:1688
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1693
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

@@ -2,6 +2,7 @@
 # Do not edit by hand: change the schema or the template and run `make generate`.
 """Tensor methods and operator dunders, installed on ember.Tensor by `install`."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
+from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import resolve as _resolve
@@ -413,7 +414,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1081
 def _m0_bernoulli(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -424,7 +425,7 @@ def _c0_bernoulli(self, generator):
     return _entry_bernoulli(self, generator)
 
 
-# schema/native_functions.yaml:1094
+# schema/native_functions.yaml:1093
 def _m1_bernoulli(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -458,7 +459,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1112
 def _m0_bernoulli_(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -469,7 +470,7 @@ def _c0_bernoulli_(self, p, generator):
     return _entry_bernoulli__Tensor(self, p, generator)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml:1119
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -513,7 +514,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1222
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -779,7 +780,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1053
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -854,7 +855,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml:1229
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -934,7 +935,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1215
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1104,7 +1105,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1237
+# schema/native_functions.yaml:1236
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1212,7 +1213,7 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1046
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1253,7 +1254,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1060
 def _m0_random_(self, from_, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (self, from_, to, generator)
@@ -1264,7 +1265,7 @@ def _c0_random_(self, from_, to, generator):
     return _entry_random__from(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1067
 def _m1_random_(self, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
         return (self, to, generator)
@@ -1275,7 +1276,7 @@ def _c1_random_(self, to, generator):
     return _entry_random__to(self, to, generator)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1074
 def _m2_random_(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -1633,7 +1634,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1040
+# schema/native_functions.yaml:1039
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
