@@ -465,3 +465,14 @@ def test_sampler_arguments_match_torch(dtype):
                         ("logspace", (-3, 3, 4)), ("eye", (3,)), ("tril_indices", (3, 3))):
         e = _outcome(getattr(ember, maker), *args, dtype=getattr(ember, dtype))
         assert e == _outcome(getattr(torch, maker), *args, dtype=getattr(torch, dtype)), maker
+
+
+def test_long_dtype_defaults():
+    """randint / randperm / tril_indices declare torch's `dtype=long`; the Python bindings
+    take dtype=None (so out= checks only a dtype given)."""
+    assert "ScalarType? dtype=long" in ember.ops.aten.randint.low._schema_str
+    assert ember.randint(3, (2,)).dtype is ember.int64
+    assert ember.randperm(3, dtype=None).dtype is ember.int64
+    assert ember.ops.aten.tril_indices.default(3, 3).dtype is ember.int64
+    out = ember.empty(0)
+    assert ember.randint(5, (3,), out=out).dtype is ember.float32
