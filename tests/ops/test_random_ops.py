@@ -412,11 +412,11 @@ def _outcome(fn, *args, **kwargs):
     return ("ok", tuple(r.shape), str(r.dtype).rpartition(".")[2])
 
 
-def _same(name_e, name_t, dtype, make_args, *args, **kwargs):
+def _same(fn_e, fn_t, dtype, make_args, *args, **kwargs):
     """The ember and torch calls end the same way; `make_args(lib, dt)` gives the tensors."""
-    e = _outcome(name_e, *make_args(ember, getattr(ember, dtype)), *args, **kwargs)
-    t = _outcome(name_t, *make_args(torch, getattr(torch, dtype)), *args, **kwargs)
-    assert e == t, (name_e, args, kwargs, e, t)
+    e = _outcome(fn_e, *make_args(ember, getattr(ember, dtype)), *args, **kwargs)
+    t = _outcome(fn_t, *make_args(torch, getattr(torch, dtype)), *args, **kwargs)
+    assert e == t, (fn_e, args, kwargs, e, t)
     return e
 
 
