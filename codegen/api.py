@@ -93,9 +93,15 @@ def is_factory(fn: NativeFunction) -> bool:
     return ks_expr(fn) == "_BACKEND_SELECT"
 
 
-def _param(a, rename_self: bool) -> str:
+def _param(a, rename_self: bool, python: bool = False) -> str:
+    """`name=default`; Python bindings take `dtype=None` for a ScalarType default (like
+    torch's: None means the schema's default, and an out= call checks only a given dtype)."""
     name = "input" if (rename_self and a.name == "self") else py_name(a.name)
-    return name if a.default is None else f"{name}={default_to_python(a)}"
+    if a.default is None:
+        return name
+    if python and str(a.type).startswith("ScalarType"):
+        return f"{name}=None"
+    return f"{name}={default_to_python(a)}"
 
 
 def schema_params(schema: FunctionSchema) -> str:
@@ -145,8 +151,8 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
     va = varargs_param(fn, method)
     parts = ["self"] if method else []
     for a in pos:
-        parts.append(f"*{varargs_local(a)}" if a is va else _param(a, not method))
-    kw = [_param(a, not method) for a in args.kwarg_only]
+        parts.append(f"*{varargs_local(a)}" if a is va else _param(a, not method, True))
+    kw = [_param(a, not method, True) for a in args.kwarg_only]
     if va is not None:  # `zeros(2, 3)` or, like torch, `zeros(size=(2, 3))`
         kw.insert(0, f"{py_name(va.name)}=None")
     if out_fn is not None and not method:

@@ -495,6 +495,11 @@ _INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"-?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?")
 _REDUCTIONS = {"Mean": "1", "Sum": "2"}  # at::Reduction
 _MEMORY_FORMATS = ("contiguous_format", "preserve_format", "channels_last", "channels_last_3d")
+# ScalarType defaults as torch writes them (`ScalarType? dtype=long`) -> ember dtype names;
+# the generated modules import ember.core.dtype as _dtypes
+_SCALAR_TYPES = {"bool": "bool_", "byte": "uint8", "char": "int8", "short": "int16",
+                 "int": "int32", "long": "int64", "half": "float16", "bfloat16": "bfloat16",
+                 "float": "float32", "double": "float64"}
 
 
 def _number(text: str, kind: str) -> str | None:
@@ -530,6 +535,9 @@ def _base_default(text: str, name: str) -> tuple[str | None, str]:
         return _string(text), "a quoted string"
     if name == "MemoryFormat":
         return (repr(text) if text in _MEMORY_FORMATS else None), " or ".join(_MEMORY_FORMATS)
+    if name == "ScalarType":
+        source = f"_dtypes.{_SCALAR_TYPES[text]}" if text in _SCALAR_TYPES else None
+        return source, " or ".join(_SCALAR_TYPES)
     return None, ""  # only None fits, and only for an optional type
 
 

@@ -1,5 +1,7 @@
-"""Device-generic random kernels: the out= variants of the factories (torch's drop the
-dtype/device arguments: the result takes out's), randint_like and native_dropout_backward.
+"""Device-generic kernels of the random / factory family: the out= variants of the
+factories (torch's drop the dtype/device arguments: the result takes out's), randint_like,
+native_dropout_backward, the functional copy / fill / zero and the functional twins of the
+in-place samplers (torch's generated ones: clone, then sample in place).
 
     >>> out = ember.empty(0, dtype=ember.int32)
     >>> ember.ops.aten.randperm.out(4, out=out).dtype
@@ -10,6 +12,7 @@ from __future__ import annotations
 from ember._generated import ops as _ops
 from ember.core.outputs import copy_to_out
 from ember.kernels.common.factories_like import _layout
+from ember.kernels.meta.random import _TYPE_NAMES
 
 
 def _into(out, result):
@@ -171,7 +174,6 @@ def _into_same_dtype(out, result):
 
 
 def _cpp_name(dt) -> str:
-    from ember.kernels.meta.random import _TYPE_NAMES
     return _TYPE_NAMES[dt.name]
 
 
@@ -440,3 +442,71 @@ def random_out_sampled(self, generator, out):
 
 def normal_functional_sampled(self, mean, std, generator):
     return _sampled("normal_", self, mean, std, generator)
+
+
+# --------------------------------------------------------------------------- window out=
+
+
+def hann_window_out(window_length, out):
+    return _into(out, _ops._entry_hann_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def hann_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_hann_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_out(window_length, out):
+    return _into(out, _ops._entry_hamming_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_hamming_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_alpha_out(window_length, periodic, alpha, out):
+    return _into(out, _ops._entry_hamming_window_periodic_alpha(window_length, periodic, alpha, out._dtype, None,
+                                                      out._device, None))
+
+
+def hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, out):
+    return _into(out, _ops._entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, out._dtype, None,
+                                                      out._device, None))
+
+
+def blackman_window_out(window_length, out):
+    return _into(out, _ops._entry_blackman_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def blackman_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_blackman_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def bartlett_window_out(window_length, out):
+    return _into(out, _ops._entry_bartlett_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def bartlett_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_bartlett_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_out(window_length, out):
+    return _into(out, _ops._entry_kaiser_window(window_length, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_periodic_out(window_length, periodic, out):
+    return _into(out, _ops._entry_kaiser_window_periodic(window_length, periodic, out._dtype, None,
+                                                      out._device, None))
+
+
+def kaiser_window_beta_out(window_length, periodic, beta, out):
+    return _into(out, _ops._entry_kaiser_window_beta(window_length, periodic, beta, out._dtype, None,
+                                                      out._device, None))

@@ -405,3 +405,110 @@ def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
     _, dt = M.tri_indices_count("triu_indices", row, col, offset, dtype)
     r, c = np.triu_indices(int(row), int(offset), int(col))
     return from_array(np.stack([r, c]).astype(dt.np).reshape(2, -1), dt)
+
+
+# --------------------------------------------------------------------------- window functions
+class _InDtype:
+    """Elementwise steps the way torch's in-place ops run them: computed in the dtype's
+    opmath type (float32 for float16/bfloat16) and rounded to the dtype after each op."""
+
+    def __init__(self, dt: D.dtype):
+        self.np = dt.np
+        self.op = _compute_dtype(dt)
+
+    def __call__(self, fn, *xs):
+        args = [x.astype(self.op) if isinstance(x, np.ndarray) else self.op(x) for x in xs]
+        return np.asarray(fn(*args)).astype(self.np)
+
+
+def _window(name, window_length, periodic, dtype, layout, body):
+    """torch's window skeleton: empty for length 0, ones for 1, else body(n, R) on a
+    window one longer when periodic, whose last value is dropped."""
+    check_layout(layout)
+    dt = M.window_checks(name, window_length, dtype)
+    n = int(window_length)
+    if n <= 1:
+        return from_array(np.ones(n, dt.np), dt)
+    n_full = n + 1 if periodic else n
+    w = body(n_full, _InDtype(dt), np.arange(n_full).astype(dt.np))
+    return from_array(np.ascontiguousarray(w[:n]), dt)
+
+
+def _hamming(window_length, periodic, alpha, beta, dtype, layout, name="hamming_window"):
+    def body(n, R, x):
+        x = R(np.multiply, x, np.pi * 2.0 / (n - 1))
+        x = R(np.cos, x)
+        x = R(np.multiply, x, -beta)
+        return R(np.add, x, alpha)
+    return _window(name, window_length, periodic, dtype, layout, body)
+
+
+def hann_window(window_length, dtype, layout, device, pin_memory):
+    return _hamming(window_length, True, 0.5, 0.5, dtype, layout, "hann_window")
+
+
+def hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _hamming(window_length, periodic, 0.5, 0.5, dtype, layout, "hann_window")
+
+
+def hamming_window(window_length, dtype, layout, device, pin_memory):
+    return _hamming(window_length, True, 0.54, 0.46, dtype, layout)
+
+
+def hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _hamming(window_length, periodic, 0.54, 0.46, dtype, layout)
+
+
+def hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device,
+                                  pin_memory):
+    return _hamming(window_length, periodic, alpha, 0.46, dtype, layout)
+
+
+def hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout,
+                                       device, pin_memory):
+    return _hamming(window_length, periodic, alpha, beta, dtype, layout)
+
+
+def blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1))."""
+    def body(n, R, x):
+        x = R(np.multiply, x, np.pi / (n - 1))
+        a = R(np.multiply, R(np.cos, R(np.multiply, x, 4)), 0.08)
+        b = R(np.multiply, R(np.cos, R(np.multiply, x, 2)), 0.5)
+        return R(np.add, R(np.subtract, a, b), 0.42)
+    return _window("blackman_window", window_length, periodic, dtype, layout, body)
+
+
+def blackman_window(window_length, dtype, layout, device, pin_memory):
+    return blackman_window_periodic(window_length, True, dtype, layout, device, pin_memory)
+
+
+def bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    """A triangle: 2n / (N - 1) rising, 2 - 2n / (N - 1) falling."""
+    def body(n, R, x):
+        x = R(np.multiply, x, 2.0 / (n - 1))
+        half = ((n - 1) >> 1) + 1
+        x[half:] = R(np.add, R(np.multiply, x[half:], -1), 2)
+        return x
+    return _window("bartlett_window", window_length, periodic, dtype, layout, body)
+
+
+def bartlett_window(window_length, dtype, layout, device, pin_memory):
+    return bartlett_window_periodic(window_length, True, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
+    """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2."""
+    def body(n, R, x):
+        alpha = (n - 1) / 2.0
+        return R(lambda v, b, a: np.i0(b * np.sqrt(np.abs(1 - ((v - a) / a) ** 2))) / np.i0(b),
+                 x, float(beta), alpha)
+    return _window("kaiser_window", window_length, periodic, dtype, layout, body)
+
+
+def kaiser_window(window_length, dtype, layout, device, pin_memory):
+    return kaiser_window_beta(window_length, True, 12.0, dtype, layout, device, pin_memory)
+
+
+def kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return kaiser_window_beta(window_length, periodic, 12.0, dtype, layout, device, pin_memory)

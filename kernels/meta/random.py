@@ -616,3 +616,77 @@ def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
     check_layout(layout)
     n, dt = tri_indices_count("triu_indices", row, col, offset, dtype)
     return empty_meta((2, n), dt)
+
+
+# --------------------------------------------------------------------------- window functions
+def window_checks(name, window_length, dtype) -> D.dtype:
+    """torch's window_function_checks: a floating dtype, a non-negative length."""
+    dt = factory_dtype(dtype)
+    if dt.category != D.FLOAT:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
+                           f"{_TYPE_NAMES[dt.name]}, device=cpu, layout=Strided (default), "
+                           "requires_grad=false (default), pinned_memory=false, "
+                           "memory_format=(nullopt))")
+    if int(window_length) < 0:
+        raise RuntimeError(f"{name} requires non-negative window_length, got "
+                           f"window_length={int(window_length)}")
+    return dt
+
+
+def _window_meta(name, window_length, dtype, layout):
+    check_layout(layout)
+    return empty_meta((int(window_length),), window_checks(name, window_length, dtype))
+
+
+def hann_window(window_length, dtype, layout, device, pin_memory):
+    return _window_meta("hann_window", window_length, dtype, layout)
+
+
+def hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _window_meta("hann_window", window_length, dtype, layout)
+
+
+def hamming_window(window_length, dtype, layout, device, pin_memory):
+    return _window_meta("hamming_window", window_length, dtype, layout)
+
+
+def hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _window_meta("hamming_window", window_length, dtype, layout)
+
+
+def hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device,
+                                  pin_memory):
+    return _window_meta("hamming_window", window_length, dtype, layout)
+
+
+def hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout,
+                                       device, pin_memory):
+    return _window_meta("hamming_window", window_length, dtype, layout)
+
+
+def blackman_window(window_length, dtype, layout, device, pin_memory):
+    return _window_meta("blackman_window", window_length, dtype, layout)
+
+
+def blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _window_meta("blackman_window", window_length, dtype, layout)
+
+
+def bartlett_window(window_length, dtype, layout, device, pin_memory):
+    return _window_meta("bartlett_window", window_length, dtype, layout)
+
+
+def bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _window_meta("bartlett_window", window_length, dtype, layout)
+
+
+def kaiser_window(window_length, dtype, layout, device, pin_memory):
+    return _window_meta("kaiser_window", window_length, dtype, layout)
+
+
+def kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    return _window_meta("kaiser_window", window_length, dtype, layout)
+
+
+def kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
+    return _window_meta("kaiser_window", window_length, dtype, layout)

@@ -543,6 +543,8 @@ def test_schema_errors(schema, messages):
         ("MemoryFormat memory_format=contiguous_format", "'contiguous_format'"),
         ("MemoryFormat? memory_format=contiguous_format", "'contiguous_format'"),
         ("MemoryFormat memory_format=preserve_format", "'preserve_format'"),
+        ("ScalarType? dtype=long", "_dtypes.int64"),   # torch's randint / randperm
+        ("ScalarType dtype=float", "_dtypes.float32"),
     ],
 )
 def test_default_to_python(argument, python):
@@ -579,8 +581,8 @@ def test_default_to_python(argument, python):
         ("int[2] stride=[1, x]", ["expected a list like [0, 1] of int, or one value"]),
         ("int[2] stride=[1,]", ["does not fit type int[2]"]),
         ("int[2] stride=(1, 1)", ["does not fit type int[2]"]),
-        ("ScalarType? dtype=long", ["does not fit type ScalarType? (expected None)"]),
-        ("ScalarType dtype=float", ["does not fit type ScalarType"]),
+        ("ScalarType? dtype=Long", ["does not fit type ScalarType? (expected None or bool"]),
+        ("ScalarType dtype=float32", ["does not fit type ScalarType"]),
         ("Device? device=cpu", ["expected None"]),
         ("Layout? layout=strided", ["expected None"]),
         ("Generator? generator=0", ["expected None"]),
@@ -707,6 +709,6 @@ def test_round_trip_every_pytorch_schema():
         assert str(schema) == func
         parsed += 1
         for arg in schema.arguments.flat():
-            if arg.default is not None and arg.default != "long":  # ScalarType? dtype=long
+            if arg.default is not None:
                 compile(default_to_python(arg), func, "eval")
     assert parsed > 2000

@@ -670,3 +670,45 @@ def _register_functional_samplers():
 
 
 _register_functional_samplers()
+
+
+# ---- window functions --------------------------------------------------------------------
+# torch's float16/bfloat16 windows differ from an op-by-op emulation by a few ulps
+_WINDOW_TOLS = {"float16": (5e-3, 5e-3), "bfloat16": (3e-2, 2e-2)}
+
+
+def _window_samples(*extra):
+    def samples():
+        out = [S(8, *extra, name="8"), S(1, *extra, name="one"), S(0, *extra, name="empty"),
+               S(17, *extra, dtype=E.float64, name="float64"),
+               S(9, *extra, dtype=E.float16, name="float16"),
+               S(12, *extra, dtype=E.bfloat16, name="bfloat16"),
+               S(-1, *extra, name="negative_error"), S(4, *extra, dtype=E.int64, name="int64_error")]
+        return out
+    return samples
+
+
+for _base, _overloads in (("hann_window", ("default", "periodic")),
+                          ("hamming_window", ("default", "periodic", "periodic_alpha",
+                                              "periodic_alpha_beta")),
+                          ("blackman_window", ("default", "periodic")),
+                          ("bartlett_window", ("default", "periodic")),
+                          ("kaiser_window", ("default", "periodic", "beta"))):
+    for _ov in _overloads:
+        _variants = {"default": [()], "periodic": [(True,), (False,)],
+                     "periodic_alpha": [(True, 0.6), (False, 0.5)],
+                     "periodic_alpha_beta": [(True, 0.6, 0.3), (False, 0.5, 0.5)],
+                     "beta": [(True, 5.0), (False, 0.5)]}[_ov]
+
+        def _samples(_variants=_variants):
+            out = []
+            for extra in _variants:
+                for s in _window_samples(*extra)():
+                    out.append(S(*s.args, name=f"{s.name}_{'_'.join(map(str, extra))}",
+                                 **s.kwargs))
+            return out
+        register(f"{_base}.{_ov}", _samples, exact_strides=True, tols=_WINDOW_TOLS)
+        _out = "out" if _ov == "default" else f"{_ov}_out"
+        register(f"{_base}.{_out}", lambda _v=_variants: [S(8, *_v[0], name="8"),
+                                                          S(0, *_v[0], name="empty")],
+                 functional=f"{_base}.{_ov}", tols=_WINDOW_TOLS)

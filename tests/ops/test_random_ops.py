@@ -380,3 +380,99 @@ def test_size_keyword():
     assert ember.ones(6).view(size=(2, 3)).shape == (2, 3)
     with pytest.raises(TypeError, match="multiple values for argument 'size'"):
         ember.zeros(2, size=(2,))
+
+
+def test_functional_samplers_are_not_python_functions():
+    """torch.random is the module; aten's functional samplers have no Python function."""
+    import types
+    assert isinstance(ember.random, types.ModuleType)
+    for name in ("uniform", "exponential", "geometric", "log_normal", "cauchy", "normal_functional",
+                 "zero", "copy"):
+        assert not hasattr(ember, name), name
+    x = ember.ones(3)
+    assert ember.ops.aten.random.to(x, 4).numpy().max() < 4 and x.tolist() == [1, 1, 1]
+
+
+# --------------------------------------------------------------------------- parity sweeps
+torch = pytest.importorskip("torch")
+DTYPES = ["bool", "uint8", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+
+
+def _outcome(fn, *args, **kwargs):
+    """fn(*args, **kwargs) as ("ok", shape, dtype name) or ("err", exception type name)."""
+    import warnings
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001  (compared with torch's)
+        return ("err", type(e).__name__)
+    if isinstance(r, tuple):
+        r = r[0]
+    return ("ok", tuple(r.shape), str(r.dtype).rpartition(".")[2])
+
+
+def _same(fn_e, fn_t, dtype, make_args, *args, **kwargs):
+    """The ember and torch calls end the same way; `make_args(lib, dt)` gives the tensors."""
+    e = _outcome(fn_e, *make_args(ember, getattr(ember, dtype)), *args, **kwargs)
+    t = _outcome(fn_t, *make_args(torch, getattr(torch, dtype)), *args, **kwargs)
+    assert e == t, (fn_e, args, kwargs, e, t)
+    return e
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_random_bounds_match_torch(dtype):
+    """random_(from, to) accepts and refuses the same bounds as torch for every dtype, and
+    draws within them."""
+    op_e, op_t = getattr(ember.ops.aten.random_, "from"), getattr(torch.ops.aten.random_, "from")
+    for frm in (-3, 0, 1, 250, 2**11, 2**31 - 1, -(2**63)):
+        for to in (None, 0, 1, 2, 3, 256, 2**11 + 1, 2**24 + 2, 2**31, 2**62):
+            e = ember.zeros(64, dtype=getattr(ember, dtype))
+            got = _outcome(op_e, e, frm, to)
+            assert got == _outcome(op_t, torch.zeros(64, dtype=getattr(torch, dtype)), frm, to)
+            if got[0] == "ok" and to is not None and dtype not in ("bool", "float16", "bfloat16"):
+                v = e.numpy().astype(np.float64)
+                assert v.min() >= frm and v.max() < to, (frm, to)
+
+
+def _vector(n):
+    return lambda lib, dt: (lib.zeros(n, dtype=dt),)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sampler_arguments_match_torch(dtype):
+    """The samplers accept and refuse the same dtypes and parameters as torch."""
+    nan, inf = float("nan"), float("inf")
+    calls = [("uniform_", a) for a in ((0, 1), (-1e5, 1e5), (-7e4, 7e4), (1, 0), (-inf, 0))]
+    calls += [(op, a) for op in ("normal_", "log_normal_", "cauchy_")
+              for a in ((0, 1), (0, 0), (0, -1), (0, nan))]
+    calls += [("exponential_", (a,)) for a in (1, 0, -1, nan, inf)]
+    calls += [(op, (p,)) for op in ("geometric_", "bernoulli_") for p in (0, 0.5, 1, -0.1, 1.1)]
+    for op, args in calls:
+        for n in (3, 0):
+            _same(getattr(ember.Tensor, op), getattr(torch.Tensor, op), dtype, _vector(n), *args)
+    for p in (0, 0.5, 1, 1.5):
+        for train in (True, False, None):
+            _same(ember.native_dropout, torch.ops.aten.native_dropout, dtype, _vector(3), p, train)
+        for train in (True, False):
+            _same(ember.dropout, torch.dropout, dtype, _vector(3), p, train)
+    for fn in ("bernoulli", "poisson", "rand_like", "randn_like"):
+        _same(getattr(ember, fn), getattr(torch, fn), dtype, _vector(3))
+    for n in (0, 1, 255, 256, 257, 2049, 2050):
+        e = _outcome(ember.randperm, n, dtype=getattr(ember, dtype))
+        assert e == _outcome(torch.randperm, n, dtype=getattr(torch, dtype)), n
+    for maker, args in (("rand", (3,)), ("randn", (3,)), ("linspace", (-3, 3, 4)),
+                        ("logspace", (-3, 3, 4)), ("eye", (3,)), ("tril_indices", (3, 3))):
+        e = _outcome(getattr(ember, maker), *args, dtype=getattr(ember, dtype))
+        assert e == _outcome(getattr(torch, maker), *args, dtype=getattr(torch, dtype)), maker
+
+
+def test_long_dtype_defaults():
+    """randint / randperm / tril_indices declare torch's `dtype=long`; the Python bindings
+    take dtype=None (so out= checks only a dtype given)."""
+    assert "ScalarType? dtype=long" in ember.ops.aten.randint.low._schema_str
+    assert ember.randint(3, (2,)).dtype is ember.int64
+    assert ember.randperm(3, dtype=None).dtype is ember.int64
+    assert ember.ops.aten.tril_indices.default(3, 3).dtype is ember.int64
+    out = ember.empty(0)
+    assert ember.randint(5, (3,), out=out).dtype is ember.float32
