@@ -87,29 +87,32 @@ def _tuple_expr(names) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
-def return_type(fn: NativeFunction | None) -> tuple | None:
-    """(type name, fields) of the named tuple a multi-output op returns from Python
-    (torch.return_types.sort, sort_out), or None (one output, or unnamed outputs)."""
+def return_type(fn: NativeFunction | None) -> tuple[str, tuple[str, ...]] | None:
+    """(class name, fields) of the named tuple a binding returns, like torch.return_types:
+    for ops whose several returns are all named (`max.dim` -> `max`, its out= -> `max_out`)."""
     if fn is None:
         return None
     rets = fn.schema.returns
     if len(rets) < 2 or not all(r.name for r in rets):
         return None
     suffix = "_out" if fn.schema.kind() == "out" else ""
-    return (fn.schema.name.name + suffix, tuple(r.name for r in rets))
+    return fn.op_name + suffix, tuple(r.name for r in rets)
 
 
-def _call_expr(fn: NativeFunction, args: str) -> str:
-    """The entry call of a binding, its result made a named tuple when it has one."""
-    expr = f"_entry_{fn.ident}({args})"
-    rt = return_type(fn)
-    return expr if rt is None else f"_rt({rt[0]!r}, {rt[1]!r})._make({expr})"
+def _wrap(rt) -> tuple[str, str]:
+    return (f"_rt_{rt[0]}._make(", ")") if rt else ("", "")
 
 
-def _out_args(out_fn: NativeFunction, name: str) -> str:
-    """`out` passed to the out= entry: one tensor, or a tuple unpacked into its tensors."""
-    n = len(out_fn.schema.arguments.out)
-    return ", out" if n == 1 else f", *_out_tuple(out, {n}, {name!r})"
+def return_types(groups: dict) -> list[dict]:
+    """Every named-tuple class the bindings of `groups` use."""
+    found = {}
+    for bindings in groups.values():
+        for b in bindings:
+            for fn in (b.fn, b.out_fn):
+                rt = return_type(fn)
+                if rt:
+                    found[rt[0]] = rt[1]
+    return [{"name": n, "fields": f} for n, f in sorted(found.items())]
 
 
 def binding_context(name: str, bindings: list, method: bool) -> dict:
@@ -133,15 +136,17 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
-            "fn_call": _call_expr(fn, ", ".join(call)),
-            "out_call": _call_expr(b.out_fn, ", ".join(call) + _out_args(b.out_fn, name))
-            if b.out_fn and not method else None,
             "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (
                 ["out"] if b.out_fn is not None and not method else [])) + "}",
             "relevant": [c for c, a in zip(call, fn.schema.arguments.flat_non_out())
                          if a.type.is_tensor_like()],
+            "wrap": _wrap(return_type(fn)),
+            "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
+            # several out tensors are passed as a tuple: out=(values, indices)
+            "out_arg": "*out" if b.out_fn is not None and len(b.out_fn.schema.arguments.out) > 1
+            else "out",
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
             "schemas": [str(b.fn.schema) for b in bindings]}
@@ -211,9 +216,10 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            modules=kernel_modules(fns))
     render("functions.py.j2",
            bindings=[binding_context(n, b, method=False) for n, b in func_groups.items()],
-           entries=sorted({op["ident"] for op in ops}))
+           entries=sorted({op["ident"] for op in ops}), return_types=return_types(func_groups))
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
-           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}))
+           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
+           return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     return files

@@ -30,6 +30,7 @@ from .dispatch import python_dispatch as _python_dispatch  # the Python key's fa
 
 _tensor_methods.install(Tensor)
 from .core import tensor_extras as _tensor_extras  # T, mT, __getitem__, float(), to, ...
+from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 
 from . import autograd
 autograd._finish_init()
@@ -62,7 +63,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "unique", "unique_consecutive",
+    "set_printoptions", "get_printoptions", "norm", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero",
     *_generated_all,
 ]

@@ -1,29 +1,36 @@
-"""Named tuples returned by ops with several named outputs, like `torch.return_types`:
-`ember.sort(x)` gives `ember.return_types.sort(values=..., indices=...)`, and the out=
-form (`out=(values, indices)`) gives `ember.return_types.sort_out`.
+"""Named tuples returned by ops with named outputs, like `torch.return_types`:
+`ember.max(x, 0)` gives `ember.return_types.max(values=..., indices=...)`, a tuple whose
+fields are also attributes. The out= variant's type is `<name>_out`.
 
-    >>> ember.return_types.sort._fields
-    ('values', 'indices')
+    >>> r = ember.max(ember.tensor([1., 3.]), 0)
+    >>> r.values, r.indices
+    (tensor(3.), tensor(1))
 """
 from __future__ import annotations
 
 from collections import namedtuple
 
+_TYPES: dict = {}
+
+
+def _repr(self):
+    fields = ",\n".join(f"{k}={v!r}" for k, v in zip(self._fields, self))
+    return f"ember.return_types.{type(self).__name__}(\n{fields})"
+
 
 def return_type(name: str, fields: tuple):
-    """The named tuple type `name` with `fields` (made once, then kept in this module)."""
-    t = globals().get(name)
-    if t is None:
-        t = namedtuple(name, fields)
-        t.__module__ = __name__
-        t.__qualname__ = name
-        globals()[name] = t
-    return t
+    """The named tuple class `name` with `fields` (one class per name)."""
+    cls = _TYPES.get(name)
+    if cls is None:
+        cls = namedtuple(name, fields)
+        cls.__module__ = __name__
+        cls.__repr__ = _repr
+        _TYPES[name] = cls
+    return cls
 
 
-def out_tuple(out, n: int, op: str):
-    """The `out=` argument of an op with `n` outputs: a tuple (or list) of `n` tensors."""
-    if not isinstance(out, (tuple, list)) or len(out) != n:
-        raise TypeError(f"{op}(): argument 'out' must be tuple of Tensors of length {n}, "
-                        f"not {type(out).__name__}")
-    return out
+def __getattr__(name):
+    try:
+        return _TYPES[name]
+    except KeyError:
+        raise AttributeError(f"module 'ember.return_types' has no attribute '{name}'") from None

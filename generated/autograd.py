@@ -294,6 +294,35 @@ _c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
 _c_clamp_max_ = _o.clamp_max_._cache
 _c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
 _c_clamp__Tensor = _o.clamp__Tensor._cache
+_c_nll_loss_forward = _o.nll_loss_forward._cache
+_c_nll_loss_backward = _o.nll_loss_backward._cache
+_c_binary_cross_entropy = _o.binary_cross_entropy._cache
+_c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_native_layer_norm = _o.native_layer_norm._cache
+_c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
+_c_native_batch_norm = _o.native_batch_norm._cache
+_c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
+_c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
+_c_prod = _o.prod._cache
+_c_prod_dim_int = _o.prod_dim_int._cache
+_c_amin = _o.amin._cache
+_c_max = _o.max._cache
+_c_max_dim = _o.max_dim._cache
+_c_max_other = _o.max_other._cache
+_c_min = _o.min._cache
+_c_min_dim = _o.min_dim._cache
+_c_min_other = _o.min_other._cache
+_c_var_correction = _o.var_correction._cache
+_c_std_correction = _o.std_correction._cache
+_c_var_mean_correction = _o.var_mean_correction._cache
+_c_std_mean_correction = _o.std_mean_correction._cache
+_c_logsumexp = _o.logsumexp._cache
+_c_linalg_vector_norm = _o.linalg_vector_norm._cache
+_c_cumsum = _o.cumsum._cache
+_c_cumsum_ = _o.cumsum_._cache
+_c_cumprod = _o.cumprod._cache
+_c_cumprod_ = _o.cumprod_._cache
 
 
 # schema/derivatives.yaml:58
@@ -6434,6 +6463,1154 @@ class ClampMaxBackward1(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml:910
+class NllLossForwardBackward0(_Node):
+    """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:916
+class NllLossBackwardBackward0(_Node):
+    """Backward of nll_loss_backward (schema/derivatives.yaml:916)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:923
+class BinaryCrossEntropyBackward0(_Node):
+    """Backward of binary_cross_entropy (schema/derivatives.yaml:923)."""
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        if _n[1]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:928
+class BinaryCrossEntropyBackwardBackward0(_Node):
+    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:928)."""
+    __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if _n[2]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:934
+class NativeLayerNormBackward0(_Node):
+    """Backward of native_layer_norm (schema/derivatives.yaml:934)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            normalized_shape = _node._s_normalized_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:938
+class NativeLayerNormBackwardBackward0(_Node):
+    """Backward of native_layer_norm_backward (schema/derivatives.yaml:938)."""
+    __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'mean', 'rstd', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_mean = None
+        _r_rstd = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            mean = _unpack(_node._s_mean, _node)
+            normalized_shape = _node._s_normalized_shape
+            rstd = _unpack(_node._s_rstd, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
+        return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_mean(self):
+        return _unpack(self._s_mean, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_rstd(self):
+        return _unpack(self._s_rstd, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:942
+class NativeBatchNormBackward0(_Node):
+    """Backward of native_batch_norm (schema/derivatives.yaml:942)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            training = _node._s_training
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:948
+class NativeBatchNormBackwardBackward0(_Node):
+    """Backward of native_batch_norm_backward (schema/derivatives.yaml:948)."""
+    __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'weight', 'save_mean', 'save_invstd')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_weight = None
+        _r_save_mean = None
+        _r_save_invstd = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            eps = _node._s_eps
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            save_invstd = _unpack(_node._s_save_invstd, _node)
+            save_mean = _unpack(_node._s_save_mean, _node)
+            train = _node._s_train
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
+        return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_save_invstd(self):
+        return _unpack(self._s_save_invstd, self)
+
+    @property
+    def _saved_save_mean(self):
+        return _unpack(self._s_save_mean, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:953
+class NllLoss2dForwardBackward0(_Node):
+    """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:959
+class NllLoss2dBackwardBackward0(_Node):
+    """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:966
+class ProdBackward0(_Node):
+    """Backward of prod (schema/derivatives.yaml:966)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:969
+class ProdBackward1(_Node):
+    """Backward of prod.dim_int (schema/derivatives.yaml:969)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:972
+class AminBackward0(_Node):
+    """Backward of amin (schema/derivatives.yaml:972)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:975
+class MaxBackward0(_Node):
+    """Backward of max.dim (schema/derivatives.yaml:975)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:979
+class MaxBackward1(_Node):
+    """Backward of max (schema/derivatives.yaml:979)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:982
+class MinBackward0(_Node):
+    """Backward of min.dim (schema/derivatives.yaml:982)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:986
+class MinBackward1(_Node):
+    """Backward of min (schema/derivatives.yaml:986)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:990
+class MaxBackward2(_Node):
+    """Backward of max.other (schema/derivatives.yaml:990)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:994
+class MinBackward2(_Node):
+    """Backward of min.other (schema/derivatives.yaml:994)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:1002
+class VarBackward0(_Node):
+    """Backward of var.correction (schema/derivatives.yaml:1002)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1005
+class StdBackward0(_Node):
+    """Backward of std.correction (schema/derivatives.yaml:1005)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1008
+class VarMeanBackward0(_Node):
+    """Backward of var_mean.correction (schema/derivatives.yaml:1008)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1011
+class StdMeanBackward0(_Node):
+    """Backward of std_mean.correction (schema/derivatives.yaml:1011)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
+    _saved_slots = ('_s_result0', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result0 = _unpack(_node._s_result0, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result0(self):
+        return _unpack(self._s_result0, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1014
+class LogsumexpBackward0(_Node):
+    """Backward of logsumexp (schema/derivatives.yaml:1014)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1017
+class LinalgVectorNormBackward0(_Node):
+    """Backward of linalg_vector_norm (schema/derivatives.yaml:1017)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            ord = _node._s_ord
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_ord(self):
+        return self._s_ord
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1044
+class CumsumBackward0(_Node):
+    """Backward of cumsum (schema/derivatives.yaml:1044)."""
+    __slots__ = ('_s_dim', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.cumsum_backward(grad, dim), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:1047
+class CumprodBackward0(_Node):
+    """Backward of cumprod (schema/derivatives.yaml:1047)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cumprod_backward(grad, self, dim, result)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -7645,7 +8822,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:674 (derivative: schema/derivatives.yaml:247)
+# schema/native_functions.yaml:676 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -7663,7 +8840,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:701 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:703 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -7686,7 +8863,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:707 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:709 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -7704,7 +8881,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:713 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:715 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -7723,7 +8900,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:719 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:721 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -7740,7 +8917,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:730 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:732 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -7758,7 +8935,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:736 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:738 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -7776,7 +8953,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:742 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:744 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -7794,7 +8971,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:748 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:750 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -7812,7 +8989,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:754 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:756 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -7830,7 +9007,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:765 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:767 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -7852,7 +9029,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:771 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:773 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -7872,7 +9049,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:782 (derivative: schema/derivatives.yaml:288)
+# schema/native_functions.yaml:784 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -7893,7 +9070,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:788 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:790 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -7911,7 +9088,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:799 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:801 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -7929,7 +9106,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:810 (derivative: schema/derivatives.yaml:298)
+# schema/native_functions.yaml:812 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -7947,7 +9124,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:842 (derivative: schema/derivatives.yaml:305)
+# schema/native_functions.yaml:844 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -7964,7 +9141,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:849 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:851 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -7986,7 +9163,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:860 (derivative: schema/derivatives.yaml:312)
+# schema/native_functions.yaml:862 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -8005,7 +9182,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:868 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:870 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -8031,7 +9208,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:874 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:876 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -8056,7 +9233,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:880 (derivative: schema/derivatives.yaml:324)
+# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:324)
 def _ag_repeat(ks, self, repeats):
     _ks = ks & _BELOW
     _k = _c_repeat.get(_ks)
@@ -8075,7 +9252,7 @@ def _ag_repeat(ks, self, repeats):
     return _out
 
 
-# schema/native_functions.yaml:892 (derivative: schema/derivatives.yaml:327)
+# schema/native_functions.yaml:894 (derivative: schema/derivatives.yaml:327)
 def _ag_flip(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_flip.get(_ks)
@@ -8093,7 +9270,7 @@ def _ag_flip(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:899 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:901 (derivative: schema/derivatives.yaml:330)
 def _ag_roll(ks, self, shifts, dims):
     _ks = ks & _BELOW
     _k = _c_roll.get(_ks)
@@ -8112,7 +9289,7 @@ def _ag_roll(ks, self, shifts, dims):
     return _out
 
 
-# schema/native_functions.yaml:906 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:908 (derivative: schema/derivatives.yaml:333)
 def _ag_tril(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_tril.get(_ks)
@@ -8130,7 +9307,7 @@ def _ag_tril(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:913 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:915 (derivative: schema/derivatives.yaml:333)
 def _ag_tril_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -8149,7 +9326,7 @@ def _ag_tril_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:919 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:921 (derivative: schema/derivatives.yaml:336)
 def _ag_triu(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_triu.get(_ks)
@@ -8167,7 +9344,7 @@ def _ag_triu(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:926 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:928 (derivative: schema/derivatives.yaml:336)
 def _ag_triu_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -8186,7 +9363,7 @@ def _ag_triu_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:932 (derivative: schema/derivatives.yaml:339)
+# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:339)
 def _ag_index_select(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_index_select.get(_ks)
@@ -8206,7 +9383,7 @@ def _ag_index_select(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:939 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:343)
 def _ag_gather(ks, self, dim, index, sparse_grad):
     _ks = ks & _BELOW
     _k = _c_gather.get(_ks)
@@ -8226,7 +9403,7 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     return _out
 
 
-# schema/native_functions.yaml:946 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter_src(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_src.get(_ks)
@@ -8247,7 +9424,7 @@ def _ag_scatter_src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:953 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter_value(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_scatter_value.get(_ks)
@@ -8266,7 +9443,7 @@ def _ag_scatter_value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:960 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:357)
 def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce.get(_ks)
@@ -8284,7 +9461,7 @@ def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:967 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:969 (derivative: schema/derivatives.yaml:362)
 def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_value_reduce.get(_ks)
@@ -8301,7 +9478,7 @@ def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:974 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter__src(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -8323,7 +9500,7 @@ def _ag_scatter__src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:980 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:982 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter__value(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -8343,7 +9520,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:986 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml:988 (derivative: schema/derivatives.yaml:357)
 def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -8362,7 +9539,7 @@ def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:992 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:994 (derivative: schema/derivatives.yaml:362)
 def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -8380,7 +9557,7 @@ def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:998 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:1000 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_add.get(_ks)
@@ -8401,7 +9578,7 @@ def _ag_scatter_add(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1005 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:1007 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add_(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -8423,7 +9600,7 @@ def _ag_scatter_add_(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1011 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1013 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce_two.get(_ks)
@@ -8451,7 +9628,7 @@ def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1018 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1020 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     _node = None
     if _tls.grad_enabled:
@@ -8480,7 +9657,7 @@ def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1024 (derivative: schema/derivatives.yaml:375)
+# schema/native_functions.yaml:1026 (derivative: schema/derivatives.yaml:375)
 def _ag_masked_select(ks, self, mask):
     _ks = ks & _BELOW
     _k = _c_masked_select.get(_ks)
@@ -8499,7 +9676,7 @@ def _ag_masked_select(ks, self, mask):
     return _out
 
 
-# schema/native_functions.yaml:1045 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:383)
 def _ag_topk(ks, self, k, dim, largest, sorted):
     _ks = ks & _BELOW
     _k = _c_topk.get(_ks)
@@ -8521,7 +9698,7 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     return _out
 
 
-# schema/native_functions.yaml:1052 (derivative: schema/derivatives.yaml:387)
+# schema/native_functions.yaml:1054 (derivative: schema/derivatives.yaml:387)
 def _ag_sort(ks, self, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort.get(_ks)
@@ -8543,7 +9720,7 @@ def _ag_sort(ks, self, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1059 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:391)
 def _ag_sort_stable(ks, self, stable, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort_stable.get(_ks)
@@ -8565,7 +9742,7 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1077 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1079 (derivative: schema/derivatives.yaml:395)
 def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c__unique2.get(_ks)
@@ -8582,7 +9759,7 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1085 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1087 (derivative: schema/derivatives.yaml:399)
 def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c_unique_dim.get(_ks)
@@ -8599,7 +9776,7 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1093 (derivative: schema/derivatives.yaml:403)
+# schema/native_functions.yaml:1095 (derivative: schema/derivatives.yaml:403)
 def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_scatter.get(_ks)
@@ -8627,7 +9804,7 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:1099 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml:1101 (derivative: schema/derivatives.yaml:407)
 def _ag_select_scatter(ks, self, src, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_scatter.get(_ks)
@@ -8652,7 +9829,7 @@ def _ag_select_scatter(ks, self, src, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:1105 (derivative: schema/derivatives.yaml:411)
+# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:411)
 def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal_scatter.get(_ks)
@@ -8678,7 +9855,7 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:1111 (derivative: schema/derivatives.yaml:415)
+# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:415)
 def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided_scatter.get(_ks)
@@ -8706,7 +9883,7 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:1117 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add(ks, self, dim, index, source, alpha):
     _ks = ks & _BELOW
     _k = _c_index_add.get(_ks)
@@ -8729,7 +9906,7 @@ def _ag_index_add(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1124 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add_(ks, self, dim, index, source, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8753,7 +9930,7 @@ def _ag_index_add_(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1130 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml:1132 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy(ks, self, dim, index, source):
     _ks = ks & _BELOW
     _k = _c_index_copy.get(_ks)
@@ -8776,7 +9953,7 @@ def _ag_index_copy(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1137 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml:1139 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy_(ks, self, dim, index, source):
     _node = None
     if _tls.grad_enabled:
@@ -8800,7 +9977,7 @@ def _ag_index_copy_(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1143 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Scalar.get(_ks)
@@ -8819,7 +9996,7 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1149 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1151 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Tensor.get(_ks)
@@ -8842,7 +10019,7 @@ def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1155 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1157 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -8862,7 +10039,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1161 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1163 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -8886,7 +10063,7 @@ def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1167 (derivative: schema/derivatives.yaml:438)
+# schema/native_functions.yaml:1169 (derivative: schema/derivatives.yaml:438)
 def _ag_masked_scatter(ks, self, mask, source):
     _ks = ks & _BELOW
     _k = _c_masked_scatter.get(_ks)
@@ -8911,7 +10088,7 @@ def _ag_masked_scatter(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1173 (derivative: schema/derivatives.yaml:444)
+# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:444)
 def _ag_masked_scatter_(ks, self, mask, source):
     _node = None
     if _tls.grad_enabled:
@@ -8934,7 +10111,7 @@ def _ag_masked_scatter_(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1179 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1181 (derivative: schema/derivatives.yaml:449)
 def _ag_take(ks, self, index):
     _ks = ks & _BELOW
     _k = _c_take.get(_ks)
@@ -8953,7 +10130,7 @@ def _ag_take(ks, self, index):
     return _out
 
 
-# schema/native_functions.yaml:1186 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml:1188 (derivative: schema/derivatives.yaml:453)
 def _ag_put(ks, self, index, source, accumulate):
     _ks = ks & _BELOW
     _k = _c_put.get(_ks)
@@ -8979,7 +10156,7 @@ def _ag_put(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1192 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml:1194 (derivative: schema/derivatives.yaml:453)
 def _ag_put_(ks, self, index, source, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -9006,7 +10183,7 @@ def _ag_put_(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1231 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml:1233 (derivative: schema/derivatives.yaml:458)
 def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     _ks = ks & _BELOW
     _k = _c_unique_consecutive.get(_ks)
@@ -9023,7 +10200,7 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     return _out
 
 
-# schema/native_functions.yaml:1239 (derivative: schema/derivatives.yaml:462)
+# schema/native_functions.yaml:1241 (derivative: schema/derivatives.yaml:462)
 def _ag_unfold(ks, self, dimension, size, step):
     _ks = ks & _BELOW
     _k = _c_unfold.get(_ks)
@@ -9044,7 +10221,7 @@ def _ag_unfold(ks, self, dimension, size, step):
     return _out
 
 
-# schema/native_functions.yaml:1469 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1471 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -9063,7 +10240,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1477 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1479 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9083,7 +10260,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1484 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1486 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -9102,7 +10279,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1492 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1494 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9122,7 +10299,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1499 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1501 (derivative: schema/derivatives.yaml:502)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -9140,7 +10317,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1507 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1509 (derivative: schema/derivatives.yaml:502)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9159,7 +10336,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1514 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1516 (derivative: schema/derivatives.yaml:505)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -9177,7 +10354,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1522 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1524 (derivative: schema/derivatives.yaml:505)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9196,7 +10373,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1529 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1531 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -9214,7 +10391,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1537 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1539 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9233,7 +10410,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1544 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1546 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -9252,7 +10429,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1552 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1554 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9272,7 +10449,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1559 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1561 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -9291,7 +10468,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1567 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1569 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9311,7 +10488,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1574 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:1576 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -9330,7 +10507,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1582 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:1584 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9350,7 +10527,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1589 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:1591 (derivative: schema/derivatives.yaml:520)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -9368,7 +10545,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1597 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:1599 (derivative: schema/derivatives.yaml:520)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9387,7 +10564,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1604 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:1606 (derivative: schema/derivatives.yaml:523)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -9405,7 +10582,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1612 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:1614 (derivative: schema/derivatives.yaml:523)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9424,7 +10601,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1619 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:1621 (derivative: schema/derivatives.yaml:526)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -9443,7 +10620,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1627 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:1629 (derivative: schema/derivatives.yaml:526)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9463,7 +10640,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1634 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:1636 (derivative: schema/derivatives.yaml:529)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -9481,7 +10658,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1642 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:1644 (derivative: schema/derivatives.yaml:529)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9500,7 +10677,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1649 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:1651 (derivative: schema/derivatives.yaml:532)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -9518,7 +10695,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1657 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:1659 (derivative: schema/derivatives.yaml:532)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9537,7 +10714,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1664 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:1666 (derivative: schema/derivatives.yaml:535)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -9555,7 +10732,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1672 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:1674 (derivative: schema/derivatives.yaml:535)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9574,7 +10751,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1679 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:1681 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -9592,7 +10769,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1687 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:1689 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9611,7 +10788,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1694 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:1696 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -9629,7 +10806,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1702 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:1704 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9648,7 +10825,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1709 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:1711 (derivative: schema/derivatives.yaml:545)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -9666,7 +10843,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1717 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:1719 (derivative: schema/derivatives.yaml:545)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9685,7 +10862,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1724 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:1726 (derivative: schema/derivatives.yaml:490)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -9703,7 +10880,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1732 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:1734 (derivative: schema/derivatives.yaml:490)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9722,7 +10899,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1739 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:1741 (derivative: schema/derivatives.yaml:548)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -9739,7 +10916,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1747 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:1749 (derivative: schema/derivatives.yaml:548)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9757,7 +10934,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1754 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:1756 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -9774,7 +10951,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1762 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:1764 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9792,7 +10969,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1769 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:1771 (derivative: schema/derivatives.yaml:554)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -9809,7 +10986,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1777 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:1779 (derivative: schema/derivatives.yaml:557)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -9826,7 +11003,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1785 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:1787 (derivative: schema/derivatives.yaml:554)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9844,7 +11021,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1792 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:1794 (derivative: schema/derivatives.yaml:557)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -9862,7 +11039,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1799 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:1801 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -9879,7 +11056,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1807 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:1809 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9897,7 +11074,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1814 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:1816 (derivative: schema/derivatives.yaml:563)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -9914,7 +11091,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1822 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:1824 (derivative: schema/derivatives.yaml:563)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9932,7 +11109,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1829 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:1831 (derivative: schema/derivatives.yaml:493)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -9949,7 +11126,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1837 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:1839 (derivative: schema/derivatives.yaml:493)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9967,7 +11144,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1905 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:1907 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -9985,7 +11162,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1913 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -10004,7 +11181,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1920 (derivative: schema/derivatives.yaml:593)
+# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:593)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -10033,7 +11210,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1927 (derivative: schema/derivatives.yaml:598)
+# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:598)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -10062,7 +11239,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1949 (derivative: schema/derivatives.yaml:601)
+# schema/native_functions.yaml:1951 (derivative: schema/derivatives.yaml:601)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -10088,7 +11265,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1955 (derivative: schema/derivatives.yaml:605)
+# schema/native_functions.yaml:1957 (derivative: schema/derivatives.yaml:605)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -10110,7 +11287,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1964 (derivative: schema/derivatives.yaml:610)
+# schema/native_functions.yaml:1966 (derivative: schema/derivatives.yaml:610)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -10134,7 +11311,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:613)
+# schema/native_functions.yaml:1973 (derivative: schema/derivatives.yaml:613)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -10162,7 +11339,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1976 (derivative: schema/derivatives.yaml:617)
+# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:617)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -10180,7 +11357,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1983 (derivative: schema/derivatives.yaml:620)
+# schema/native_functions.yaml:1985 (derivative: schema/derivatives.yaml:620)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -10202,7 +11379,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:624)
+# schema/native_functions.yaml:1995 (derivative: schema/derivatives.yaml:624)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -10220,7 +11397,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:2003 (derivative: schema/derivatives.yaml:627)
+# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:627)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -10241,7 +11418,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:2010 (derivative: schema/derivatives.yaml:631)
+# schema/native_functions.yaml:2012 (derivative: schema/derivatives.yaml:631)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -10261,7 +11438,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:2021 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml:2023 (derivative: schema/derivatives.yaml:635)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -10283,7 +11460,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:2028 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:2030 (derivative: schema/derivatives.yaml:639)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -10305,7 +11482,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:2044 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2046 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -10334,7 +11511,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2051 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2053 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -10364,7 +11541,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2061 (derivative: schema/derivatives.yaml:648)
+# schema/native_functions.yaml:2063 (derivative: schema/derivatives.yaml:648)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -10385,7 +11562,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2068 (derivative: schema/derivatives.yaml:651)
+# schema/native_functions.yaml:2070 (derivative: schema/derivatives.yaml:651)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -10406,7 +11583,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2087 (derivative: schema/derivatives.yaml:654)
+# schema/native_functions.yaml:2089 (derivative: schema/derivatives.yaml:654)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -10432,7 +11609,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2096 (derivative: schema/derivatives.yaml:658)
+# schema/native_functions.yaml:2098 (derivative: schema/derivatives.yaml:658)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -10456,7 +11633,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2102 (derivative: schema/derivatives.yaml:662)
+# schema/native_functions.yaml:2104 (derivative: schema/derivatives.yaml:662)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -10482,7 +11659,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2110 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2112 (derivative: schema/derivatives.yaml:666)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -10501,7 +11678,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2118 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2120 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -10519,7 +11696,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2126 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -10536,7 +11713,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2134 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10555,7 +11732,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2141 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10573,7 +11750,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2148 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2150 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -10599,7 +11776,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2156 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2158 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -10617,7 +11794,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2164 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2166 (derivative: schema/derivatives.yaml:683)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -10634,7 +11811,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2172 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2174 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10661,7 +11838,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2179 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2181 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10680,7 +11857,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2186 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2188 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -10706,7 +11883,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2194 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2196 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -10724,7 +11901,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2202 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2204 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10751,7 +11928,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2209 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2211 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10770,7 +11947,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2216 (derivative: schema/derivatives.yaml:694)
+# schema/native_functions.yaml:2218 (derivative: schema/derivatives.yaml:694)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -10798,7 +11975,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2224 (derivative: schema/derivatives.yaml:698)
+# schema/native_functions.yaml:2226 (derivative: schema/derivatives.yaml:698)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -10826,7 +12003,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2232 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2234 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -10847,7 +12024,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2240 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2242 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -10869,7 +12046,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2406 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2408 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -10895,7 +12072,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2414 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2416 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -10929,7 +12106,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2422 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2424 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -10956,7 +12133,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2429 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2431 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -10991,7 +12168,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2436 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2438 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -11024,7 +12201,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2444 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2446 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -11058,7 +12235,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2451 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2453 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -11092,7 +12269,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2459 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2461 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -11127,7 +12304,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2490 (derivative: schema/derivatives.yaml:786)
+# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:786)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11152,7 +12329,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2497 (derivative: schema/derivatives.yaml:790)
+# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:790)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11172,7 +12349,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2504 (derivative: schema/derivatives.yaml:793)
+# schema/native_functions.yaml:2506 (derivative: schema/derivatives.yaml:793)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11197,7 +12374,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2511 (derivative: schema/derivatives.yaml:797)
+# schema/native_functions.yaml:2513 (derivative: schema/derivatives.yaml:797)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11217,7 +12394,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2518 (derivative: schema/derivatives.yaml:800)
+# schema/native_functions.yaml:2520 (derivative: schema/derivatives.yaml:800)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11242,7 +12419,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2525 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:804)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11262,7 +12439,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2532 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml:2534 (derivative: schema/derivatives.yaml:807)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11287,7 +12464,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2539 (derivative: schema/derivatives.yaml:811)
+# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:811)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11307,7 +12484,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2546 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml:2548 (derivative: schema/derivatives.yaml:814)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11332,7 +12509,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2553 (derivative: schema/derivatives.yaml:818)
+# schema/native_functions.yaml:2555 (derivative: schema/derivatives.yaml:818)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11352,7 +12529,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2560 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml:2562 (derivative: schema/derivatives.yaml:821)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11377,7 +12554,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2567 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml:2569 (derivative: schema/derivatives.yaml:825)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11397,7 +12574,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2574 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:2576 (derivative: schema/derivatives.yaml:724)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -11418,7 +12595,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2582 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:2584 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11439,7 +12616,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2589 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:2591 (derivative: schema/derivatives.yaml:724)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -11461,7 +12638,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2596 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:2598 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -11481,7 +12658,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:2618 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:2620 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -11500,7 +12677,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2626 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:2628 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -11520,7 +12697,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2632 (derivative: schema/derivatives.yaml:834)
+# schema/native_functions.yaml:2634 (derivative: schema/derivatives.yaml:834)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -11550,7 +12727,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2639 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:2641 (derivative: schema/derivatives.yaml:838)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -11568,7 +12745,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2647 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:2649 (derivative: schema/derivatives.yaml:838)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11587,7 +12764,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2654 (derivative: schema/derivatives.yaml:841)
+# schema/native_functions.yaml:2656 (derivative: schema/derivatives.yaml:841)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -11615,7 +12792,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2661 (derivative: schema/derivatives.yaml:845)
+# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:845)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -11635,7 +12812,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2669 (derivative: schema/derivatives.yaml:848)
+# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:848)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -11667,7 +12844,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2675 (derivative: schema/derivatives.yaml:854)
+# schema/native_functions.yaml:2677 (derivative: schema/derivatives.yaml:854)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -11686,7 +12863,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2683 (derivative: schema/derivatives.yaml:857)
+# schema/native_functions.yaml:2685 (derivative: schema/derivatives.yaml:857)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -11707,7 +12884,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2690 (derivative: schema/derivatives.yaml:860)
+# schema/native_functions.yaml:2692 (derivative: schema/derivatives.yaml:860)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -11733,7 +12910,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:2696 (derivative: schema/derivatives.yaml:864)
+# schema/native_functions.yaml:2698 (derivative: schema/derivatives.yaml:864)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -11754,7 +12931,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2704 (derivative: schema/derivatives.yaml:867)
+# schema/native_functions.yaml:2706 (derivative: schema/derivatives.yaml:867)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -11777,7 +12954,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2711 (derivative: schema/derivatives.yaml:870)
+# schema/native_functions.yaml:2713 (derivative: schema/derivatives.yaml:870)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -11810,7 +12987,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:2717 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:2719 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -11830,7 +13007,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2725 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:2727 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -11851,7 +13028,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2732 (derivative: schema/derivatives.yaml:877)
+# schema/native_functions.yaml:2734 (derivative: schema/derivatives.yaml:877)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -11878,7 +13055,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2738 (derivative: schema/derivatives.yaml:881)
+# schema/native_functions.yaml:2740 (derivative: schema/derivatives.yaml:881)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -11897,7 +13074,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2746 (derivative: schema/derivatives.yaml:885)
+# schema/native_functions.yaml:2748 (derivative: schema/derivatives.yaml:885)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -11917,7 +13094,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2752 (derivative: schema/derivatives.yaml:888)
+# schema/native_functions.yaml:2754 (derivative: schema/derivatives.yaml:888)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -11945,7 +13122,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2759 (derivative: schema/derivatives.yaml:892)
+# schema/native_functions.yaml:2761 (derivative: schema/derivatives.yaml:892)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -11973,7 +13150,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2766 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:2768 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -11992,7 +13169,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2774 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:2776 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -12020,7 +13197,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2782 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:2784 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -12040,7 +13217,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2789 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:2791 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -12069,7 +13246,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2796 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:2798 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -12088,7 +13265,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2804 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:2806 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -12116,7 +13293,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2812 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:2814 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -12136,7 +13313,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2819 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:2821 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -12165,7 +13342,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2826 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:2828 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -12186,6 +13363,709 @@ def _ag_clamp__Tensor(ks, self, min, max):
     _out = _k(self, min, max)
     if _node is not None:
         _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2883 (derivative: schema/derivatives.yaml:910)
+def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2892 (derivative: schema/derivatives.yaml:916)
+def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2923 (derivative: schema/derivatives.yaml:923)
+def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy._fill(_ks)
+    _out = _k(self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2929 (derivative: schema/derivatives.yaml:928)
+def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy_backward.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2943 (derivative: schema/derivatives.yaml:934)
+def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm._fill(_ks)
+    _out = _k(input, normalized_shape, weight, bias, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:2950 (derivative: schema/derivatives.yaml:938)
+def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_mean = _edge(mean)
+    _e_rstd = _edge(rstd)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_mean or _NO_EDGE, _e_rstd or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_mean is not None, _e_rstd is not None, _e_weight is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None:
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_mean = _save(mean)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_rstd = _save(rstd)
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2961 (derivative: schema/derivatives.yaml:942)
+def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm._fill(_ks)
+    _out = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_training = training
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:948)
+def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_save_mean = None if save_mean is None else _edge(save_mean)
+    _e_save_invstd = None if save_invstd is None else _edge(save_invstd)
+    if not (_e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_save_mean or _NO_EDGE, _e_save_invstd or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_weight is not None, _e_save_mean is not None, _e_save_invstd is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None:
+        _node._s_eps = eps
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_save_invstd = _save(save_invstd)
+        _node._s_save_mean = _save(save_mean)
+        _node._s_train = train
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2985 (derivative: schema/derivatives.yaml:953)
+def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2994 (derivative: schema/derivatives.yaml:959)
+def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3017 (derivative: schema/derivatives.yaml:966)
+def _ag_prod(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod.get(_ks)
+    if _k is None:
+        _k = _o.prod._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3025 (derivative: schema/derivatives.yaml:969)
+def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod_dim_int.get(_ks)
+    if _k is None:
+        _k = _o.prod_dim_int._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3033 (derivative: schema/derivatives.yaml:972)
+def _ag_amin(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amin.get(_ks)
+    if _k is None:
+        _k = _o.amin._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3041 (derivative: schema/derivatives.yaml:979)
+def _ag_max(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_max.get(_ks)
+    if _k is None:
+        _k = _o.max._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3054 (derivative: schema/derivatives.yaml:975)
+def _ag_max_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_max_dim.get(_ks)
+    if _k is None:
+        _k = _o.max_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3066 (derivative: schema/derivatives.yaml:990)
+def _ag_max_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_max_other.get(_ks)
+    if _k is None:
+        _k = _o.max_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3073 (derivative: schema/derivatives.yaml:986)
+def _ag_min(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_min.get(_ks)
+    if _k is None:
+        _k = _o.min._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3086 (derivative: schema/derivatives.yaml:982)
+def _ag_min_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_min_dim.get(_ks)
+    if _k is None:
+        _k = _o.min_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3098 (derivative: schema/derivatives.yaml:994)
+def _ag_min_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_min_other.get(_ks)
+    if _k is None:
+        _k = _o.min_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3124 (derivative: schema/derivatives.yaml:1002)
+def _ag_var_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3143 (derivative: schema/derivatives.yaml:1005)
+def _ag_std_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3159 (derivative: schema/derivatives.yaml:1008)
+def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3174 (derivative: schema/derivatives.yaml:1011)
+def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result0 = _save_output(result0, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3181 (derivative: schema/derivatives.yaml:1014)
+def _ag_logsumexp(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_logsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logsumexp._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3189 (derivative: schema/derivatives.yaml:1017)
+def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_linalg_vector_norm.get(_ks)
+    if _k is None:
+        _k = _o.linalg_vector_norm._fill(_ks)
+    _out = _k(self, ord, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_ord = ord
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3284 (derivative: schema/derivatives.yaml:1044)
+def _ag_cumsum(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumsum.get(_ks)
+    if _k is None:
+        _k = _o.cumsum._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3292 (derivative: schema/derivatives.yaml:1044)
+def _ag_cumsum_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_cumsum_.get(_ks)
+    if _k is None:
+        _k = _o.cumsum_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3298 (derivative: schema/derivatives.yaml:1047)
+def _ag_cumprod(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumprod.get(_ks)
+    if _k is None:
+        _k = _o.cumprod._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3305 (derivative: schema/derivatives.yaml:1047)
+def _ag_cumprod_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cumprod_.get(_ks)
+    if _k is None:
+        _k = _o.cumprod_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
     return _out
 
 
@@ -12286,6 +14166,8 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
+_o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)
@@ -12647,3 +14529,76 @@ _o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_b
 _o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
 _o.sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.sigmoid_backward_grad_input), with_keyset=True)
 _o.tanh_backward_grad_input.register("Autograd", _autograd_out(_o.tanh_backward_grad_input), with_keyset=True)
+_o.nll_loss_forward.register("Autograd", _ag_nll_loss_forward, with_keyset=True)
+_o.nll_loss_forward_output.register("Autograd", _autograd_out(_o.nll_loss_forward_output), with_keyset=True)
+_o.nll_loss_backward.register("Autograd", _ag_nll_loss_backward, with_keyset=True)
+_o.nll_loss_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss_backward_grad_input), with_keyset=True)
+_o.nll_loss_out.register("Autograd", _autograd_out(_o.nll_loss_out), with_keyset=True)
+_o.mse_loss_out.register("Autograd", _autograd_out(_o.mse_loss_out), with_keyset=True)
+_o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keyset=True)
+_o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
+_o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
+_o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
+_o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
+_o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)
+_o.native_layer_norm_backward.register("Autograd", _ag_native_layer_norm_backward, with_keyset=True)
+_o.native_layer_norm_backward_out.register("Autograd", _autograd_out(_o.native_layer_norm_backward_out), with_keyset=True)
+_o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=True)
+_o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
+_o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
+_o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
+_o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
+_o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
+_o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
+_o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)
+_o.prod.register("Autograd", _ag_prod, with_keyset=True)
+_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
+_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
+_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
+_o.amin.register("Autograd", _ag_amin, with_keyset=True)
+_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
+_o.max.register("Autograd", _ag_max, with_keyset=True)
+_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
+_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
+_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
+_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
+_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
+_o.min.register("Autograd", _ag_min, with_keyset=True)
+_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
+_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
+_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
+_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
+_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
+_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
+_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
+_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
+_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
+_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
+_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
+_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
+_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
+_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
+_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
+_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
+_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
+_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
+_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
+_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
+_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
+_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
+_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
+_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
+_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
+_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
+_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
+_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
+_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
+_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
+_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
+_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
+_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
+_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
+_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
+_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)

@@ -9,8 +9,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
-from ember.return_types import out_tuple as _out_tuple  # noqa: F401
-from ember.return_types import return_type as _rt  # noqa: F401
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d,
     _entry__adaptive_avg_pool2d_backward,
@@ -51,13 +50,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_argsort,
     _entry_argsort_stable,
     _entry_argsort_stable_out,
@@ -86,6 +101,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_batch_norm,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -167,6 +189,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cosh,
     _entry_cosh_,
     _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -267,6 +300,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -305,6 +340,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -322,7 +359,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -349,6 +389,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Scalar_out,
     _entry_lt_Tensor,
@@ -367,9 +409,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
     _entry_maximum,
     _entry_maximum_out,
     _entry_mean,
@@ -377,6 +426,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean_out,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
     _entry_mm,
@@ -385,6 +440,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
     _entry_msort,
     _entry_msort_out,
     _entry_mul_Scalar,
@@ -401,6 +458,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
     _entry_ne_Scalar,
     _entry_ne_Scalar_out,
     _entry_ne_Tensor,
@@ -415,8 +480,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -432,6 +514,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_put,
     _entry_put_,
     _entry_put_out,
@@ -482,6 +568,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_scatter__reduce,
     _entry_scatter__src,
     _entry_scatter__value,
@@ -551,6 +638,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -610,6 +706,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -647,9 +752,13 @@ __all__ = [
     'addmm',
     'adjoint',
     'alias',
+    'all',
     'amax',
+    'amin',
+    'any',
     'arange',
     'argmax',
+    'argmin',
     'argsort',
     'argwhere',
     'as_strided',
@@ -665,6 +774,10 @@ __all__ = [
     'avg_pool2d',
     'avg_pool2d_backward',
     'baddbmm',
+    'batch_norm',
+    'binary_cross_entropy',
+    'binary_cross_entropy_backward',
+    'binary_cross_entropy_with_logits',
     'bitwise_and',
     'bitwise_not',
     'bitwise_or',
@@ -696,6 +809,10 @@ __all__ = [
     'cos_',
     'cosh',
     'cosh_',
+    'count_nonzero',
+    'cross_entropy_loss',
+    'cumprod',
+    'cumsum',
     'detach',
     'diag',
     'diag_embed',
@@ -742,6 +859,7 @@ __all__ = [
     'gelu',
     'gelu_',
     'gelu_backward',
+    'ger',
     'gt',
     'hardtanh',
     'hardtanh_',
@@ -758,11 +876,14 @@ __all__ = [
     'isfinite',
     'isinf',
     'isnan',
+    'l1_loss',
+    'layer_norm',
     'le',
     'leaky_relu',
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'linalg_vector_norm',
     'linear',
     'log',
     'log10',
@@ -777,21 +898,25 @@ __all__ = [
     'logical_not',
     'logical_or',
     'logical_xor',
+    'logsumexp',
     'lt',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'max',
     'max_pool2d',
     'max_pool2d_with_indices',
     'max_pool2d_with_indices_backward',
     'maximum',
     'mean',
     'meshgrid',
+    'min',
     'minimum',
     'mm',
     'moveaxis',
     'movedim',
+    'mse_loss',
     'msort',
     'mul',
     'mv',
@@ -799,9 +924,20 @@ __all__ = [
     'nan_to_num_',
     'narrow',
     'narrow_copy',
+    'native_batch_norm',
+    'native_batch_norm_backward',
+    'native_layer_norm',
+    'native_layer_norm_backward',
     'ne',
     'neg',
     'neg_',
+    'nll_loss',
+    'nll_loss2d',
+    'nll_loss2d_backward',
+    'nll_loss2d_forward',
+    'nll_loss_backward',
+    'nll_loss_forward',
+    'nll_loss_nd',
     'nonzero',
     'one_hot',
     'ones',
@@ -810,6 +946,7 @@ __all__ = [
     'pad',
     'permute',
     'pow',
+    'prod',
     'put',
     'rand',
     'rand_like',
@@ -832,6 +969,7 @@ __all__ = [
     'rsqrt_',
     'rsub',
     'scalar_tensor',
+    'scaled_dot_product_attention',
     'scatter',
     'scatter_add',
     'scatter_reduce',
@@ -862,6 +1000,8 @@ __all__ = [
     'sqrt_',
     'squeeze',
     'stack',
+    'std',
+    'std_mean',
     'sub',
     'sum',
     'swapaxes',
@@ -892,6 +1032,8 @@ __all__ = [
     'unique_consecutive',
     'unique_dim',
     'unsqueeze',
+    'var',
+    'var_mean',
     'vsplit',
     'vstack',
     'where',
@@ -899,9 +1041,19 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
+_rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1976
+# schema/native_functions.yaml:1978
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -913,7 +1065,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -925,7 +1077,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2070
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -937,7 +1089,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2096
+# schema/native_functions.yaml:2098
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -949,7 +1101,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2063
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -961,7 +1113,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml:2089
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -984,7 +1136,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1079
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -993,10 +1145,10 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
             return r
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
-    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *_out_tuple(out, 3, '_unique2'))
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
 
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1008,7 +1160,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1732
+# schema/native_functions.yaml:1734
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1018,7 +1170,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1030,7 +1182,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1657
+# schema/native_functions.yaml:1659
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1040,7 +1192,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml:1991
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1062,7 +1214,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml:2453
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1074,7 +1226,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2438
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1098,7 +1250,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1108,7 +1260,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1116,6 +1268,71 @@ def alias(input):
         if r is not _NO:
             return r
     return _entry_alias(input)
+
+
+# schema/native_functions.yaml:3210
+def _m0_all(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_all(input, out):
+    if out is None:
+        return _entry_all(input)
+    return _entry_all_all_out(input, out)
+
+
+# schema/native_functions.yaml:3217
+def _m1_all(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dim(input, dim, keepdim)
+    return _entry_all_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3224
+def _m2_all(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dims(input, dim, keepdim)
+    return _entry_all_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(('input', 'out'))),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
 # schema/native_functions.yaml:623
@@ -1128,6 +1345,83 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3033
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_amin(input, dim, keepdim)
+    return _entry_amin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3247
+def _m0_any(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_any(input, out):
+    if out is None:
+        return _entry_any(input)
+    return _entry_any_all_out(input, out)
+
+
+# schema/native_functions.yaml:3254
+def _m1_any(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dim(input, dim, keepdim)
+    return _entry_any_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3261
+def _m2_any(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dims(input, dim, keepdim)
+    return _entry_any_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(('input', 'out'))),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
 # schema/native_functions.yaml:54
@@ -1204,7 +1498,19 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:3105
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_argmin(input, dim, keepdim)
+    return _entry_argmin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1068
 def _m0_argsort(input, dim=-1, descending=False):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending)
@@ -1215,7 +1521,7 @@ def _c0_argsort(input, dim, descending):
     return _entry_argsort(input, dim, descending)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1073
 def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -1251,7 +1557,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1206
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1261,7 +1567,7 @@ def argwhere(input):
     return _entry_argwhere(input)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -1271,7 +1577,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -1283,7 +1589,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:1634
+# schema/native_functions.yaml:1636
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1295,7 +1601,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1642
+# schema/native_functions.yaml:1644
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1305,7 +1611,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1317,7 +1623,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2234
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1329,7 +1635,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml:1674
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1339,7 +1645,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1323
 def _m0_atleast_1d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1350,7 +1656,7 @@ def _c0_atleast_1d(input):
     return _entry_atleast_1d(input)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1328
 def _m1_atleast_1d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1384,7 +1690,7 @@ def atleast_1d(*args, **kwargs):
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 def _m0_atleast_2d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1395,7 +1701,7 @@ def _c0_atleast_2d(input):
     return _entry_atleast_2d(input)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1338
 def _m1_atleast_2d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1429,7 +1735,7 @@ def atleast_2d(*args, **kwargs):
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml:1343
 def _m0_atleast_3d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1440,7 +1746,7 @@ def _c0_atleast_3d(input):
     return _entry_atleast_3d(input)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1348
 def _m1_atleast_3d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1474,7 +1780,7 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1966
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1486,7 +1792,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1496,7 +1802,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2046
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1508,7 +1814,53 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2976
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
+    if _tf[0]:
+        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if r is not _NO:
+            return r
+    return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+# schema/native_functions.yaml:2923
+def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy(input, target, weight, reduction)
+    return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:2929
+def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
+    return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:2938
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+
+
+# schema/native_functions.yaml:2294
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1521,7 +1873,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2308
+# schema/native_functions.yaml:2310
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1557,7 +1909,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:1859
+# schema/native_functions.yaml:1861
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1569,7 +1921,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1582,7 +1934,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2348
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1618,7 +1970,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1631,7 +1983,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2386
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1679,7 +2031,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1461
+# schema/native_functions.yaml:1463
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
@@ -1689,7 +2041,7 @@ def broadcast_tensors(tensors):
     return _entry_broadcast_tensors(tensors)
 
 
-# schema/native_functions.yaml:1456
+# schema/native_functions.yaml:1458
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
@@ -1699,7 +2051,7 @@ def broadcast_to(input, size):
     return _entry_broadcast_to(input, size)
 
 
-# schema/native_functions.yaml:1422
+# schema/native_functions.yaml:1424
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -1712,7 +2064,7 @@ def _c0_bucketize(input, boundaries, out_int32, right, out):
     return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
 
 
-# schema/native_functions.yaml:1428
+# schema/native_functions.yaml:1430
 def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -1748,7 +2100,7 @@ def bucketize(*args, **kwargs):
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
-# schema/native_functions.yaml:1465
+# schema/native_functions.yaml:1467
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -1758,7 +2110,7 @@ def cartesian_prod(tensors):
     return _entry_cartesian_prod(tensors)
 
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -1770,7 +2122,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1782,7 +2134,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1792,7 +2144,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1851,7 +2203,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2828
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -1896,7 +2248,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2806
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -1909,7 +2261,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2798
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -1945,7 +2297,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2821
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -1956,7 +2308,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2814
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -1990,7 +2342,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2776
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2003,7 +2355,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2768
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2039,7 +2391,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2789
+# schema/native_functions.yaml:2791
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2050,7 +2402,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml:2784
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2096,7 +2448,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1373
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2108,7 +2460,7 @@ def column_stack(tensors, *, out=None):
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:1995
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -2120,7 +2472,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1935
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2131,7 +2483,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1943
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2165,7 +2517,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml:1939
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2176,7 +2528,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:1947
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2210,7 +2562,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1920
+# schema/native_functions.yaml:1922
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -2222,7 +2574,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1929
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2242,7 +2594,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1606
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2254,7 +2606,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1614
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2264,7 +2616,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2276,7 +2628,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1702
+# schema/native_functions.yaml:1704
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2286,7 +2638,90 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:3311
+def _m0_count_nonzero(input, dim, *, out=None):
+    if _F['Tensor'](input) and _F['int[]'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c0_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero_dim_IntList(input, dim)
+    return _entry_count_nonzero_dim_IntList_out(input, dim, out)
+
+
+# schema/native_functions.yaml:3318
+def _m1_count_nonzero(input, dim=None, *, out=None):
+    if _F['Tensor'](input) and _F['int?'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c1_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero(input, dim)
+    return _entry_count_nonzero_out(input, dim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:2910
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if r is not _NO:
+            return r
+    return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
+
+
+# schema/native_functions.yaml:3298
+def cumprod(input, dim, *, dtype=None, out=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumprod(input, dim, dtype)
+    return _entry_cumprod_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:3284
+def cumsum(input, dim, *, dtype=None, out=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumsum(input, dim, dtype)
+    return _entry_cumsum_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:838
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2296,7 +2731,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2308,7 +2743,7 @@ def diag(input, diagonal=0, *, out=None):
     return _entry_diag_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1378
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -2320,7 +2755,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1390
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -2330,7 +2765,7 @@ def diagflat(input, offset=0):
     return _entry_diagflat(input, offset)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2340,7 +2775,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -2378,7 +2813,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:2574
+# schema/native_functions.yaml:2576
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -2417,7 +2852,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2023
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2429,7 +2864,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1313
 def _m0_dsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -2440,7 +2875,7 @@ def _c0_dsplit(input, sections):
     return _entry_dsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 def _m1_dsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -2474,7 +2909,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2486,7 +2921,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml:2059
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -2496,7 +2931,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2698
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -2508,7 +2943,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2706
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2518,7 +2953,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2713
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -2530,7 +2965,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2003
+# schema/native_functions.yaml:2005
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -2542,7 +2977,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2010
+# schema/native_functions.yaml:2012
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -2600,7 +3035,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1709
+# schema/native_functions.yaml:1711
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2612,7 +3047,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2634,7 +3069,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1471
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2646,7 +3081,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2666,7 +3101,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2678,7 +3113,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2733,7 +3168,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -2743,7 +3178,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml:894
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
@@ -2755,7 +3190,7 @@ def flip(input, dims, *, out=None):
     return _entry_flip_out(input, dims, out)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1211
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2765,7 +3200,7 @@ def fliplr(input):
     return _entry_fliplr(input)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1216
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2775,7 +3210,7 @@ def flipud(input):
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2787,7 +3222,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1747
+# schema/native_functions.yaml:1749
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2797,7 +3232,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2810,7 +3245,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2126
+# schema/native_functions.yaml:2128
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2846,7 +3281,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2186
+# schema/native_functions.yaml:2188
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2858,7 +3293,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1814
+# schema/native_functions.yaml:1816
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2870,7 +3305,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2902,7 +3337,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:941
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -2926,7 +3361,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2618
+# schema/native_functions.yaml:2620
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2938,7 +3373,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:2626
+# schema/native_functions.yaml:2628
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -2948,7 +3383,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:2632
+# schema/native_functions.yaml:2634
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -2958,6 +3393,18 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     if out is None:
         return _entry_gelu_backward(grad_output, input, approximate)
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+
+# schema/native_functions.yaml:3008
+def ger(input, vec2, *, out=None):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ger(input, vec2)
+    return _entry_ger_out(input, vec2, out)
 
 
 # schema/native_functions.yaml:409
@@ -2972,7 +3419,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2717
+# schema/native_functions.yaml:2719
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -2984,7 +3431,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:2725
+# schema/native_functions.yaml:2727
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2994,7 +3441,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:2732
+# schema/native_functions.yaml:2734
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -3006,7 +3453,7 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -3017,7 +3464,7 @@ def _c0_hsplit(input, sections):
     return _entry_hsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1298
 def _m1_hsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -3051,7 +3498,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1353
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -3063,7 +3510,7 @@ def hstack(tensors, *, out=None):
     return _entry_hstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -3075,7 +3522,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1119
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -3087,7 +3534,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _entry_index_add_out(input, dim, index, source, alpha, out)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3099,7 +3546,7 @@ def index_copy(input, dim, index, source, *, out=None):
     return _entry_index_copy_out(input, dim, index, source, out)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1151
 def _m0_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (input, dim, index, value, out)
@@ -3112,7 +3559,7 @@ def _c0_index_fill(input, dim, index, value, out):
     return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 def _m1_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -3148,7 +3595,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -3158,7 +3605,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -3168,7 +3615,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:934
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -3180,7 +3627,7 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3190,7 +3637,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3202,7 +3649,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1874
+# schema/native_functions.yaml:1876
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3212,6 +3659,26 @@ def isnan(input, *, out=None):
     if out is None:
         return _entry_isnan(input)
     return _entry_isnan_out(input, out)
+
+
+# schema/native_functions.yaml:2919
+def l1_loss(input, target, reduction=1):
+    """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if r is not _NO:
+            return r
+    return _entry_l1_loss(input, target, reduction)
+
+
+# schema/native_functions.yaml:2957
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if r is not _NO:
+            return r
+    return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
 # schema/native_functions.yaml:401
@@ -3226,7 +3693,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2677
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -3238,7 +3705,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:2683
+# schema/native_functions.yaml:2685
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -3248,7 +3715,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2692
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -3260,7 +3727,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:2416
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -3272,14 +3739,28 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:669
-def linear(input, weight, bias=None):
-    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+# schema/native_functions.yaml:3189
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {})
+        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
         if r is not _NO:
             return r
-    return _entry_linear(input, weight, bias)
+    if out is None:
+        return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+
+
+# schema/native_functions.yaml:670
+def linear(input, weight, bias=None, *, out=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_linear(input, weight, bias)
+    return _entry_linear_out(input, weight, bias, out)
 
 
 # schema/native_functions.yaml:525
@@ -3294,7 +3775,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:1516
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3306,7 +3787,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1524
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3316,7 +3797,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3328,7 +3809,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3338,7 +3819,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1501
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3350,7 +3831,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3370,7 +3851,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:2081
+# schema/native_functions.yaml:2083
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3382,7 +3863,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2247
+# schema/native_functions.yaml:2249
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3394,7 +3875,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:1844
+# schema/native_functions.yaml:1846
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3406,7 +3887,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2262
+# schema/native_functions.yaml:2264
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3418,7 +3899,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2277
+# schema/native_functions.yaml:2279
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3428,6 +3909,18 @@ def logical_xor(input, other, *, out=None):
     if out is None:
         return _entry_logical_xor(input, other)
     return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:3181
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logsumexp(input, dim, keepdim)
+    return _entry_logsumexp_out(input, dim, keepdim, out)
 
 
 # schema/native_functions.yaml:385
@@ -3454,7 +3947,7 @@ def masked_fill(input, mask, value, *, out=None):
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1169
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3466,7 +3959,7 @@ def masked_scatter(input, mask, source, *, out=None):
     return _entry_masked_scatter_out(input, mask, source, out)
 
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1026
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -3479,16 +3972,83 @@ def masked_select(input, mask, *, out=None):
 
 
 # schema/native_functions.yaml:664
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {})
+        r = _htf(matmul, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
-    return _entry_matmul(input, other)
+    if out is None:
+        return _entry_matmul(input, other)
+    return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1960
+# schema/native_functions.yaml:3041
+def _m0_max(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_max(input, out):
+    if out is None:
+        return _entry_max(input)
+    return _entry_max_unary_out(input, out)
+
+
+# schema/native_functions.yaml:3054
+def _m1_max(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_max(input, dim, keepdim, out):
+    if out is None:
+        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:3066
+def _m2_max(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_max(input, other, out):
+    if out is None:
+        return _entry_max_other(input, other)
+    return _entry_max_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(('input', 'out'))),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_max, _c2_max, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:1962
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -3498,7 +4058,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1951
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -3508,7 +4068,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1955
+# schema/native_functions.yaml:1957
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -3518,7 +4078,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:2218
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3577,7 +4137,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1450
 def _m0_meshgrid(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -3588,7 +4148,7 @@ def _c0_meshgrid(tensors):
     return _entry_meshgrid(tensors)
 
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1454
 def _m1_meshgrid(tensors, *, indexing):
     if _F['Tensor[]'](tensors) and _F['str'](indexing):
         return (tensors, indexing)
@@ -3622,7 +4182,72 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:3073
+def _m0_min(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_min(input, out):
+    if out is None:
+        return _entry_min(input)
+    return _entry_min_unary_out(input, out)
+
+
+# schema/native_functions.yaml:3086
+def _m1_min(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_min(input, dim, keepdim, out):
+    if out is None:
+        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:3098
+def _m2_min(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_min(input, other, out):
+    if out is None:
+        return _entry_min_other(input, other)
+    return _entry_min_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(('input', 'out'))),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_min, _c2_min, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:2226
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3646,7 +4271,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 def _m0_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -3657,7 +4282,7 @@ def _c0_moveaxis(input, source, destination):
     return _entry_moveaxis_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 def _m1_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -3691,7 +4316,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -3702,7 +4327,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -3736,7 +4361,19 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:2914
+def mse_loss(input, target, reduction=1, *, out=None):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mse_loss(input, target, reduction)
+    return _entry_mse_loss_out(input, target, reduction, out)
+
+
+# schema/native_functions.yaml:1227
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3760,7 +4397,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2030
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -3772,7 +4409,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1905
+# schema/native_functions.yaml:1907
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -3784,7 +4421,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3794,7 +4431,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -3804,7 +4441,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -3814,6 +4451,54 @@ def narrow_copy(input, dim, start, length, *, out=None):
     if out is None:
         return _entry_narrow_copy(input, dim, start, length)
     return _entry_narrow_copy_out(input, dim, start, length, out)
+
+
+# schema/native_functions.yaml:2961
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+
+
+# schema/native_functions.yaml:2970
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+
+
+# schema/native_functions.yaml:2943
+def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+
+
+# schema/native_functions.yaml:2950
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
 
 
 # schema/native_functions.yaml:377
@@ -3850,7 +4535,89 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:2901
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:3003
+def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:2994
+def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:2985
+def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:2892
+def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:2883
+def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:2906
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if r is not _NO:
+            return r
+    return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+# schema/native_functions.yaml:1034
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3862,7 +4629,7 @@ def nonzero(input, *, out=None):
     return _entry_nonzero_out(input, out)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2018
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -3895,7 +4662,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2037
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3907,7 +4674,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2001
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -3917,7 +4684,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -3976,7 +4743,56 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:3017
+def _m0_prod(input, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+        return (input, dtype, out)
+    return None
+
+
+def _c0_prod(input, dtype, out):
+    if out is None:
+        return _entry_prod(input, dtype)
+    return _entry_prod_out(input, dtype, out)
+
+
+# schema/native_functions.yaml:3025
+def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, dim, keepdim, dtype, out)
+    return None
+
+
+def _c1_prod(input, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_prod_dim_int(input, dim, keepdim, dtype)
+    return _entry_prod_int_out(input, dim, keepdim, dtype, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype', 'input', 'out'))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:1188
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -4034,7 +4850,7 @@ def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1267
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -4044,7 +4860,7 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:1576
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4056,7 +4872,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:1584
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4088,7 +4904,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -4101,7 +4917,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2164
+# schema/native_functions.yaml:2166
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -4137,7 +4953,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml:1395
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
     if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
         return (repeats, output_size, out)
@@ -4150,7 +4966,7 @@ def _c0_repeat_interleave(repeats, output_size, out):
     return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -4161,7 +4977,7 @@ def _c1_repeat_interleave(input, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1407
 def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -4198,7 +5014,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -4208,7 +5024,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:901
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -4220,7 +5036,7 @@ def roll(input, shifts, dims=(), *, out=None):
     return _entry_roll_out(input, shifts, dims, out)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1221
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -4232,7 +5048,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:1769
+# schema/native_functions.yaml:1771
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4245,7 +5061,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -4281,7 +5097,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1785
+# schema/native_functions.yaml:1787
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -4292,7 +5108,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -4326,7 +5142,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1363
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -4338,7 +5154,7 @@ def row_stack(tensors, *, out=None):
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4350,7 +5166,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4360,7 +5176,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml:2104
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -4383,7 +5199,17 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:2980
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if r is not _NO:
+            return r
+    return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+# schema/native_functions.yaml:948
 def _m0_scatter(input, dim, index, src, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (input, dim, index, src, out)
@@ -4396,7 +5222,7 @@ def _c0_scatter(input, dim, index, src, out):
     return _entry_scatter_src_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 def _m1_scatter(input, dim, index, src, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (input, dim, index, src, reduce, out)
@@ -4409,7 +5235,7 @@ def _c1_scatter(input, dim, index, src, reduce, out):
     return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 def _m2_scatter(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -4422,7 +5248,7 @@ def _c2_scatter(input, dim, index, value, out):
     return _entry_scatter_value_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:969
 def _m3_scatter(input, dim, index, value, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (input, dim, index, value, reduce, out)
@@ -4464,7 +5290,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -4476,7 +5302,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _entry_scatter_add_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1013
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -4488,7 +5314,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -4501,7 +5327,7 @@ def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out
     return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1418
 def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -4537,7 +5363,7 @@ def searchsorted(*args, **kwargs):
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -4547,7 +5373,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1101
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -4581,7 +5407,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:2752
+# schema/native_functions.yaml:2754
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -4593,7 +5419,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1829
+# schema/native_functions.yaml:1831
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4605,7 +5431,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1899
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4617,7 +5443,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:2639
+# schema/native_functions.yaml:2641
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4629,7 +5455,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml:2649
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4639,7 +5465,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2656
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4651,7 +5477,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1591
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4663,7 +5489,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4673,7 +5499,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4685,7 +5511,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1687
+# schema/native_functions.yaml:1689
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4695,7 +5521,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -4705,7 +5531,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1095
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -4717,7 +5543,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2075
+# schema/native_functions.yaml:2077
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4729,7 +5555,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2661
+# schema/native_functions.yaml:2663
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -4741,7 +5567,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:2669
+# schema/native_functions.yaml:2671
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -4753,7 +5579,7 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1054
 def _m0_sort(input, dim=-1, descending=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending, out)
@@ -4762,11 +5588,11 @@ def _m0_sort(input, dim=-1, descending=False, *, out=None):
 
 def _c0_sort(input, dim, descending, out):
     if out is None:
-        return _rt('sort', ('values', 'indices'))._make(_entry_sort(input, dim, descending))
-    return _rt('sort_out', ('values', 'indices'))._make(_entry_sort_values(input, dim, descending, *_out_tuple(out, 2, 'sort')))
+        return _rt_sort._make(_entry_sort(input, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
 
 
-# schema/native_functions.yaml:1059
+# schema/native_functions.yaml:1061
 def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -4775,8 +5601,8 @@ def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
 
 def _c1_sort(input, stable, dim, descending, out):
     if out is None:
-        return _rt('sort', ('values', 'indices'))._make(_entry_sort_stable(input, stable, dim, descending))
-    return _rt('sort_out', ('values', 'indices'))._make(_entry_sort_values_stable(input, stable, dim, descending, *_out_tuple(out, 2, 'sort')))
+        return _rt_sort._make(_entry_sort_stable(input, stable, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, *out))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4802,7 +5628,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -4813,7 +5639,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -4847,7 +5673,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -4857,7 +5683,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:1546
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4869,7 +5695,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4879,7 +5705,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -4890,7 +5716,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -4901,7 +5727,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -4938,7 +5764,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -4946,6 +5772,130 @@ def stack(tensors, dim=0):
         if r is not _NO:
             return r
     return _entry_stack(tensors, dim)
+
+
+# schema/native_functions.yaml:3132
+def _m0_std(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std(input, unbiased):
+    return _entry_std(input, unbiased)
+
+
+# schema/native_functions.yaml:3137
+def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_std(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_std_dim(input, dim, unbiased, keepdim)
+    return _entry_std_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:3143
+def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_correction(input, dim, correction, keepdim)
+    return _entry_std_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
+# schema/native_functions.yaml:3166
+def _m0_std_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std_mean(input, unbiased):
+    return _entry_std_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:3170
+def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std_mean(input, dim, unbiased, keepdim):
+    return _entry_std_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3174
+def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_mean_correction(input, dim, correction, keepdim)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std_mean = (
+    (_m0_std_mean, _c0_std_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std_mean, _c1_std_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_std_mean, _c2_std_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std_mean = (
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def std_mean(*args, **kwargs):
+    """Overloads:
+    std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(std_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
 # schema/native_functions.yaml:233
@@ -5007,7 +5957,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -5017,7 +5967,7 @@ def swapaxes(input, axis0, axis1):
     return _entry_swapaxes(input, axis0, axis1)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1252
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -5027,7 +5977,7 @@ def swapdims(input, dim0, dim1):
     return _entry_swapdims(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -5037,7 +5987,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1181
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -5049,7 +5999,7 @@ def take(input, index, *, out=None):
     return _entry_take_out(input, index, out)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1200
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -5061,7 +6011,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:1621
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5073,7 +6023,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5105,7 +6055,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:2759
+# schema/native_functions.yaml:2761
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -5117,7 +6067,7 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 def _m0_tensor_split(input, sections, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
         return (input, sections, dim)
@@ -5128,7 +6078,7 @@ def _c0_tensor_split(input, sections, dim):
     return _entry_tensor_split_sections(input, sections, dim)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml:1283
 def _m1_tensor_split(input, indices, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (input, indices, dim)
@@ -5139,7 +6089,7 @@ def _c1_tensor_split(input, indices, dim):
     return _entry_tensor_split_indices(input, indices, dim)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1288
 def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
@@ -5176,7 +6126,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2740
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -5188,7 +6138,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2748
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -5210,7 +6160,7 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:889
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
@@ -5220,7 +6170,7 @@ def tile(input, dims):
     return _entry_tile(input, dims)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -5228,11 +6178,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         if r is not _NO:
             return r
     if out is None:
-        return _rt('topk', ('values', 'indices'))._make(_entry_topk(input, k, dim, largest, sorted))
-    return _rt('topk_out', ('values', 'indices'))._make(_entry_topk_values(input, k, dim, largest, sorted, *_out_tuple(out, 2, 'topk')))
+        return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
+    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -5242,7 +6192,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:908
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -5254,7 +6204,7 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:1438
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -5265,7 +6215,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:921
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -5277,7 +6227,7 @@ def triu(input, diagonal=0, *, out=None):
     return _entry_triu_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1444
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -5288,7 +6238,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1799
+# schema/native_functions.yaml:1801
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5300,7 +6250,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1807
+# schema/native_functions.yaml:1809
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5310,7 +6260,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -5320,7 +6270,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -5330,7 +6280,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5339,10 +6289,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             return r
     if out is None:
         return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
-    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *_out_tuple(out, 3, 'unique_consecutive'))
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1087
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5351,10 +6301,10 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
             return r
     if out is None:
         return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
-    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *_out_tuple(out, 3, 'unique_dim'))
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -5364,7 +6314,131 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:3113
+def _m0_var(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var(input, unbiased):
+    return _entry_var(input, unbiased)
+
+
+# schema/native_functions.yaml:3118
+def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_var(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_var_dim(input, dim, unbiased, keepdim)
+    return _entry_var_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:3124
+def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_correction(input, dim, correction, keepdim)
+    return _entry_var_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:3151
+def _m0_var_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var_mean(input, unbiased):
+    return _entry_var_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:3155
+def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var_mean(input, dim, unbiased, keepdim):
+    return _entry_var_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3159
+def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_mean_correction(input, dim, correction, keepdim)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var_mean = (
+    (_m0_var_mean, _c0_var_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var_mean, _c1_var_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_var_mean, _c2_var_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var_mean = (
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def var_mean(*args, **kwargs):
+    """Overloads:
+    var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(var_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
+
+
+# schema/native_functions.yaml:1303
 def _m0_vsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -5375,7 +6449,7 @@ def _c0_vsplit(input, sections):
     return _entry_vsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 def _m1_vsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -5409,7 +6483,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -5434,7 +6508,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml:2605
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -5445,7 +6519,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:2608
+# schema/native_functions.yaml:2610
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -5456,7 +6530,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:2613
+# schema/native_functions.yaml:2615
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)

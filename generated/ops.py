@@ -3894,7 +3894,37 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:669
+# schema/native_functions.yaml:668
+matmul_out = _Op("aten", 'matmul', 'out',
+    'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_matmul_out = matmul_out._cache
+
+
+def _bind_matmul_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_matmul_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matmul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_matmul_out.get(ks)
+    if _k is None:
+        _k = matmul_out._fill(ks)
+    return _k(self, other, out)
+
+
+matmul_out._bind = _bind_matmul_out
+matmul_out._entry = _entry_matmul_out
+_aten._packet('matmul')._add(matmul_out)
+
+
+# schema/native_functions.yaml:670
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3922,7 +3952,37 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:673
+linear_out = _Op("aten", 'linear', 'out',
+    'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'out'), 3, tags=())
+_c_linear_out = linear_out._cache
+
+
+def _bind_linear_out(input, weight, bias=None, *, out):
+    return (input, weight, bias, out)
+
+
+def _entry_linear_out(input, weight, bias, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linear_out, (input, weight, bias, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linear_out.get(ks)
+    if _k is None:
+        _k = linear_out._fill(ks)
+    return _k(input, weight, bias, out)
+
+
+linear_out._bind = _bind_linear_out
+linear_out._entry = _entry_linear_out
+_aten._packet('linear')._add(linear_out)
+
+
+# schema/native_functions.yaml:676
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3950,7 +4010,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3978,7 +4038,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -4006,7 +4066,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4034,7 +4094,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4062,7 +4122,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -4090,7 +4150,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -4118,7 +4178,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -4146,7 +4206,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4174,7 +4234,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -4202,7 +4262,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4230,7 +4290,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4258,7 +4318,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4286,7 +4346,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4314,7 +4374,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -4342,7 +4402,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4370,7 +4430,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4398,7 +4458,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4426,7 +4486,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4454,7 +4514,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4482,7 +4542,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4510,7 +4570,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4538,7 +4598,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4566,7 +4626,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4594,7 +4654,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4622,7 +4682,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4650,7 +4710,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4678,7 +4738,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4706,7 +4766,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4734,7 +4794,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4762,7 +4822,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4790,7 +4850,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4818,7 +4878,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:853
+# schema/native_functions.yaml:855
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4848,7 +4908,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4876,7 +4936,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4904,7 +4964,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml:867
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4934,7 +4994,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4964,7 +5024,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4992,7 +5052,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 repeat = _Op("aten", 'repeat', 'default',
     'repeat(Tensor self, SymInt[] repeats) -> Tensor',
     ('self', 'repeats'), 2, tags=())
@@ -5020,7 +5080,7 @@ repeat._entry = _entry_repeat
 _aten._packet('repeat')._add(repeat)
 
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml:887
 repeat_out = _Op("aten", 'repeat', 'out',
     'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'repeats', 'out'), 2, tags=())
@@ -5050,7 +5110,7 @@ repeat_out._entry = _entry_repeat_out
 _aten._packet('repeat')._add(repeat_out)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:889
 tile = _Op("aten", 'tile', 'default',
     'tile(Tensor self, SymInt[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5078,7 +5138,7 @@ tile._entry = _entry_tile
 _aten._packet('tile')._add(tile)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml:894
 flip = _Op("aten", 'flip', 'default',
     'flip(Tensor self, int[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5106,7 +5166,7 @@ flip._entry = _entry_flip
 _aten._packet('flip')._add(flip)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:899
 flip_out = _Op("aten", 'flip', 'out',
     'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dims', 'out'), 2, tags=())
@@ -5136,7 +5196,7 @@ flip_out._entry = _entry_flip_out
 _aten._packet('flip')._add(flip_out)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:901
 roll = _Op("aten", 'roll', 'default',
     'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
     ('self', 'shifts', 'dims'), 3, tags=())
@@ -5164,7 +5224,7 @@ roll._entry = _entry_roll
 _aten._packet('roll')._add(roll)
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml:906
 roll_out = _Op("aten", 'roll', 'out',
     'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'shifts', 'dims', 'out'), 3, tags=())
@@ -5194,7 +5254,7 @@ roll_out._entry = _entry_roll_out
 _aten._packet('roll')._add(roll_out)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:908
 tril = _Op("aten", 'tril', 'default',
     'tril(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5222,7 +5282,7 @@ tril._entry = _entry_tril
 _aten._packet('tril')._add(tril)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:913
 tril_out = _Op("aten", 'tril', 'out',
     'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5252,7 +5312,7 @@ tril_out._entry = _entry_tril_out
 _aten._packet('tril')._add(tril_out)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:915
 tril_ = _Op("aten", 'tril_', 'default',
     'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5282,7 +5342,7 @@ tril_._entry = _entry_tril_
 _aten._packet('tril_')._add(tril_)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:921
 triu = _Op("aten", 'triu', 'default',
     'triu(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5310,7 +5370,7 @@ triu._entry = _entry_triu
 _aten._packet('triu')._add(triu)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:926
 triu_out = _Op("aten", 'triu', 'out',
     'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5340,7 +5400,7 @@ triu_out._entry = _entry_triu_out
 _aten._packet('triu')._add(triu_out)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:928
 triu_ = _Op("aten", 'triu_', 'default',
     'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5370,7 +5430,7 @@ triu_._entry = _entry_triu_
 _aten._packet('triu_')._add(triu_)
 
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:934
 index_select = _Op("aten", 'index_select', 'default',
     'index_select(Tensor self, int dim, Tensor index) -> Tensor',
     ('self', 'dim', 'index'), 3, tags=())
@@ -5398,7 +5458,7 @@ index_select._entry = _entry_index_select
 _aten._packet('index_select')._add(index_select)
 
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml:939
 index_select_out = _Op("aten", 'index_select', 'out',
     'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'out'), 3, tags=())
@@ -5428,7 +5488,7 @@ index_select_out._entry = _entry_index_select_out
 _aten._packet('index_select')._add(index_select_out)
 
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:941
 gather = _Op("aten", 'gather', 'default',
     'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
     ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
@@ -5456,7 +5516,7 @@ gather._entry = _entry_gather
 _aten._packet('gather')._add(gather)
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml:946
 gather_out = _Op("aten", 'gather', 'out',
     'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
@@ -5486,7 +5546,7 @@ gather_out._entry = _entry_gather_out
 _aten._packet('gather')._add(gather_out)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 scatter_src = _Op("aten", 'scatter', 'src',
     'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5514,7 +5574,7 @@ scatter_src._entry = _entry_scatter_src
 _aten._packet('scatter')._add(scatter_src)
 
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml:953
 scatter_src_out = _Op("aten", 'scatter', 'src_out',
     'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5544,7 +5604,7 @@ scatter_src_out._entry = _entry_scatter_src_out
 _aten._packet('scatter')._add(scatter_src_out)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 scatter_value = _Op("aten", 'scatter', 'value',
     'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5572,7 +5632,7 @@ scatter_value._entry = _entry_scatter_value
 _aten._packet('scatter')._add(scatter_value)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:960
 scatter_value_out = _Op("aten", 'scatter', 'value_out',
     'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -5602,7 +5662,7 @@ scatter_value_out._entry = _entry_scatter_value_out
 _aten._packet('scatter')._add(scatter_value_out)
 
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 scatter_reduce = _Op("aten", 'scatter', 'reduce',
     'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5630,7 +5690,7 @@ scatter_reduce._entry = _entry_scatter_reduce
 _aten._packet('scatter')._add(scatter_reduce)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:967
 scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
     'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
@@ -5660,7 +5720,7 @@ scatter_reduce_out._entry = _entry_scatter_reduce_out
 _aten._packet('scatter')._add(scatter_reduce_out)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:969
 scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
     'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5688,7 +5748,7 @@ scatter_value_reduce._entry = _entry_scatter_value_reduce
 _aten._packet('scatter')._add(scatter_value_reduce)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:974
 scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
     'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
@@ -5718,7 +5778,7 @@ scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
 _aten._packet('scatter')._add(scatter_value_reduce_out)
 
 
-# schema/native_functions.yaml:974
+# schema/native_functions.yaml:976
 scatter__src = _Op("aten", 'scatter_', 'src',
     'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5748,7 +5808,7 @@ scatter__src._entry = _entry_scatter__src
 _aten._packet('scatter_')._add(scatter__src)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:982
 scatter__value = _Op("aten", 'scatter_', 'value',
     'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5778,7 +5838,7 @@ scatter__value._entry = _entry_scatter__value
 _aten._packet('scatter_')._add(scatter__value)
 
 
-# schema/native_functions.yaml:986
+# schema/native_functions.yaml:988
 scatter__reduce = _Op("aten", 'scatter_', 'reduce',
     'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5808,7 +5868,7 @@ scatter__reduce._entry = _entry_scatter__reduce
 _aten._packet('scatter_')._add(scatter__reduce)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:994
 scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
     'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5838,7 +5898,7 @@ scatter__value_reduce._entry = _entry_scatter__value_reduce
 _aten._packet('scatter_')._add(scatter__value_reduce)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 scatter_add = _Op("aten", 'scatter_add', 'default',
     'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5866,7 +5926,7 @@ scatter_add._entry = _entry_scatter_add
 _aten._packet('scatter_add')._add(scatter_add)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 scatter_add_out = _Op("aten", 'scatter_add', 'out',
     'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5896,7 +5956,7 @@ scatter_add_out._entry = _entry_scatter_add_out
 _aten._packet('scatter_add')._add(scatter_add_out)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1007
 scatter_add_ = _Op("aten", 'scatter_add_', 'default',
     'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5926,7 +5986,7 @@ scatter_add_._entry = _entry_scatter_add_
 _aten._packet('scatter_add_')._add(scatter_add_)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1013
 scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
     'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -5954,7 +6014,7 @@ scatter_reduce_two._entry = _entry_scatter_reduce_two
 _aten._packet('scatter_reduce')._add(scatter_reduce_two)
 
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml:1018
 scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
     'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
@@ -5984,7 +6044,7 @@ scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
 _aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
 
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1020
 scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
     'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -6014,7 +6074,7 @@ scatter_reduce__two._entry = _entry_scatter_reduce__two
 _aten._packet('scatter_reduce_')._add(scatter_reduce__two)
 
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1026
 masked_select = _Op("aten", 'masked_select', 'default',
     'masked_select(Tensor self, Tensor mask) -> Tensor',
     ('self', 'mask'), 2, tags=('dynamic_output_shape',))
@@ -6042,7 +6102,7 @@ masked_select._entry = _entry_masked_select
 _aten._packet('masked_select')._add(masked_select)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1031
 masked_select_out = _Op("aten", 'masked_select', 'out',
     'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
@@ -6072,7 +6132,7 @@ masked_select_out._entry = _entry_masked_select_out
 _aten._packet('masked_select')._add(masked_select_out)
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1034
 nonzero = _Op("aten", 'nonzero', 'default',
     'nonzero(Tensor self) -> Tensor',
     ('self',), 1, tags=('dynamic_output_shape',))
@@ -6100,7 +6160,7 @@ nonzero._entry = _entry_nonzero
 _aten._packet('nonzero')._add(nonzero)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1041
 nonzero_out = _Op("aten", 'nonzero', 'out',
     'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('dynamic_output_shape',))
@@ -6130,7 +6190,7 @@ nonzero_out._entry = _entry_nonzero_out
 _aten._packet('nonzero')._add(nonzero_out)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 topk = _Op("aten", 'topk', 'default',
     'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
     ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
@@ -6158,7 +6218,7 @@ topk._entry = _entry_topk
 _aten._packet('topk')._add(topk)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1052
 topk_values = _Op("aten", 'topk', 'values',
     'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
@@ -6190,7 +6250,7 @@ topk_values._entry = _entry_topk_values
 _aten._packet('topk')._add(topk_values)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1054
 sort = _Op("aten", 'sort', 'default',
     'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6218,7 +6278,7 @@ sort._entry = _entry_sort
 _aten._packet('sort')._add(sort)
 
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml:1059
 sort_values = _Op("aten", 'sort', 'values',
     'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
@@ -6250,7 +6310,7 @@ sort_values._entry = _entry_sort_values
 _aten._packet('sort')._add(sort_values)
 
 
-# schema/native_functions.yaml:1059
+# schema/native_functions.yaml:1061
 sort_stable = _Op("aten", 'sort', 'stable',
     'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6278,7 +6338,7 @@ sort_stable._entry = _entry_sort_stable
 _aten._packet('sort')._add(sort_stable)
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1066
 sort_values_stable = _Op("aten", 'sort', 'values_stable',
     'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
@@ -6310,7 +6370,7 @@ sort_values_stable._entry = _entry_sort_values_stable
 _aten._packet('sort')._add(sort_values_stable)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1068
 argsort = _Op("aten", 'argsort', 'default',
     'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6338,7 +6398,7 @@ argsort._entry = _entry_argsort
 _aten._packet('argsort')._add(argsort)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1073
 argsort_stable = _Op("aten", 'argsort', 'stable',
     'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6366,7 +6426,7 @@ argsort_stable._entry = _entry_argsort_stable
 _aten._packet('argsort')._add(argsort_stable)
 
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
     'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
@@ -6396,7 +6456,7 @@ argsort_stable_out._entry = _entry_argsort_stable_out
 _aten._packet('argsort')._add(argsort_stable_out)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1079
 _unique2 = _Op("aten", '_unique2', 'default',
     '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
@@ -6424,7 +6484,7 @@ _unique2._entry = _entry__unique2
 _aten._packet('_unique2')._add(_unique2)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1084
 _unique2_out = _Op("aten", '_unique2', 'out',
     '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -6458,7 +6518,7 @@ _unique2_out._entry = _entry__unique2_out
 _aten._packet('_unique2')._add(_unique2_out)
 
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1087
 unique_dim = _Op("aten", 'unique_dim', 'default',
     'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
@@ -6486,7 +6546,7 @@ unique_dim._entry = _entry_unique_dim
 _aten._packet('unique_dim')._add(unique_dim)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 unique_dim_out = _Op("aten", 'unique_dim', 'out',
     'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
@@ -6520,7 +6580,7 @@ unique_dim_out._entry = _entry_unique_dim_out
 _aten._packet('unique_dim')._add(unique_dim_out)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1095
 slice_scatter = _Op("aten", 'slice_scatter', 'default',
     'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
     ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
@@ -6548,7 +6608,7 @@ slice_scatter._entry = _entry_slice_scatter
 _aten._packet('slice_scatter')._add(slice_scatter)
 
 
-# schema/native_functions.yaml:1097
+# schema/native_functions.yaml:1099
 slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
     'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
@@ -6578,7 +6638,7 @@ slice_scatter_out._entry = _entry_slice_scatter_out
 _aten._packet('slice_scatter')._add(slice_scatter_out)
 
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1101
 select_scatter = _Op("aten", 'select_scatter', 'default',
     'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
     ('self', 'src', 'dim', 'index'), 4, tags=())
@@ -6606,7 +6666,7 @@ select_scatter._entry = _entry_select_scatter
 _aten._packet('select_scatter')._add(select_scatter)
 
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1105
 select_scatter_out = _Op("aten", 'select_scatter', 'out',
     'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
@@ -6636,7 +6696,7 @@ select_scatter_out._entry = _entry_select_scatter_out
 _aten._packet('select_scatter')._add(select_scatter_out)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
     'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
     ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
@@ -6664,7 +6724,7 @@ diagonal_scatter._entry = _entry_diagonal_scatter
 _aten._packet('diagonal_scatter')._add(diagonal_scatter)
 
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1111
 diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
     'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
@@ -6694,7 +6754,7 @@ diagonal_scatter_out._entry = _entry_diagonal_scatter_out
 _aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
     'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
     ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
@@ -6722,7 +6782,7 @@ as_strided_scatter._entry = _entry_as_strided_scatter
 _aten._packet('as_strided_scatter')._add(as_strided_scatter)
 
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1117
 as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
     'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
@@ -6752,7 +6812,7 @@ as_strided_scatter_out._entry = _entry_as_strided_scatter_out
 _aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1119
 index_add = _Op("aten", 'index_add', 'default',
     'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6780,7 +6840,7 @@ index_add._entry = _entry_index_add
 _aten._packet('index_add')._add(index_add)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1124
 index_add_out = _Op("aten", 'index_add', 'out',
     'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
@@ -6810,7 +6870,7 @@ index_add_out._entry = _entry_index_add_out
 _aten._packet('index_add')._add(index_add_out)
 
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1126
 index_add_ = _Op("aten", 'index_add_', 'default',
     'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6840,7 +6900,7 @@ index_add_._entry = _entry_index_add_
 _aten._packet('index_add_')._add(index_add_)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 index_copy = _Op("aten", 'index_copy', 'default',
     'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6868,7 +6928,7 @@ index_copy._entry = _entry_index_copy
 _aten._packet('index_copy')._add(index_copy)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 index_copy_out = _Op("aten", 'index_copy', 'out',
     'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
@@ -6898,7 +6958,7 @@ index_copy_out._entry = _entry_index_copy_out
 _aten._packet('index_copy')._add(index_copy_out)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1139
 index_copy_ = _Op("aten", 'index_copy_', 'default',
     'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6928,7 +6988,7 @@ index_copy_._entry = _entry_index_copy_
 _aten._packet('index_copy_')._add(index_copy_)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
     'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -6956,7 +7016,7 @@ index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
 _aten._packet('index_fill')._add(index_fill_int_Scalar)
 
 
-# schema/native_functions.yaml:1147
+# schema/native_functions.yaml:1149
 index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
     'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -6986,7 +7046,7 @@ index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
 _aten._packet('index_fill')._add(index_fill_int_Scalar_out)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1151
 index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
     'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7014,7 +7074,7 @@ index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
 _aten._packet('index_fill')._add(index_fill_int_Tensor)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1155
 index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
     'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -7044,7 +7104,7 @@ index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
 _aten._packet('index_fill')._add(index_fill_int_Tensor_out)
 
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1157
 index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
     'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7074,7 +7134,7 @@ index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
 _aten._packet('index_fill_')._add(index_fill__int_Scalar)
 
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1163
 index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
     'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7104,7 +7164,7 @@ index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
 _aten._packet('index_fill_')._add(index_fill__int_Tensor)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1169
 masked_scatter = _Op("aten", 'masked_scatter', 'default',
     'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7132,7 +7192,7 @@ masked_scatter._entry = _entry_masked_scatter
 _aten._packet('masked_scatter')._add(masked_scatter)
 
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1173
 masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
     'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'source', 'out'), 3, tags=())
@@ -7162,7 +7222,7 @@ masked_scatter_out._entry = _entry_masked_scatter_out
 _aten._packet('masked_scatter')._add(masked_scatter_out)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
     'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7192,7 +7252,7 @@ masked_scatter_._entry = _entry_masked_scatter_
 _aten._packet('masked_scatter_')._add(masked_scatter_)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1181
 take = _Op("aten", 'take', 'default',
     'take(Tensor self, Tensor index) -> Tensor',
     ('self', 'index'), 2, tags=())
@@ -7220,7 +7280,7 @@ take._entry = _entry_take
 _aten._packet('take')._add(take)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1186
 take_out = _Op("aten", 'take', 'out',
     'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'out'), 2, tags=())
@@ -7250,7 +7310,7 @@ take_out._entry = _entry_take_out
 _aten._packet('take')._add(take_out)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1188
 put = _Op("aten", 'put', 'default',
     'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7278,7 +7338,7 @@ put._entry = _entry_put
 _aten._packet('put')._add(put)
 
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1192
 put_out = _Op("aten", 'put', 'out',
     'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
@@ -7308,7 +7368,7 @@ put_out._entry = _entry_put_out
 _aten._packet('put')._add(put_out)
 
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1194
 put_ = _Op("aten", 'put_', 'default',
     'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7338,7 +7398,7 @@ put_._entry = _entry_put_
 _aten._packet('put_')._add(put_)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1200
 take_along_dim = _Op("aten", 'take_along_dim', 'default',
     'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -7366,7 +7426,7 @@ take_along_dim._entry = _entry_take_along_dim
 _aten._packet('take_along_dim')._add(take_along_dim)
 
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1204
 take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
     'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'dim', 'out'), 3, tags=())
@@ -7396,7 +7456,7 @@ take_along_dim_out._entry = _entry_take_along_dim_out
 _aten._packet('take_along_dim')._add(take_along_dim_out)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1206
 argwhere = _Op("aten", 'argwhere', 'default',
     'argwhere(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7424,7 +7484,7 @@ argwhere._entry = _entry_argwhere
 _aten._packet('argwhere')._add(argwhere)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1211
 fliplr = _Op("aten", 'fliplr', 'default',
     'fliplr(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7452,7 +7512,7 @@ fliplr._entry = _entry_fliplr
 _aten._packet('fliplr')._add(fliplr)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1216
 flipud = _Op("aten", 'flipud', 'default',
     'flipud(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7480,7 +7540,7 @@ flipud._entry = _entry_flipud
 _aten._packet('flipud')._add(flipud)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1221
 rot90 = _Op("aten", 'rot90', 'default',
     'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
     ('self', 'k', 'dims'), 3, tags=())
@@ -7508,7 +7568,7 @@ rot90._entry = _entry_rot90
 _aten._packet('rot90')._add(rot90)
 
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1225
 rot90_out = _Op("aten", 'rot90', 'out',
     'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'k', 'dims', 'out'), 3, tags=())
@@ -7538,7 +7598,7 @@ rot90_out._entry = _entry_rot90_out
 _aten._packet('rot90')._add(rot90_out)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 msort = _Op("aten", 'msort', 'default',
     'msort(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7566,7 +7626,7 @@ msort._entry = _entry_msort
 _aten._packet('msort')._add(msort)
 
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1231
 msort_out = _Op("aten", 'msort', 'out',
     'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7596,7 +7656,7 @@ msort_out._entry = _entry_msort_out
 _aten._packet('msort')._add(msort_out)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
     'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
     ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
@@ -7624,7 +7684,7 @@ unique_consecutive._entry = _entry_unique_consecutive
 _aten._packet('unique_consecutive')._add(unique_consecutive)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1238
 unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
     'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -7658,7 +7718,7 @@ unique_consecutive_out._entry = _entry_unique_consecutive_out
 _aten._packet('unique_consecutive')._add(unique_consecutive_out)
 
 
-# schema/native_functions.yaml:1239
+# schema/native_functions.yaml:1241
 unfold = _Op("aten", 'unfold', 'default',
     'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
     ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
@@ -7686,7 +7746,7 @@ unfold._entry = _entry_unfold
 _aten._packet('unfold')._add(unfold)
 
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 swapaxes = _Op("aten", 'swapaxes', 'default',
     'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
     ('self', 'axis0', 'axis1'), 3, tags=())
@@ -7714,7 +7774,7 @@ swapaxes._entry = _entry_swapaxes
 _aten._packet('swapaxes')._add(swapaxes)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1252
 swapdims = _Op("aten", 'swapdims', 'default',
     'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=())
@@ -7742,7 +7802,7 @@ swapdims._entry = _entry_swapdims
 _aten._packet('swapdims')._add(swapdims)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
     'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7770,7 +7830,7 @@ moveaxis_intlist._entry = _entry_moveaxis_intlist
 _aten._packet('moveaxis')._add(moveaxis_intlist)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 moveaxis_int = _Op("aten", 'moveaxis', 'int',
     'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7798,7 +7858,7 @@ moveaxis_int._entry = _entry_moveaxis_int
 _aten._packet('moveaxis')._add(moveaxis_int)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1267
 ravel = _Op("aten", 'ravel', 'default',
     'ravel(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -7826,7 +7886,7 @@ ravel._entry = _entry_ravel
 _aten._packet('ravel')._add(ravel)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 narrow_copy = _Op("aten", 'narrow_copy', 'default',
     'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -7854,7 +7914,7 @@ narrow_copy._entry = _entry_narrow_copy
 _aten._packet('narrow_copy')._add(narrow_copy)
 
 
-# schema/native_functions.yaml:1274
+# schema/native_functions.yaml:1276
 narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
     'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
@@ -7884,7 +7944,7 @@ narrow_copy_out._entry = _entry_narrow_copy_out
 _aten._packet('narrow_copy')._add(narrow_copy_out)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     ('self', 'sections', 'dim'), 3, tags=())
@@ -7912,7 +7972,7 @@ tensor_split_sections._entry = _entry_tensor_split_sections
 _aten._packet('tensor_split')._add(tensor_split_sections)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml:1283
 tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -7940,7 +8000,7 @@ tensor_split_indices._entry = _entry_tensor_split_indices
 _aten._packet('tensor_split')._add(tensor_split_indices)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1288
 tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
     'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
@@ -7968,7 +8028,7 @@ tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indi
 _aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 hsplit_int = _Op("aten", 'hsplit', 'int',
     'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -7996,7 +8056,7 @@ hsplit_int._entry = _entry_hsplit_int
 _aten._packet('hsplit')._add(hsplit_int)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1298
 hsplit_array = _Op("aten", 'hsplit', 'array',
     'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8024,7 +8084,7 @@ hsplit_array._entry = _entry_hsplit_array
 _aten._packet('hsplit')._add(hsplit_array)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 vsplit_int = _Op("aten", 'vsplit', 'int',
     'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8052,7 +8112,7 @@ vsplit_int._entry = _entry_vsplit_int
 _aten._packet('vsplit')._add(vsplit_int)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 vsplit_array = _Op("aten", 'vsplit', 'array',
     'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8080,7 +8140,7 @@ vsplit_array._entry = _entry_vsplit_array
 _aten._packet('vsplit')._add(vsplit_array)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1313
 dsplit_int = _Op("aten", 'dsplit', 'int',
     'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8108,7 +8168,7 @@ dsplit_int._entry = _entry_dsplit_int
 _aten._packet('dsplit')._add(dsplit_int)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 dsplit_array = _Op("aten", 'dsplit', 'array',
     'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8136,7 +8196,7 @@ dsplit_array._entry = _entry_dsplit_array
 _aten._packet('dsplit')._add(dsplit_array)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1323
 atleast_1d = _Op("aten", 'atleast_1d', 'default',
     'atleast_1d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8164,7 +8224,7 @@ atleast_1d._entry = _entry_atleast_1d
 _aten._packet('atleast_1d')._add(atleast_1d)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1328
 atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
     'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8192,7 +8252,7 @@ atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
 _aten._packet('atleast_1d')._add(atleast_1d_Sequence)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 atleast_2d = _Op("aten", 'atleast_2d', 'default',
     'atleast_2d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8220,7 +8280,7 @@ atleast_2d._entry = _entry_atleast_2d
 _aten._packet('atleast_2d')._add(atleast_2d)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1338
 atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
     'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8248,7 +8308,7 @@ atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
 _aten._packet('atleast_2d')._add(atleast_2d_Sequence)
 
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml:1343
 atleast_3d = _Op("aten", 'atleast_3d', 'default',
     'atleast_3d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8276,7 +8336,7 @@ atleast_3d._entry = _entry_atleast_3d
 _aten._packet('atleast_3d')._add(atleast_3d)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1348
 atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
     'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8304,7 +8364,7 @@ atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
 _aten._packet('atleast_3d')._add(atleast_3d_Sequence)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1353
 hstack = _Op("aten", 'hstack', 'default',
     'hstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8332,7 +8392,7 @@ hstack._entry = _entry_hstack
 _aten._packet('hstack')._add(hstack)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1356
 hstack_out = _Op("aten", 'hstack', 'out',
     'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8362,7 +8422,7 @@ hstack_out._entry = _entry_hstack_out
 _aten._packet('hstack')._add(hstack_out)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 vstack = _Op("aten", 'vstack', 'default',
     'vstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8390,7 +8450,7 @@ vstack._entry = _entry_vstack
 _aten._packet('vstack')._add(vstack)
 
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml:1361
 vstack_out = _Op("aten", 'vstack', 'out',
     'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8420,7 +8480,7 @@ vstack_out._entry = _entry_vstack_out
 _aten._packet('vstack')._add(vstack_out)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1363
 row_stack = _Op("aten", 'row_stack', 'default',
     'row_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8448,7 +8508,7 @@ row_stack._entry = _entry_row_stack
 _aten._packet('row_stack')._add(row_stack)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1366
 row_stack_out = _Op("aten", 'row_stack', 'out',
     'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8478,7 +8538,7 @@ row_stack_out._entry = _entry_row_stack_out
 _aten._packet('row_stack')._add(row_stack_out)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 dstack = _Op("aten", 'dstack', 'default',
     'dstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8506,7 +8566,7 @@ dstack._entry = _entry_dstack
 _aten._packet('dstack')._add(dstack)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1371
 dstack_out = _Op("aten", 'dstack', 'out',
     'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8536,7 +8596,7 @@ dstack_out._entry = _entry_dstack_out
 _aten._packet('dstack')._add(dstack_out)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1373
 column_stack = _Op("aten", 'column_stack', 'default',
     'column_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8564,7 +8624,7 @@ column_stack._entry = _entry_column_stack
 _aten._packet('column_stack')._add(column_stack)
 
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml:1376
 column_stack_out = _Op("aten", 'column_stack', 'out',
     'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8594,7 +8654,7 @@ column_stack_out._entry = _entry_column_stack_out
 _aten._packet('column_stack')._add(column_stack_out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1378
 diag_embed = _Op("aten", 'diag_embed', 'default',
     'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
@@ -8622,7 +8682,7 @@ diag_embed._entry = _entry_diag_embed
 _aten._packet('diag_embed')._add(diag_embed)
 
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1382
 diag_embed_out = _Op("aten", 'diag_embed', 'out',
     'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
@@ -8652,7 +8712,7 @@ diag_embed_out._entry = _entry_diag_embed_out
 _aten._packet('diag_embed')._add(diag_embed_out)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 diag = _Op("aten", 'diag', 'default',
     'diag(Tensor self, int diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -8680,7 +8740,7 @@ diag._entry = _entry_diag
 _aten._packet('diag')._add(diag)
 
 
-# schema/native_functions.yaml:1386
+# schema/native_functions.yaml:1388
 diag_out = _Op("aten", 'diag', 'out',
     'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -8710,7 +8770,7 @@ diag_out._entry = _entry_diag_out
 _aten._packet('diag')._add(diag_out)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1390
 diagflat = _Op("aten", 'diagflat', 'default',
     'diagflat(Tensor self, int offset=0) -> Tensor',
     ('self', 'offset'), 2, tags=())
@@ -8738,7 +8798,7 @@ diagflat._entry = _entry_diagflat
 _aten._packet('diagflat')._add(diagflat)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml:1395
 repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
     'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
     ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
@@ -8766,7 +8826,7 @@ repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
 
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1399
 repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
     'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
     ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
@@ -8796,7 +8856,7 @@ repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
     'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8824,7 +8884,7 @@ repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1407
 repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
     'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8852,7 +8912,7 @@ repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
     'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8880,7 +8940,7 @@ searchsorted_Tensor._entry = _entry_searchsorted_Tensor
 _aten._packet('searchsorted')._add(searchsorted_Tensor)
 
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1416
 searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
     'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8910,7 +8970,7 @@ searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
 _aten._packet('searchsorted')._add(searchsorted_Tensor_out)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1418
 searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
     'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8938,7 +8998,7 @@ searchsorted_Scalar._entry = _entry_searchsorted_Scalar
 _aten._packet('searchsorted')._add(searchsorted_Scalar)
 
 
-# schema/native_functions.yaml:1420
+# schema/native_functions.yaml:1422
 searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
     'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8968,7 +9028,7 @@ searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
 _aten._packet('searchsorted')._add(searchsorted_Scalar_out)
 
 
-# schema/native_functions.yaml:1422
+# schema/native_functions.yaml:1424
 bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
     'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -8996,7 +9056,7 @@ bucketize_Tensor._entry = _entry_bucketize_Tensor
 _aten._packet('bucketize')._add(bucketize_Tensor)
 
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1428
 bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
     'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9026,7 +9086,7 @@ bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
 _aten._packet('bucketize')._add(bucketize_Tensor_out)
 
 
-# schema/native_functions.yaml:1428
+# schema/native_functions.yaml:1430
 bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
     'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -9054,7 +9114,7 @@ bucketize_Scalar._entry = _entry_bucketize_Scalar
 _aten._packet('bucketize')._add(bucketize_Scalar)
 
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
     'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9084,7 +9144,7 @@ bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
 _aten._packet('bucketize')._add(bucketize_Scalar_out)
 
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:1438
 tril_indices = _Op("aten", 'tril_indices', 'default',
     'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -9109,7 +9169,7 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1444
 triu_indices = _Op("aten", 'triu_indices', 'default',
     'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -9134,7 +9194,7 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1450
 meshgrid = _Op("aten", 'meshgrid', 'default',
     'meshgrid(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -9162,7 +9222,7 @@ meshgrid._entry = _entry_meshgrid
 _aten._packet('meshgrid')._add(meshgrid)
 
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1454
 meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
     'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
     ('tensors', 'indexing'), 1, tags=())
@@ -9190,7 +9250,7 @@ meshgrid_indexing._entry = _entry_meshgrid_indexing
 _aten._packet('meshgrid')._add(meshgrid_indexing)
 
 
-# schema/native_functions.yaml:1456
+# schema/native_functions.yaml:1458
 broadcast_to = _Op("aten", 'broadcast_to', 'default',
     'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=())
@@ -9218,7 +9278,7 @@ broadcast_to._entry = _entry_broadcast_to
 _aten._packet('broadcast_to')._add(broadcast_to)
 
 
-# schema/native_functions.yaml:1461
+# schema/native_functions.yaml:1463
 broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
     'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -9246,7 +9306,7 @@ broadcast_tensors._entry = _entry_broadcast_tensors
 _aten._packet('broadcast_tensors')._add(broadcast_tensors)
 
 
-# schema/native_functions.yaml:1465
+# schema/native_functions.yaml:1467
 cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
     'cartesian_prod(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -9274,7 +9334,7 @@ cartesian_prod._entry = _entry_cartesian_prod
 _aten._packet('cartesian_prod')._add(cartesian_prod)
 
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1471
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -9302,7 +9362,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:1476
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -9332,7 +9392,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9362,7 +9422,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9390,7 +9450,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:1489
+# schema/native_functions.yaml:1491
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9420,7 +9480,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9450,7 +9510,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1501
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9478,7 +9538,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:1506
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9508,7 +9568,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9538,7 +9598,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:1516
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9566,7 +9626,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1521
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9596,7 +9656,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1524
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9626,7 +9686,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9654,7 +9714,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:1536
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9684,7 +9744,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9714,7 +9774,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:1546
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9742,7 +9802,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml:1551
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9772,7 +9832,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9802,7 +9862,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9830,7 +9890,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:1566
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9860,7 +9920,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9890,7 +9950,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:1576
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9918,7 +9978,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:1579
+# schema/native_functions.yaml:1581
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9948,7 +10008,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:1584
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9978,7 +10038,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1591
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10006,7 +10066,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:1594
+# schema/native_functions.yaml:1596
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10036,7 +10096,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10066,7 +10126,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1606
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10094,7 +10154,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1609
+# schema/native_functions.yaml:1611
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10124,7 +10184,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1614
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10154,7 +10214,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:1621
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10182,7 +10242,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1624
+# schema/native_functions.yaml:1626
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10212,7 +10272,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10242,7 +10302,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1634
+# schema/native_functions.yaml:1636
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10270,7 +10330,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml:1641
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10300,7 +10360,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1642
+# schema/native_functions.yaml:1644
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10330,7 +10390,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10358,7 +10418,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1656
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10388,7 +10448,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1657
+# schema/native_functions.yaml:1659
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10418,7 +10478,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10446,7 +10506,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1669
+# schema/native_functions.yaml:1671
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10476,7 +10536,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml:1674
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10506,7 +10566,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10534,7 +10594,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml:1686
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10564,7 +10624,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1687
+# schema/native_functions.yaml:1689
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10594,7 +10654,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10622,7 +10682,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1699
+# schema/native_functions.yaml:1701
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10652,7 +10712,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1702
+# schema/native_functions.yaml:1704
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10682,7 +10742,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1709
+# schema/native_functions.yaml:1711
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10710,7 +10770,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1714
+# schema/native_functions.yaml:1716
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10740,7 +10800,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10770,7 +10830,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10798,7 +10858,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1729
+# schema/native_functions.yaml:1731
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10828,7 +10888,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1732
+# schema/native_functions.yaml:1734
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10858,7 +10918,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10886,7 +10946,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1744
+# schema/native_functions.yaml:1746
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10916,7 +10976,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1747
+# schema/native_functions.yaml:1749
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10946,7 +11006,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10974,7 +11034,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1759
+# schema/native_functions.yaml:1761
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11004,7 +11064,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11034,7 +11094,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1769
+# schema/native_functions.yaml:1771
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11062,7 +11122,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1774
+# schema/native_functions.yaml:1776
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11092,7 +11152,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -11120,7 +11180,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1782
+# schema/native_functions.yaml:1784
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -11150,7 +11210,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1785
+# schema/native_functions.yaml:1787
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11180,7 +11240,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -11210,7 +11270,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1799
+# schema/native_functions.yaml:1801
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11238,7 +11298,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1804
+# schema/native_functions.yaml:1806
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11268,7 +11328,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1807
+# schema/native_functions.yaml:1809
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11298,7 +11358,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1814
+# schema/native_functions.yaml:1816
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11326,7 +11386,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1819
+# schema/native_functions.yaml:1821
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11356,7 +11416,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11386,7 +11446,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1829
+# schema/native_functions.yaml:1831
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11414,7 +11474,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1834
+# schema/native_functions.yaml:1836
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11444,7 +11504,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1837
+# schema/native_functions.yaml:1839
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11474,7 +11534,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1844
+# schema/native_functions.yaml:1846
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11502,7 +11562,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1849
+# schema/native_functions.yaml:1851
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11532,7 +11592,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1854
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11562,7 +11622,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1859
+# schema/native_functions.yaml:1861
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11590,7 +11650,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1864
+# schema/native_functions.yaml:1866
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11620,7 +11680,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml:1869
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11650,7 +11710,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1874
+# schema/native_functions.yaml:1876
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11678,7 +11738,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1879
+# schema/native_functions.yaml:1881
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11708,7 +11768,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11736,7 +11796,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1887
+# schema/native_functions.yaml:1889
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11766,7 +11826,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11794,7 +11854,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1899
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11822,7 +11882,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1902
+# schema/native_functions.yaml:1904
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11852,7 +11912,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1905
+# schema/native_functions.yaml:1907
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -11880,7 +11940,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1910
+# schema/native_functions.yaml:1912
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -11910,7 +11970,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -11940,7 +12000,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1920
+# schema/native_functions.yaml:1922
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -11968,7 +12028,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1924
+# schema/native_functions.yaml:1926
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -11998,7 +12058,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1929
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -12026,7 +12086,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1935
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12054,7 +12114,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml:1939
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12082,7 +12142,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1943
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12110,7 +12170,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:1947
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12138,7 +12198,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1951
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -12166,7 +12226,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1955
+# schema/native_functions.yaml:1957
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -12194,7 +12254,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1960
+# schema/native_functions.yaml:1962
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -12222,7 +12282,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1966
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -12250,7 +12310,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1970
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -12280,7 +12340,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -12308,7 +12368,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1976
+# schema/native_functions.yaml:1978
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -12336,7 +12396,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1980
+# schema/native_functions.yaml:1982
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -12366,7 +12426,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -12394,7 +12454,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1989
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -12424,7 +12484,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml:1991
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -12452,7 +12512,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:1995
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -12480,7 +12540,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml:1999
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -12510,7 +12570,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2001
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -12539,7 +12599,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:2003
+# schema/native_functions.yaml:2005
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -12567,7 +12627,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:2007
+# schema/native_functions.yaml:2009
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -12597,7 +12657,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:2010
+# schema/native_functions.yaml:2012
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -12625,7 +12685,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2016
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -12655,7 +12715,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2018
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -12683,7 +12743,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2023
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -12711,7 +12771,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:2026
+# schema/native_functions.yaml:2028
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -12741,7 +12801,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2030
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -12769,7 +12829,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:2033
+# schema/native_functions.yaml:2035
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -12799,7 +12859,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2037
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -12827,7 +12887,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:2040
+# schema/native_functions.yaml:2042
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -12857,7 +12917,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2046
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -12885,7 +12945,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml:2051
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -12915,7 +12975,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:2051
+# schema/native_functions.yaml:2053
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -12945,7 +13005,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml:2059
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -12973,7 +13033,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2063
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -13001,7 +13061,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2067
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -13031,7 +13091,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2070
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -13059,7 +13119,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml:2074
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -13089,7 +13149,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:2075
+# schema/native_functions.yaml:2077
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -13117,7 +13177,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml:2081
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -13147,7 +13207,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:2081
+# schema/native_functions.yaml:2083
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -13175,7 +13235,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:2085
+# schema/native_functions.yaml:2087
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -13205,7 +13265,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml:2089
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -13233,7 +13293,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2094
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -13263,7 +13323,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2096
+# schema/native_functions.yaml:2098
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -13291,7 +13351,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2100
+# schema/native_functions.yaml:2102
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -13321,7 +13381,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml:2104
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -13349,7 +13409,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2109
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -13379,7 +13439,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:2110
+# schema/native_functions.yaml:2112
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -13407,7 +13467,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:2115
+# schema/native_functions.yaml:2117
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -13437,7 +13497,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13465,7 +13525,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:2123
+# schema/native_functions.yaml:2125
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13495,7 +13555,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:2126
+# schema/native_functions.yaml:2128
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13523,7 +13583,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:2131
+# schema/native_functions.yaml:2133
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13553,7 +13613,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2136
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13583,7 +13643,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:2141
+# schema/native_functions.yaml:2143
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13613,7 +13673,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13641,7 +13701,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:2153
+# schema/native_functions.yaml:2155
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13671,7 +13731,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:2156
+# schema/native_functions.yaml:2158
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13699,7 +13759,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:2161
+# schema/native_functions.yaml:2163
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13729,7 +13789,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:2164
+# schema/native_functions.yaml:2166
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13757,7 +13817,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml:2171
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13787,7 +13847,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2174
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13817,7 +13877,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2181
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13847,7 +13907,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:2186
+# schema/native_functions.yaml:2188
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13875,7 +13935,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:2191
+# schema/native_functions.yaml:2193
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13905,7 +13965,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:2194
+# schema/native_functions.yaml:2196
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13933,7 +13993,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml:2201
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13963,7 +14023,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2204
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13993,7 +14053,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:2209
+# schema/native_functions.yaml:2211
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14023,7 +14083,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:2218
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14051,7 +14111,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:2221
+# schema/native_functions.yaml:2223
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14081,7 +14141,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:2226
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14109,7 +14169,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml:2231
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14139,7 +14199,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2234
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14167,7 +14227,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14197,7 +14257,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:2240
+# schema/native_functions.yaml:2242
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14227,7 +14287,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:2247
+# schema/native_functions.yaml:2249
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14255,7 +14315,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml:2254
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14285,7 +14345,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:2255
+# schema/native_functions.yaml:2257
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14315,7 +14375,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:2262
+# schema/native_functions.yaml:2264
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14343,7 +14403,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml:2269
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14373,7 +14433,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:2270
+# schema/native_functions.yaml:2272
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14403,7 +14463,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:2277
+# schema/native_functions.yaml:2279
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14431,7 +14491,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml:2284
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14461,7 +14521,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:2285
+# schema/native_functions.yaml:2287
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14491,7 +14551,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2294
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14519,7 +14579,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:2297
+# schema/native_functions.yaml:2299
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14549,7 +14609,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:2300
+# schema/native_functions.yaml:2302
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14577,7 +14637,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:2305
+# schema/native_functions.yaml:2307
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14607,7 +14667,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:2308
+# schema/native_functions.yaml:2310
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14635,7 +14695,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2313
+# schema/native_functions.yaml:2315
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14665,7 +14725,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2318
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14695,7 +14755,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:2323
+# schema/native_functions.yaml:2325
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14725,7 +14785,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14753,7 +14813,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml:2337
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14783,7 +14843,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:2338
+# schema/native_functions.yaml:2340
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14811,7 +14871,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml:2345
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14841,7 +14901,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2348
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14869,7 +14929,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2351
+# schema/native_functions.yaml:2353
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14899,7 +14959,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2356
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14929,7 +14989,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2363
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14959,7 +15019,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14987,7 +15047,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:2373
+# schema/native_functions.yaml:2375
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15017,7 +15077,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:2376
+# schema/native_functions.yaml:2378
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15045,7 +15105,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:2381
+# schema/native_functions.yaml:2383
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15075,7 +15135,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2386
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15103,7 +15163,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2389
+# schema/native_functions.yaml:2391
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15133,7 +15193,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2392
+# schema/native_functions.yaml:2394
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15163,7 +15223,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:2399
+# schema/native_functions.yaml:2401
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15193,7 +15253,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml:2408
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15221,7 +15281,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:2411
+# schema/native_functions.yaml:2413
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -15251,7 +15311,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:2416
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15279,7 +15339,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:2421
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -15309,7 +15369,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:2422
+# schema/native_functions.yaml:2424
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15339,7 +15399,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2431
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15369,7 +15429,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2438
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15397,7 +15457,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2443
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -15427,7 +15487,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:2446
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15457,7 +15517,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml:2453
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15485,7 +15545,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:2456
+# schema/native_functions.yaml:2458
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -15515,7 +15575,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2461
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15545,7 +15605,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:2466
+# schema/native_functions.yaml:2468
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15573,7 +15633,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:2471
+# schema/native_functions.yaml:2473
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15603,7 +15663,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml:2476
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15631,7 +15691,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:2479
+# schema/native_functions.yaml:2481
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15661,7 +15721,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:2482
+# schema/native_functions.yaml:2484
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15689,7 +15749,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml:2489
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15719,7 +15779,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:2490
+# schema/native_functions.yaml:2492
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15749,7 +15809,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:2497
+# schema/native_functions.yaml:2499
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15779,7 +15839,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:2506
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15809,7 +15869,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2513
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15839,7 +15899,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml:2520
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15869,7 +15929,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:2525
+# schema/native_functions.yaml:2527
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15899,7 +15959,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:2532
+# schema/native_functions.yaml:2534
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15929,7 +15989,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:2539
+# schema/native_functions.yaml:2541
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15959,7 +16019,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2548
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15989,7 +16049,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2555
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16019,7 +16079,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:2560
+# schema/native_functions.yaml:2562
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16049,7 +16109,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2569
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16079,7 +16139,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:2574
+# schema/native_functions.yaml:2576
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -16107,7 +16167,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2581
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -16137,7 +16197,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:2582
+# schema/native_functions.yaml:2584
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16167,7 +16227,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:2591
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -16197,7 +16257,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:2596
+# schema/native_functions.yaml:2598
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -16227,7 +16287,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml:2605
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16255,7 +16315,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:2608
+# schema/native_functions.yaml:2610
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16283,7 +16343,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:2613
+# schema/native_functions.yaml:2615
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16311,7 +16371,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:2618
+# schema/native_functions.yaml:2620
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -16339,7 +16399,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:2623
+# schema/native_functions.yaml:2625
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -16369,7 +16429,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:2626
+# schema/native_functions.yaml:2628
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -16399,7 +16459,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:2632
+# schema/native_functions.yaml:2634
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -16427,7 +16487,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:2639
+# schema/native_functions.yaml:2641
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -16455,7 +16515,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2646
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -16485,7 +16545,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml:2649
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -16515,7 +16575,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2656
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -16543,7 +16603,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:2661
+# schema/native_functions.yaml:2663
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -16571,7 +16631,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2668
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -16601,7 +16661,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:2669
+# schema/native_functions.yaml:2671
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -16629,7 +16689,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2677
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -16657,7 +16717,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:2680
+# schema/native_functions.yaml:2682
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -16687,7 +16747,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:2683
+# schema/native_functions.yaml:2685
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -16717,7 +16777,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2692
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -16745,7 +16805,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2698
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -16773,7 +16833,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml:2703
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -16803,7 +16863,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2706
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -16833,7 +16893,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2713
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -16861,7 +16921,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:2717
+# schema/native_functions.yaml:2719
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -16889,7 +16949,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2724
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -16919,7 +16979,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:2725
+# schema/native_functions.yaml:2727
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -16949,7 +17009,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:2732
+# schema/native_functions.yaml:2734
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -16977,7 +17037,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2740
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -17006,7 +17066,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:2743
+# schema/native_functions.yaml:2745
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -17036,7 +17096,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2748
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -17066,7 +17126,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:2752
+# schema/native_functions.yaml:2754
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -17094,7 +17154,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:2759
+# schema/native_functions.yaml:2761
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -17122,7 +17182,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2768
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -17150,7 +17210,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:2771
+# schema/native_functions.yaml:2773
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -17180,7 +17240,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2776
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -17208,7 +17268,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:2779
+# schema/native_functions.yaml:2781
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -17238,7 +17298,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml:2784
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -17268,7 +17328,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:2789
+# schema/native_functions.yaml:2791
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -17298,7 +17358,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2798
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -17326,7 +17386,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:2801
+# schema/native_functions.yaml:2803
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -17356,7 +17416,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2806
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -17384,7 +17444,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:2809
+# schema/native_functions.yaml:2811
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -17414,7 +17474,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2814
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -17444,7 +17504,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2821
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -17474,7 +17534,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2828
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -17504,7 +17564,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2835
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -17534,7 +17594,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2838
+# schema/native_functions.yaml:2840
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -17564,7 +17624,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2844
+# schema/native_functions.yaml:2846
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -17594,7 +17654,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2851
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -17624,7 +17684,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2854
+# schema/native_functions.yaml:2856
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -17654,7 +17714,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2859
+# schema/native_functions.yaml:2861
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -17684,7 +17744,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2864
+# schema/native_functions.yaml:2866
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -17714,7 +17774,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:2869
+# schema/native_functions.yaml:2871
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -17744,7 +17804,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml:2877
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -17772,3 +17832,3037 @@ def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
 tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
 tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:2883
+nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
+    'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_forward = nll_loss_forward._cache
+
+
+def _bind_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss_forward.get(ks)
+    if _k is None:
+        _k = nll_loss_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_forward._bind = _bind_nll_loss_forward
+nll_loss_forward._entry = _entry_nll_loss_forward
+_aten._packet('nll_loss_forward')._add(nll_loss_forward)
+
+
+# schema/native_functions.yaml:2888
+nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
+    'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss_forward_output = nll_loss_forward_output._cache
+
+
+def _bind_nll_loss_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    _k = _c_nll_loss_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss_forward_output._bind = _bind_nll_loss_forward_output
+nll_loss_forward_output._entry = _entry_nll_loss_forward_output
+_aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
+
+
+# schema/native_functions.yaml:2892
+nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
+    'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss_backward = nll_loss_backward._cache
+
+
+def _bind_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    _k = _c_nll_loss_backward.get(ks)
+    if _k is None:
+        _k = nll_loss_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss_backward._bind = _bind_nll_loss_backward
+nll_loss_backward._entry = _entry_nll_loss_backward
+_aten._packet('nll_loss_backward')._add(nll_loss_backward)
+
+
+# schema/native_functions.yaml:2897
+nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
+    'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss_backward_grad_input = nll_loss_backward_grad_input._cache
+
+
+def _bind_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_nll_loss_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss_backward_grad_input._bind = _bind_nll_loss_backward_grad_input
+nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
+_aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
+
+
+# schema/native_functions.yaml:2901
+nll_loss = _Op("aten", 'nll_loss', 'default',
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss = nll_loss._cache
+
+
+def _bind_nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss.get(ks)
+    if _k is None:
+        _k = nll_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss._bind = _bind_nll_loss
+nll_loss._entry = _entry_nll_loss
+_aten._packet('nll_loss')._add(nll_loss)
+
+
+# schema/native_functions.yaml:2904
+nll_loss_out = _Op("aten", 'nll_loss', 'out',
+    'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss_out = nll_loss_out._cache
+
+
+def _bind_nll_loss_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nll_loss_out.get(ks)
+    if _k is None:
+        _k = nll_loss_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss_out._bind = _bind_nll_loss_out
+nll_loss_out._entry = _entry_nll_loss_out
+_aten._packet('nll_loss')._add(nll_loss_out)
+
+
+# schema/native_functions.yaml:2906
+nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
+    'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_nd = nll_loss_nd._cache
+
+
+def _bind_nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_nd, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss_nd.get(ks)
+    if _k is None:
+        _k = nll_loss_nd._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_nd._bind = _bind_nll_loss_nd
+nll_loss_nd._entry = _entry_nll_loss_nd
+_aten._packet('nll_loss_nd')._add(nll_loss_nd)
+
+
+# schema/native_functions.yaml:2910
+cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
+    'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
+_c_cross_entropy_loss = cross_entropy_loss._cache
+
+
+def _bind_cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return (self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross_entropy_loss, (self, target, weight, reduction, ignore_index, label_smoothing)) from None
+    _k = _c_cross_entropy_loss.get(ks)
+    if _k is None:
+        _k = cross_entropy_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+cross_entropy_loss._bind = _bind_cross_entropy_loss
+cross_entropy_loss._entry = _entry_cross_entropy_loss
+_aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
+
+
+# schema/native_functions.yaml:2914
+mse_loss = _Op("aten", 'mse_loss', 'default',
+    'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_mse_loss = mse_loss._cache
+
+
+def _bind_mse_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_mse_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss, (self, target, reduction)) from None
+    _k = _c_mse_loss.get(ks)
+    if _k is None:
+        _k = mse_loss._fill(ks)
+    return _k(self, target, reduction)
+
+
+mse_loss._bind = _bind_mse_loss
+mse_loss._entry = _entry_mse_loss
+_aten._packet('mse_loss')._add(mse_loss)
+
+
+# schema/native_functions.yaml:2917
+mse_loss_out = _Op("aten", 'mse_loss', 'out',
+    'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'reduction', 'out'), 3, tags=())
+_c_mse_loss_out = mse_loss_out._cache
+
+
+def _bind_mse_loss_out(self, target, reduction=1, *, out):
+    return (self, target, reduction, out)
+
+
+def _entry_mse_loss_out(self, target, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss_out, (self, target, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mse_loss_out.get(ks)
+    if _k is None:
+        _k = mse_loss_out._fill(ks)
+    return _k(self, target, reduction, out)
+
+
+mse_loss_out._bind = _bind_mse_loss_out
+mse_loss_out._entry = _entry_mse_loss_out
+_aten._packet('mse_loss')._add(mse_loss_out)
+
+
+# schema/native_functions.yaml:2919
+l1_loss = _Op("aten", 'l1_loss', 'default',
+    'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_l1_loss = l1_loss._cache
+
+
+def _bind_l1_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_l1_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(l1_loss, (self, target, reduction)) from None
+    _k = _c_l1_loss.get(ks)
+    if _k is None:
+        _k = l1_loss._fill(ks)
+    return _k(self, target, reduction)
+
+
+l1_loss._bind = _bind_l1_loss
+l1_loss._entry = _entry_l1_loss
+_aten._packet('l1_loss')._add(l1_loss)
+
+
+# schema/native_functions.yaml:2923
+binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'reduction'), 4, tags=())
+_c_binary_cross_entropy = binary_cross_entropy._cache
+
+
+def _bind_binary_cross_entropy(self, target, weight=None, reduction=1):
+    return (self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy(self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy, (self, target, weight, reduction)) from None
+    _k = _c_binary_cross_entropy.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy._fill(ks)
+    return _k(self, target, weight, reduction)
+
+
+binary_cross_entropy._bind = _bind_binary_cross_entropy
+binary_cross_entropy._entry = _entry_binary_cross_entropy
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
+
+
+# schema/native_functions.yaml:2927
+binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
+    'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
+_c_binary_cross_entropy_out = binary_cross_entropy_out._cache
+
+
+def _bind_binary_cross_entropy_out(self, target, weight=None, reduction=1, *, out):
+    return (self, target, weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_out, (self, target, weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_binary_cross_entropy_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_out._fill(ks)
+    return _k(self, target, weight, reduction, out)
+
+
+binary_cross_entropy_out._bind = _bind_binary_cross_entropy_out
+binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
+
+
+# schema/native_functions.yaml:2929
+binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
+    'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_backward = binary_cross_entropy_backward._cache
+
+
+def _bind_binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    return (grad_output, self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward, (grad_output, self, target, weight, reduction)) from None
+    _k = _c_binary_cross_entropy_backward.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction)
+
+
+binary_cross_entropy_backward._bind = _bind_binary_cross_entropy_backward
+binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
+
+
+# schema/native_functions.yaml:2934
+binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
+    'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
+_c_binary_cross_entropy_backward_grad_input = binary_cross_entropy_backward_grad_input._cache
+
+
+def _bind_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight=None, reduction=1, *, grad_input):
+    return (grad_output, self, target, weight, reduction, grad_input)
+
+
+def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, reduction, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward_grad_input, (grad_output, self, target, weight, reduction, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_binary_cross_entropy_backward_grad_input.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, grad_input)
+
+
+binary_cross_entropy_backward_grad_input._bind = _bind_binary_cross_entropy_backward_grad_input
+binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_backward_grad_input
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
+
+
+# schema/native_functions.yaml:2938
+binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
+    'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits._cache
+
+
+def _bind_binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return (self, target, weight, pos_weight, reduction)
+
+
+def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits, (self, target, weight, pos_weight, reduction)) from None
+    _k = _c_binary_cross_entropy_with_logits.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction)
+
+
+binary_cross_entropy_with_logits._bind = _bind_binary_cross_entropy_with_logits
+binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logits
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
+
+
+# schema/native_functions.yaml:2941
+binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
+    'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
+_c_binary_cross_entropy_with_logits_out = binary_cross_entropy_with_logits_out._cache
+
+
+def _bind_binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=1, *, out):
+    return (self, target, weight, pos_weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits_out, (self, target, weight, pos_weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_binary_cross_entropy_with_logits_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits_out._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction, out)
+
+
+binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
+binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_logits_out
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
+
+
+# schema/native_functions.yaml:2943
+native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
+    'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
+_c_native_layer_norm = native_layer_norm._cache
+
+
+def _bind_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return (input, normalized_shape, weight, bias, eps)
+
+
+def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm, (input, normalized_shape, weight, bias, eps)) from None
+    _k = _c_native_layer_norm.get(ks)
+    if _k is None:
+        _k = native_layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps)
+
+
+native_layer_norm._bind = _bind_native_layer_norm
+native_layer_norm._entry = _entry_native_layer_norm
+_aten._packet('native_layer_norm')._add(native_layer_norm)
+
+
+# schema/native_functions.yaml:2947
+native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
+    'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
+_c_native_layer_norm_out = native_layer_norm_out._cache
+
+
+def _bind_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *, out0, out1, out2):
+    return (input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_out, (input, normalized_shape, weight, bias, eps, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_layer_norm_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_out._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+native_layer_norm_out._bind = _bind_native_layer_norm_out
+native_layer_norm_out._entry = _entry_native_layer_norm_out
+_aten._packet('native_layer_norm')._add(native_layer_norm_out)
+
+
+# schema/native_functions.yaml:2950
+native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
+    'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
+_c_native_layer_norm_backward = native_layer_norm_backward._cache
+
+
+def _bind_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)) from None
+    _k = _c_native_layer_norm_backward.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+native_layer_norm_backward._bind = _bind_native_layer_norm_backward
+native_layer_norm_backward._entry = _entry_native_layer_norm_backward
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
+
+
+# schema/native_functions.yaml:2954
+native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
+    'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
+_c_native_layer_norm_backward_out = native_layer_norm_backward_out._cache
+
+
+def _bind_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out0, out1, out2):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward_out, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_layer_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward_out._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+native_layer_norm_backward_out._bind = _bind_native_layer_norm_backward_out
+native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
+
+
+# schema/native_functions.yaml:2957
+layer_norm = _Op("aten", 'layer_norm', 'default',
+    'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
+_c_layer_norm = layer_norm._cache
+
+
+def _bind_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return (input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(layer_norm, (input, normalized_shape, weight, bias, eps, cudnn_enable)) from None
+    _k = _c_layer_norm.get(ks)
+    if _k is None:
+        _k = layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+layer_norm._bind = _bind_layer_norm
+layer_norm._entry = _entry_layer_norm
+_aten._packet('layer_norm')._add(layer_norm)
+
+
+# schema/native_functions.yaml:2961
+native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
+_c_native_batch_norm = native_batch_norm._cache
+
+
+def _bind_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) from None
+    _k = _c_native_batch_norm.get(ks)
+    if _k is None:
+        _k = native_batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+native_batch_norm._bind = _bind_native_batch_norm
+native_batch_norm._entry = _entry_native_batch_norm
+_aten._packet('native_batch_norm')._add(native_batch_norm)
+
+
+# schema/native_functions.yaml:2966
+native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
+    'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
+_c_native_batch_norm_out = native_batch_norm_out._cache
+
+
+def _bind_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out, save_mean, save_invstd):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | out._ks | save_mean._ks | save_invstd._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_out, (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    if not save_mean._ks & _ADINPLACE:
+        _inplace_on_inference(save_mean)
+    if not save_invstd._ks & _ADINPLACE:
+        _inplace_on_inference(save_invstd)
+    _k = _c_native_batch_norm_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_out._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+native_batch_norm_out._bind = _bind_native_batch_norm_out
+native_batch_norm_out._entry = _entry_native_batch_norm_out
+_aten._packet('native_batch_norm')._add(native_batch_norm_out)
+
+
+# schema/native_functions.yaml:2970
+native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
+    'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
+_c_native_batch_norm_backward = native_batch_norm_backward._cache
+
+
+def _bind_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)) from None
+    _k = _c_native_batch_norm_backward.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+native_batch_norm_backward._bind = _bind_native_batch_norm_backward
+native_batch_norm_backward._entry = _entry_native_batch_norm_backward
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
+
+
+# schema/native_functions.yaml:2974
+native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
+    'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
+_c_native_batch_norm_backward_out = native_batch_norm_backward_out._cache
+
+
+def _bind_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out0, out1, out2):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward_out, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_batch_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward_out._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+native_batch_norm_backward_out._bind = _bind_native_batch_norm_backward_out
+native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
+
+
+# schema/native_functions.yaml:2976
+batch_norm = _Op("aten", 'batch_norm', 'default',
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
+_c_batch_norm = batch_norm._cache
+
+
+def _bind_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)) from None
+    _k = _c_batch_norm.get(ks)
+    if _k is None:
+        _k = batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+batch_norm._bind = _bind_batch_norm
+batch_norm._entry = _entry_batch_norm
+_aten._packet('batch_norm')._add(batch_norm)
+
+
+# schema/native_functions.yaml:2980
+scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
+    'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
+    ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
+_c_scaled_dot_product_attention = scaled_dot_product_attention._cache
+
+
+def _bind_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    return (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scaled_dot_product_attention, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)) from None
+    _k = _c_scaled_dot_product_attention.get(ks)
+    if _k is None:
+        _k = scaled_dot_product_attention._fill(ks)
+    return _k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
+scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
+_aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
+
+
+# schema/native_functions.yaml:2985
+nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
+    'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d_forward = nll_loss2d_forward._cache
+
+
+def _bind_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss2d_forward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d_forward._bind = _bind_nll_loss2d_forward
+nll_loss2d_forward._entry = _entry_nll_loss2d_forward
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
+
+
+# schema/native_functions.yaml:2990
+nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
+    'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss2d_forward_output = nll_loss2d_forward_output._cache
+
+
+def _bind_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    _k = _c_nll_loss2d_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss2d_forward_output._bind = _bind_nll_loss2d_forward_output
+nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
+
+
+# schema/native_functions.yaml:2994
+nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
+    'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss2d_backward = nll_loss2d_backward._cache
+
+
+def _bind_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    _k = _c_nll_loss2d_backward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss2d_backward._bind = _bind_nll_loss2d_backward
+nll_loss2d_backward._entry = _entry_nll_loss2d_backward
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
+
+
+# schema/native_functions.yaml:2999
+nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
+    'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss2d_backward_grad_input = nll_loss2d_backward_grad_input._cache
+
+
+def _bind_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_nll_loss2d_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss2d_backward_grad_input._bind = _bind_nll_loss2d_backward_grad_input
+nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
+
+
+# schema/native_functions.yaml:3003
+nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
+    'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d = nll_loss2d._cache
+
+
+def _bind_nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss2d.get(ks)
+    if _k is None:
+        _k = nll_loss2d._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d._bind = _bind_nll_loss2d
+nll_loss2d._entry = _entry_nll_loss2d
+_aten._packet('nll_loss2d')._add(nll_loss2d)
+
+
+# schema/native_functions.yaml:3006
+nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
+    'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss2d_out = nll_loss2d_out._cache
+
+
+def _bind_nll_loss2d_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nll_loss2d_out.get(ks)
+    if _k is None:
+        _k = nll_loss2d_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss2d_out._bind = _bind_nll_loss2d_out
+nll_loss2d_out._entry = _entry_nll_loss2d_out
+_aten._packet('nll_loss2d')._add(nll_loss2d_out)
+
+
+# schema/native_functions.yaml:3008
+ger = _Op("aten", 'ger', 'default',
+    'ger(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_ger = ger._cache
+
+
+def _bind_ger(self, vec2):
+    return (self, vec2)
+
+
+def _entry_ger(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger, (self, vec2)) from None
+    _k = _c_ger.get(ks)
+    if _k is None:
+        _k = ger._fill(ks)
+    return _k(self, vec2)
+
+
+ger._bind = _bind_ger
+ger._entry = _entry_ger
+_aten._packet('ger')._add(ger)
+
+
+# schema/native_functions.yaml:3013
+ger_out = _Op("aten", 'ger', 'out',
+    'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_ger_out = ger_out._cache
+
+
+def _bind_ger_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_ger_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ger_out.get(ks)
+    if _k is None:
+        _k = ger_out._fill(ks)
+    return _k(self, vec2, out)
+
+
+ger_out._bind = _bind_ger_out
+ger_out._entry = _entry_ger_out
+_aten._packet('ger')._add(ger_out)
+
+
+# schema/native_functions.yaml:3017
+prod = _Op("aten", 'prod', 'default',
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+_c_prod = prod._cache
+
+
+def _bind_prod(self, *, dtype=None):
+    return (self, dtype)
+
+
+def _entry_prod(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod, (self, dtype)) from None
+    _k = _c_prod.get(ks)
+    if _k is None:
+        _k = prod._fill(ks)
+    return _k(self, dtype)
+
+
+prod._bind = _bind_prod
+prod._entry = _entry_prod
+_aten._packet('prod')._add(prod)
+
+
+# schema/native_functions.yaml:3022
+prod_out = _Op("aten", 'prod', 'out',
+    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+_c_prod_out = prod_out._cache
+
+
+def _bind_prod_out(self, *, dtype=None, out):
+    return (self, dtype, out)
+
+
+def _entry_prod_out(self, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_out, (self, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_out.get(ks)
+    if _k is None:
+        _k = prod_out._fill(ks)
+    return _k(self, dtype, out)
+
+
+prod_out._bind = _bind_prod_out
+prod_out._entry = _entry_prod_out
+_aten._packet('prod')._add(prod_out)
+
+
+# schema/native_functions.yaml:3025
+prod_dim_int = _Op("aten", 'prod', 'dim_int',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
+_c_prod_dim_int = prod_dim_int._cache
+
+
+def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_prod_dim_int(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
+    _k = _c_prod_dim_int.get(ks)
+    if _k is None:
+        _k = prod_dim_int._fill(ks)
+    return _k(self, dim, keepdim, dtype)
+
+
+prod_dim_int._bind = _bind_prod_dim_int
+prod_dim_int._entry = _entry_prod_dim_int
+_aten._packet('prod')._add(prod_dim_int)
+
+
+# schema/native_functions.yaml:3030
+prod_int_out = _Op("aten", 'prod', 'int_out',
+    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+_c_prod_int_out = prod_int_out._cache
+
+
+def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_prod_int_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_int_out.get(ks)
+    if _k is None:
+        _k = prod_int_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
+
+
+prod_int_out._bind = _bind_prod_int_out
+prod_int_out._entry = _entry_prod_int_out
+_aten._packet('prod')._add(prod_int_out)
+
+
+# schema/native_functions.yaml:3033
+amin = _Op("aten", 'amin', 'default',
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_amin = amin._cache
+
+
+def _bind_amin(self, dim=(), keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_amin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin, (self, dim, keepdim)) from None
+    _k = _c_amin.get(ks)
+    if _k is None:
+        _k = amin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+amin._bind = _bind_amin
+amin._entry = _entry_amin
+_aten._packet('amin')._add(amin)
+
+
+# schema/native_functions.yaml:3038
+amin_out = _Op("aten", 'amin', 'out',
+    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_amin_out = amin_out._cache
+
+
+def _bind_amin_out(self, dim=(), keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_amin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_amin_out.get(ks)
+    if _k is None:
+        _k = amin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+amin_out._bind = _bind_amin_out
+amin_out._entry = _entry_amin_out
+_aten._packet('amin')._add(amin_out)
+
+
+# schema/native_functions.yaml:3041
+max = _Op("aten", 'max', 'default',
+    'max(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_max = max._cache
+
+
+def _bind_max(self):
+    return (self,)
+
+
+def _entry_max(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max, (self,)) from None
+    _k = _c_max.get(ks)
+    if _k is None:
+        _k = max._fill(ks)
+    return _k(self)
+
+
+max._bind = _bind_max
+max._entry = _entry_max
+_aten._packet('max')._add(max)
+
+
+# schema/native_functions.yaml:3049
+max_unary_out = _Op("aten", 'max', 'unary_out',
+    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_max_unary_out = max_unary_out._cache
+
+
+def _bind_max_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_max_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_unary_out.get(ks)
+    if _k is None:
+        _k = max_unary_out._fill(ks)
+    return _k(self, out)
+
+
+max_unary_out._bind = _bind_max_unary_out
+max_unary_out._entry = _entry_max_unary_out
+_aten._packet('max')._add(max_unary_out)
+
+
+# schema/native_functions.yaml:3054
+max_dim = _Op("aten", 'max', 'dim',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_max_dim = max_dim._cache
+
+
+def _bind_max_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_max_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim, (self, dim, keepdim)) from None
+    _k = _c_max_dim.get(ks)
+    if _k is None:
+        _k = max_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+max_dim._bind = _bind_max_dim
+max_dim._entry = _entry_max_dim
+_aten._packet('max')._add(max_dim)
+
+
+# schema/native_functions.yaml:3061
+max_dim_max = _Op("aten", 'max', 'dim_max',
+    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+_c_max_dim_max = max_dim_max._cache
+
+
+def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    return (self, dim, keepdim, max, max_values)
+
+
+def _entry_max_dim_max(self, dim, keepdim, max, max_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
+    if not max._ks & _ADINPLACE:
+        _inplace_on_inference(max)
+    if not max_values._ks & _ADINPLACE:
+        _inplace_on_inference(max_values)
+    _k = _c_max_dim_max.get(ks)
+    if _k is None:
+        _k = max_dim_max._fill(ks)
+    return _k(self, dim, keepdim, max, max_values)
+
+
+max_dim_max._bind = _bind_max_dim_max
+max_dim_max._entry = _entry_max_dim_max
+_aten._packet('max')._add(max_dim_max)
+
+
+# schema/native_functions.yaml:3066
+max_other = _Op("aten", 'max', 'other',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_max_other = max_other._cache
+
+
+def _bind_max_other(self, other):
+    return (self, other)
+
+
+def _entry_max_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_other, (self, other)) from None
+    _k = _c_max_other.get(ks)
+    if _k is None:
+        _k = max_other._fill(ks)
+    return _k(self, other)
+
+
+max_other._bind = _bind_max_other
+max_other._entry = _entry_max_other
+_aten._packet('max')._add(max_other)
+
+
+# schema/native_functions.yaml:3071
+max_out = _Op("aten", 'max', 'out',
+    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_max_out = max_out._cache
+
+
+def _bind_max_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_max_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_out.get(ks)
+    if _k is None:
+        _k = max_out._fill(ks)
+    return _k(self, other, out)
+
+
+max_out._bind = _bind_max_out
+max_out._entry = _entry_max_out
+_aten._packet('max')._add(max_out)
+
+
+# schema/native_functions.yaml:3073
+min = _Op("aten", 'min', 'default',
+    'min(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_min = min._cache
+
+
+def _bind_min(self):
+    return (self,)
+
+
+def _entry_min(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min, (self,)) from None
+    _k = _c_min.get(ks)
+    if _k is None:
+        _k = min._fill(ks)
+    return _k(self)
+
+
+min._bind = _bind_min
+min._entry = _entry_min
+_aten._packet('min')._add(min)
+
+
+# schema/native_functions.yaml:3081
+min_unary_out = _Op("aten", 'min', 'unary_out',
+    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_min_unary_out = min_unary_out._cache
+
+
+def _bind_min_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_min_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_unary_out.get(ks)
+    if _k is None:
+        _k = min_unary_out._fill(ks)
+    return _k(self, out)
+
+
+min_unary_out._bind = _bind_min_unary_out
+min_unary_out._entry = _entry_min_unary_out
+_aten._packet('min')._add(min_unary_out)
+
+
+# schema/native_functions.yaml:3086
+min_dim = _Op("aten", 'min', 'dim',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_min_dim = min_dim._cache
+
+
+def _bind_min_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_min_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim, (self, dim, keepdim)) from None
+    _k = _c_min_dim.get(ks)
+    if _k is None:
+        _k = min_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+min_dim._bind = _bind_min_dim
+min_dim._entry = _entry_min_dim
+_aten._packet('min')._add(min_dim)
+
+
+# schema/native_functions.yaml:3093
+min_dim_min = _Op("aten", 'min', 'dim_min',
+    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+_c_min_dim_min = min_dim_min._cache
+
+
+def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    return (self, dim, keepdim, min, min_indices)
+
+
+def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
+    if not min._ks & _ADINPLACE:
+        _inplace_on_inference(min)
+    if not min_indices._ks & _ADINPLACE:
+        _inplace_on_inference(min_indices)
+    _k = _c_min_dim_min.get(ks)
+    if _k is None:
+        _k = min_dim_min._fill(ks)
+    return _k(self, dim, keepdim, min, min_indices)
+
+
+min_dim_min._bind = _bind_min_dim_min
+min_dim_min._entry = _entry_min_dim_min
+_aten._packet('min')._add(min_dim_min)
+
+
+# schema/native_functions.yaml:3098
+min_other = _Op("aten", 'min', 'other',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_min_other = min_other._cache
+
+
+def _bind_min_other(self, other):
+    return (self, other)
+
+
+def _entry_min_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_other, (self, other)) from None
+    _k = _c_min_other.get(ks)
+    if _k is None:
+        _k = min_other._fill(ks)
+    return _k(self, other)
+
+
+min_other._bind = _bind_min_other
+min_other._entry = _entry_min_other
+_aten._packet('min')._add(min_other)
+
+
+# schema/native_functions.yaml:3103
+min_out = _Op("aten", 'min', 'out',
+    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_min_out = min_out._cache
+
+
+def _bind_min_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_min_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_out.get(ks)
+    if _k is None:
+        _k = min_out._fill(ks)
+    return _k(self, other, out)
+
+
+min_out._bind = _bind_min_out
+min_out._entry = _entry_min_out
+_aten._packet('min')._add(min_out)
+
+
+# schema/native_functions.yaml:3105
+argmin = _Op("aten", 'argmin', 'default',
+    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_argmin = argmin._cache
+
+
+def _bind_argmin(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_argmin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin, (self, dim, keepdim)) from None
+    _k = _c_argmin.get(ks)
+    if _k is None:
+        _k = argmin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+argmin._bind = _bind_argmin
+argmin._entry = _entry_argmin
+_aten._packet('argmin')._add(argmin)
+
+
+# schema/native_functions.yaml:3110
+argmin_out = _Op("aten", 'argmin', 'out',
+    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_argmin_out = argmin_out._cache
+
+
+def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_argmin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argmin_out.get(ks)
+    if _k is None:
+        _k = argmin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+argmin_out._bind = _bind_argmin_out
+argmin_out._entry = _entry_argmin_out
+_aten._packet('argmin')._add(argmin_out)
+
+
+# schema/native_functions.yaml:3113
+var = _Op("aten", 'var', 'default',
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_var = var._cache
+
+
+def _bind_var(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var, (self, unbiased)) from None
+    _k = _c_var.get(ks)
+    if _k is None:
+        _k = var._fill(ks)
+    return _k(self, unbiased)
+
+
+var._bind = _bind_var
+var._entry = _entry_var
+_aten._packet('var')._add(var)
+
+
+# schema/native_functions.yaml:3118
+var_dim = _Op("aten", 'var', 'dim',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_dim = var_dim._cache
+
+
+def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_dim.get(ks)
+    if _k is None:
+        _k = var_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_dim._bind = _bind_var_dim
+var_dim._entry = _entry_var_dim
+_aten._packet('var')._add(var_dim)
+
+
+# schema/native_functions.yaml:3122
+var_out = _Op("aten", 'var', 'out',
+    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_var_out = var_out._cache
+
+
+def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_var_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_out.get(ks)
+    if _k is None:
+        _k = var_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+var_out._bind = _bind_var_out
+var_out._entry = _entry_var_out
+_aten._packet('var')._add(var_out)
+
+
+# schema/native_functions.yaml:3124
+var_correction = _Op("aten", 'var', 'correction',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_var_correction = var_correction._cache
+
+
+def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_correction.get(ks)
+    if _k is None:
+        _k = var_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_correction._bind = _bind_var_correction
+var_correction._entry = _entry_var_correction
+_aten._packet('var')._add(var_correction)
+
+
+# schema/native_functions.yaml:3129
+var_correction_out = _Op("aten", 'var', 'correction_out',
+    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_var_correction_out = var_correction_out._cache
+
+
+def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_var_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_correction_out.get(ks)
+    if _k is None:
+        _k = var_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+var_correction_out._bind = _bind_var_correction_out
+var_correction_out._entry = _entry_var_correction_out
+_aten._packet('var')._add(var_correction_out)
+
+
+# schema/native_functions.yaml:3132
+std = _Op("aten", 'std', 'default',
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_std = std._cache
+
+
+def _bind_std(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std, (self, unbiased)) from None
+    _k = _c_std.get(ks)
+    if _k is None:
+        _k = std._fill(ks)
+    return _k(self, unbiased)
+
+
+std._bind = _bind_std
+std._entry = _entry_std
+_aten._packet('std')._add(std)
+
+
+# schema/native_functions.yaml:3137
+std_dim = _Op("aten", 'std', 'dim',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_dim = std_dim._cache
+
+
+def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_dim.get(ks)
+    if _k is None:
+        _k = std_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_dim._bind = _bind_std_dim
+std_dim._entry = _entry_std_dim
+_aten._packet('std')._add(std_dim)
+
+
+# schema/native_functions.yaml:3141
+std_out = _Op("aten", 'std', 'out',
+    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_std_out = std_out._cache
+
+
+def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_std_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_out.get(ks)
+    if _k is None:
+        _k = std_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+std_out._bind = _bind_std_out
+std_out._entry = _entry_std_out
+_aten._packet('std')._add(std_out)
+
+
+# schema/native_functions.yaml:3143
+std_correction = _Op("aten", 'std', 'correction',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_std_correction = std_correction._cache
+
+
+def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_correction.get(ks)
+    if _k is None:
+        _k = std_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_correction._bind = _bind_std_correction
+std_correction._entry = _entry_std_correction
+_aten._packet('std')._add(std_correction)
+
+
+# schema/native_functions.yaml:3148
+std_correction_out = _Op("aten", 'std', 'correction_out',
+    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_std_correction_out = std_correction_out._cache
+
+
+def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_std_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_correction_out.get(ks)
+    if _k is None:
+        _k = std_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+std_correction_out._bind = _bind_std_correction_out
+std_correction_out._entry = _entry_std_correction_out
+_aten._packet('std')._add(std_correction_out)
+
+
+# schema/native_functions.yaml:3151
+var_mean = _Op("aten", 'var_mean', 'default',
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_var_mean = var_mean._cache
+
+
+def _bind_var_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean, (self, unbiased)) from None
+    _k = _c_var_mean.get(ks)
+    if _k is None:
+        _k = var_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+var_mean._bind = _bind_var_mean
+var_mean._entry = _entry_var_mean
+_aten._packet('var_mean')._add(var_mean)
+
+
+# schema/native_functions.yaml:3155
+var_mean_dim = _Op("aten", 'var_mean', 'dim',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_mean_dim = var_mean_dim._cache
+
+
+def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_mean_dim.get(ks)
+    if _k is None:
+        _k = var_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_mean_dim._bind = _bind_var_mean_dim
+var_mean_dim._entry = _entry_var_mean_dim
+_aten._packet('var_mean')._add(var_mean_dim)
+
+
+# schema/native_functions.yaml:3159
+var_mean_correction = _Op("aten", 'var_mean', 'correction',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_var_mean_correction = var_mean_correction._cache
+
+
+def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_mean_correction.get(ks)
+    if _k is None:
+        _k = var_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_mean_correction._bind = _bind_var_mean_correction
+var_mean_correction._entry = _entry_var_mean_correction
+_aten._packet('var_mean')._add(var_mean_correction)
+
+
+# schema/native_functions.yaml:3163
+var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
+    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_var_mean_correction_out = var_mean_correction_out._cache
+
+
+def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_var_mean_correction_out.get(ks)
+    if _k is None:
+        _k = var_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+var_mean_correction_out._bind = _bind_var_mean_correction_out
+var_mean_correction_out._entry = _entry_var_mean_correction_out
+_aten._packet('var_mean')._add(var_mean_correction_out)
+
+
+# schema/native_functions.yaml:3166
+std_mean = _Op("aten", 'std_mean', 'default',
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_std_mean = std_mean._cache
+
+
+def _bind_std_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean, (self, unbiased)) from None
+    _k = _c_std_mean.get(ks)
+    if _k is None:
+        _k = std_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+std_mean._bind = _bind_std_mean
+std_mean._entry = _entry_std_mean
+_aten._packet('std_mean')._add(std_mean)
+
+
+# schema/native_functions.yaml:3170
+std_mean_dim = _Op("aten", 'std_mean', 'dim',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_mean_dim = std_mean_dim._cache
+
+
+def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_mean_dim.get(ks)
+    if _k is None:
+        _k = std_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_mean_dim._bind = _bind_std_mean_dim
+std_mean_dim._entry = _entry_std_mean_dim
+_aten._packet('std_mean')._add(std_mean_dim)
+
+
+# schema/native_functions.yaml:3174
+std_mean_correction = _Op("aten", 'std_mean', 'correction',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_std_mean_correction = std_mean_correction._cache
+
+
+def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_mean_correction.get(ks)
+    if _k is None:
+        _k = std_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_mean_correction._bind = _bind_std_mean_correction
+std_mean_correction._entry = _entry_std_mean_correction
+_aten._packet('std_mean')._add(std_mean_correction)
+
+
+# schema/native_functions.yaml:3178
+std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
+    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_std_mean_correction_out = std_mean_correction_out._cache
+
+
+def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_std_mean_correction_out.get(ks)
+    if _k is None:
+        _k = std_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+std_mean_correction_out._bind = _bind_std_mean_correction_out
+std_mean_correction_out._entry = _entry_std_mean_correction_out
+_aten._packet('std_mean')._add(std_mean_correction_out)
+
+
+# schema/native_functions.yaml:3181
+logsumexp = _Op("aten", 'logsumexp', 'default',
+    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_logsumexp = logsumexp._cache
+
+
+def _bind_logsumexp(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_logsumexp(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
+    _k = _c_logsumexp.get(ks)
+    if _k is None:
+        _k = logsumexp._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+logsumexp._bind = _bind_logsumexp
+logsumexp._entry = _entry_logsumexp
+_aten._packet('logsumexp')._add(logsumexp)
+
+
+# schema/native_functions.yaml:3186
+logsumexp_out = _Op("aten", 'logsumexp', 'out',
+    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_logsumexp_out = logsumexp_out._cache
+
+
+def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_logsumexp_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logsumexp_out.get(ks)
+    if _k is None:
+        _k = logsumexp_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+logsumexp_out._bind = _bind_logsumexp_out
+logsumexp_out._entry = _entry_logsumexp_out
+_aten._packet('logsumexp')._add(logsumexp_out)
+
+
+# schema/native_functions.yaml:3189
+linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
+_c_linalg_vector_norm = linalg_vector_norm._cache
+
+
+def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_vector_norm.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_vector_norm._bind = _bind_linalg_vector_norm
+linalg_vector_norm._entry = _entry_linalg_vector_norm
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
+
+
+# schema/native_functions.yaml:3193
+linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
+    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
+_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
+
+
+def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_vector_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm_out._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
+linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
+
+
+# schema/native_functions.yaml:3196
+norm_Scalar = _Op("aten", 'norm', 'Scalar',
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_norm_Scalar = norm_Scalar._cache
+
+
+def _bind_norm_Scalar(self, p=2):
+    return (self, p)
+
+
+def _entry_norm_Scalar(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar, (self, p)) from None
+    _k = _c_norm_Scalar.get(ks)
+    if _k is None:
+        _k = norm_Scalar._fill(ks)
+    return _k(self, p)
+
+
+norm_Scalar._bind = _bind_norm_Scalar
+norm_Scalar._entry = _entry_norm_Scalar
+_aten._packet('norm')._add(norm_Scalar)
+
+
+# schema/native_functions.yaml:3201
+norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
+    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_norm_Scalar_out = norm_Scalar_out._cache
+
+
+def _bind_norm_Scalar_out(self, p=2, *, out):
+    return (self, p, out)
+
+
+def _entry_norm_Scalar_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_Scalar_out.get(ks)
+    if _k is None:
+        _k = norm_Scalar_out._fill(ks)
+    return _k(self, p, out)
+
+
+norm_Scalar_out._bind = _bind_norm_Scalar_out
+norm_Scalar_out._entry = _entry_norm_Scalar_out
+_aten._packet('norm')._add(norm_Scalar_out)
+
+
+# schema/native_functions.yaml:3203
+norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
+_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
+
+
+def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return (self, p, dim, keepdim)
+
+
+def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
+    _k = _c_norm_ScalarOpt_dim.get(ks)
+    if _k is None:
+        _k = norm_ScalarOpt_dim._fill(ks)
+    return _k(self, p, dim, keepdim)
+
+
+norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
+norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
+_aten._packet('norm')._add(norm_ScalarOpt_dim)
+
+
+# schema/native_functions.yaml:3208
+norm_out = _Op("aten", 'norm', 'out',
+    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
+_c_norm_out = norm_out._cache
+
+
+def _bind_norm_out(self, p, dim, keepdim=False, *, out):
+    return (self, p, dim, keepdim, out)
+
+
+def _entry_norm_out(self, p, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_out.get(ks)
+    if _k is None:
+        _k = norm_out._fill(ks)
+    return _k(self, p, dim, keepdim, out)
+
+
+norm_out._bind = _bind_norm_out
+norm_out._entry = _entry_norm_out
+_aten._packet('norm')._add(norm_out)
+
+
+# schema/native_functions.yaml:3210
+all = _Op("aten", 'all', 'default',
+    'all(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_all = all._cache
+
+
+def _bind_all(self):
+    return (self,)
+
+
+def _entry_all(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all, (self,)) from None
+    _k = _c_all.get(ks)
+    if _k is None:
+        _k = all._fill(ks)
+    return _k(self)
+
+
+all._bind = _bind_all
+all._entry = _entry_all
+_aten._packet('all')._add(all)
+
+
+# schema/native_functions.yaml:3217
+all_dim = _Op("aten", 'all', 'dim',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dim = all_dim._cache
+
+
+def _bind_all_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dim, (self, dim, keepdim)) from None
+    _k = _c_all_dim.get(ks)
+    if _k is None:
+        _k = all_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dim._bind = _bind_all_dim
+all_dim._entry = _entry_all_dim
+_aten._packet('all')._add(all_dim)
+
+
+# schema/native_functions.yaml:3224
+all_dims = _Op("aten", 'all', 'dims',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dims = all_dims._cache
+
+
+def _bind_all_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims, (self, dim, keepdim)) from None
+    _k = _c_all_dims.get(ks)
+    if _k is None:
+        _k = all_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dims._bind = _bind_all_dims
+all_dims._entry = _entry_all_dims
+_aten._packet('all')._add(all_dims)
+
+
+# schema/native_functions.yaml:3232
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_all_out.get(ks)
+    if _k is None:
+        _k = all_all_out._fill(ks)
+    return _k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml:3237
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_out.get(ks)
+    if _k is None:
+        _k = all_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml:3242
+all_dims_out = _Op("aten", 'all', 'dims_out',
+    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_dims_out = all_dims_out._cache
+
+
+def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_dims_out.get(ks)
+    if _k is None:
+        _k = all_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_dims_out._bind = _bind_all_dims_out
+all_dims_out._entry = _entry_all_dims_out
+_aten._packet('all')._add(all_dims_out)
+
+
+# schema/native_functions.yaml:3247
+any = _Op("aten", 'any', 'default',
+    'any(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_any = any._cache
+
+
+def _bind_any(self):
+    return (self,)
+
+
+def _entry_any(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any, (self,)) from None
+    _k = _c_any.get(ks)
+    if _k is None:
+        _k = any._fill(ks)
+    return _k(self)
+
+
+any._bind = _bind_any
+any._entry = _entry_any
+_aten._packet('any')._add(any)
+
+
+# schema/native_functions.yaml:3254
+any_dim = _Op("aten", 'any', 'dim',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dim = any_dim._cache
+
+
+def _bind_any_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dim, (self, dim, keepdim)) from None
+    _k = _c_any_dim.get(ks)
+    if _k is None:
+        _k = any_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dim._bind = _bind_any_dim
+any_dim._entry = _entry_any_dim
+_aten._packet('any')._add(any_dim)
+
+
+# schema/native_functions.yaml:3261
+any_dims = _Op("aten", 'any', 'dims',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dims = any_dims._cache
+
+
+def _bind_any_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims, (self, dim, keepdim)) from None
+    _k = _c_any_dims.get(ks)
+    if _k is None:
+        _k = any_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dims._bind = _bind_any_dims
+any_dims._entry = _entry_any_dims
+_aten._packet('any')._add(any_dims)
+
+
+# schema/native_functions.yaml:3269
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_all_out.get(ks)
+    if _k is None:
+        _k = any_all_out._fill(ks)
+    return _k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml:3274
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_out.get(ks)
+    if _k is None:
+        _k = any_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml:3279
+any_dims_out = _Op("aten", 'any', 'dims_out',
+    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_dims_out = any_dims_out._cache
+
+
+def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_dims_out.get(ks)
+    if _k is None:
+        _k = any_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_dims_out._bind = _bind_any_dims_out
+any_dims_out._entry = _entry_any_dims_out
+_aten._packet('any')._add(any_dims_out)
+
+
+# schema/native_functions.yaml:3284
+cumsum = _Op("aten", 'cumsum', 'default',
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=('core',))
+_c_cumsum = cumsum._cache
+
+
+def _bind_cumsum(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum, (self, dim, dtype)) from None
+    _k = _c_cumsum.get(ks)
+    if _k is None:
+        _k = cumsum._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum._bind = _bind_cumsum
+cumsum._entry = _entry_cumsum
+_aten._packet('cumsum')._add(cumsum)
+
+
+# schema/native_functions.yaml:3289
+cumsum_out = _Op("aten", 'cumsum', 'out',
+    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+_c_cumsum_out = cumsum_out._cache
+
+
+def _bind_cumsum_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumsum_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumsum_out.get(ks)
+    if _k is None:
+        _k = cumsum_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumsum_out._bind = _bind_cumsum_out
+cumsum_out._entry = _entry_cumsum_out
+_aten._packet('cumsum')._add(cumsum_out)
+
+
+# schema/native_functions.yaml:3292
+cumsum_ = _Op("aten", 'cumsum_', 'default',
+    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumsum_ = cumsum_._cache
+
+
+def _bind_cumsum_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumsum_.get(ks)
+    if _k is None:
+        _k = cumsum_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum_._bind = _bind_cumsum_
+cumsum_._entry = _entry_cumsum_
+_aten._packet('cumsum_')._add(cumsum_)
+
+
+# schema/native_functions.yaml:3298
+cumprod = _Op("aten", 'cumprod', 'default',
+    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod = cumprod._cache
+
+
+def _bind_cumprod(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod, (self, dim, dtype)) from None
+    _k = _c_cumprod.get(ks)
+    if _k is None:
+        _k = cumprod._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod._bind = _bind_cumprod
+cumprod._entry = _entry_cumprod
+_aten._packet('cumprod')._add(cumprod)
+
+
+# schema/native_functions.yaml:3303
+cumprod_out = _Op("aten", 'cumprod', 'out',
+    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
+_c_cumprod_out = cumprod_out._cache
+
+
+def _bind_cumprod_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumprod_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumprod_out.get(ks)
+    if _k is None:
+        _k = cumprod_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumprod_out._bind = _bind_cumprod_out
+cumprod_out._entry = _entry_cumprod_out
+_aten._packet('cumprod')._add(cumprod_out)
+
+
+# schema/native_functions.yaml:3305
+cumprod_ = _Op("aten", 'cumprod_', 'default',
+    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod_ = cumprod_._cache
+
+
+def _bind_cumprod_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumprod_.get(ks)
+    if _k is None:
+        _k = cumprod_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod_._bind = _bind_cumprod_
+cumprod_._entry = _entry_cumprod_
+_aten._packet('cumprod_')._add(cumprod_)
+
+
+# schema/native_functions.yaml:3311
+count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
+
+
+def _bind_count_nonzero_dim_IntList(self, dim):
+    return (self, dim)
+
+
+def _entry_count_nonzero_dim_IntList(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
+    _k = _c_count_nonzero_dim_IntList.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
+count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
+
+
+# schema/native_functions.yaml:3316
+count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
+    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
+
+
+def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_dim_IntList_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
+count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
+
+
+# schema/native_functions.yaml:3318
+count_nonzero = _Op("aten", 'count_nonzero', 'default',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero = count_nonzero._cache
+
+
+def _bind_count_nonzero(self, dim=None):
+    return (self, dim)
+
+
+def _entry_count_nonzero(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero, (self, dim)) from None
+    _k = _c_count_nonzero.get(ks)
+    if _k is None:
+        _k = count_nonzero._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero._bind = _bind_count_nonzero
+count_nonzero._entry = _entry_count_nonzero
+_aten._packet('count_nonzero')._add(count_nonzero)
+
+
+# schema/native_functions.yaml:3323
+count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
+    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_out = count_nonzero_out._cache
+
+
+def _bind_count_nonzero_out(self, dim=None, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_out._bind = _bind_count_nonzero_out
+count_nonzero_out._entry = _entry_count_nonzero_out
+_aten._packet('count_nonzero')._add(count_nonzero_out)

@@ -9,6 +9,7 @@ from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import nn as _common_nn
+from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import binary as _composite_binary
@@ -17,6 +18,7 @@ from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
+from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import shape as _composite_shape
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import activation as _cpu_activation
@@ -600,1904 +602,2309 @@ _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), w
 # schema/native_functions.yaml:664
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:669
+# schema/native_functions.yaml:668
+_o.matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.matmul))
+_o.matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.matmul_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:670
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:673
+_o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
+_o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:676
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:838
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:849
+# schema/native_functions.yaml:851
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:853
+# schema/native_functions.yaml:855
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:856
+# schema/native_functions.yaml:858
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml:867
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 _o.repeat.register('CPU', _cpu_shape.repeat)
 _o.repeat.register('Meta', _meta_shape.repeat)
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml:887
 _o.repeat_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat))
 _o.repeat_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:889
 _o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml:894
 _o.flip.register('CPU', _cpu_shape.flip)
 _o.flip.register('Meta', _meta_shape.flip)
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml:899
 _o.flip_out.register('CompositeExplicitAutograd', _autogen_out(_o.flip))
 _o.flip_out.register("ADInplaceOrView", _inplace_or_view(_o.flip_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:901
 _o.roll.register('CPU', _cpu_shape.roll)
 _o.roll.register('Meta', _meta_shape.roll)
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml:906
 _o.roll_out.register('CompositeExplicitAutograd', _autogen_out(_o.roll))
 _o.roll_out.register("ADInplaceOrView", _inplace_or_view(_o.roll_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:908
 _o.tril.register('CPU', _cpu_shape.tril)
 _o.tril.register('Meta', _meta_shape.tril)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml:913
 _o.tril_out.register('CompositeExplicitAutograd', _autogen_out(_o.tril))
 _o.tril_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:915
 _o.tril_.register('CPU', _cpu_shape.tril_)
 _o.tril_.register('Meta', _meta_shape.tril_)
 _o.tril_.register("ADInplaceOrView", _inplace_or_view(_o.tril_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:921
 _o.triu.register('CPU', _cpu_shape.triu)
 _o.triu.register('Meta', _meta_shape.triu)
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml:926
 _o.triu_out.register('CompositeExplicitAutograd', _autogen_out(_o.triu))
 _o.triu_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:928
 _o.triu_.register('CPU', _cpu_shape.triu_)
 _o.triu_.register('Meta', _meta_shape.triu_)
 _o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:934
 _o.index_select.register('CPU', _cpu_shape.index_select)
 _o.index_select.register('Meta', _meta_shape.index_select)
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml:939
 _o.index_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_select))
 _o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:941
 _o.gather.register('CPU', _cpu_shape.gather)
 _o.gather.register('Meta', _meta_shape.gather)
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml:946
 _o.gather_out.register('CompositeExplicitAutograd', _autogen_out(_o.gather))
 _o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 _o.scatter_src.register('CPU', _cpu_shape.scatter)
 _o.scatter_src.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml:953
 _o.scatter_src_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_src))
 _o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 _o.scatter_value.register('CPU', _cpu_shape.scatter)
 _o.scatter_value.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml:960
 _o.scatter_value_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value))
 _o.scatter_value_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 _o.scatter_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml:967
 _o.scatter_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce))
 _o.scatter_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:969
 _o.scatter_value_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_value_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:974
 _o.scatter_value_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value_reduce))
 _o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:974
+# schema/native_functions.yaml:976
 _o.scatter__src.register('CPU', _cpu_shape.scatter_)
 _o.scatter__src.register('Meta', _meta_shape.scatter_)
 _o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:982
 _o.scatter__value.register('CPU', _cpu_shape.scatter_)
 _o.scatter__value.register('Meta', _meta_shape.scatter_)
 _o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:986
+# schema/native_functions.yaml:988
 _o.scatter__reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:994
 _o.scatter__value_reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__value_reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value_reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 _o.scatter_add.register('CPU', _cpu_shape.scatter_add)
 _o.scatter_add.register('Meta', _meta_shape.scatter_add)
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml:1005
 _o.scatter_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_add))
 _o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1007
 _o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
 _o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
 _o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1013
 _o.scatter_reduce_two.register('CPU', _cpu_shape.scatter_reduce_two)
 _o.scatter_reduce_two.register('Meta', _meta_shape.scatter_reduce_two)
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml:1018
 _o.scatter_reduce_two_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce_two))
 _o.scatter_reduce_two_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_two_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1020
 _o.scatter_reduce__two.register('CPU', _cpu_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register('Meta', _meta_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce__two, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1026
 _o.masked_select.register('CPU', _cpu_shape.masked_select)
 _o.masked_select.register('Meta', _meta_shape.masked_select)
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1031
 _o.masked_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_select))
 _o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_select_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1034
 _o.nonzero.register('CPU', _cpu_shape.nonzero)
 _o.nonzero.register('Meta', _meta_shape.nonzero)
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1041
 _o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
 _o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
 _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 _o.topk.register('CPU', _cpu_shape.topk)
 _o.topk.register('Meta', _meta_shape.topk)
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml:1052
 _o.topk_values.register('CompositeExplicitAutograd', _autogen_out(_o.topk))
 _o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1054
 _o.sort.register('CPU', _cpu_shape.sort)
 _o.sort.register('Meta', _meta_shape.sort)
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml:1059
 _o.sort_values.register('CompositeExplicitAutograd', _autogen_out(_o.sort))
 _o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:1059
+# schema/native_functions.yaml:1061
 _o.sort_stable.register('CPU', _cpu_shape.sort_stable)
 _o.sort_stable.register('Meta', _meta_shape.sort_stable)
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml:1066
 _o.sort_values_stable.register('CompositeExplicitAutograd', _autogen_out(_o.sort_stable))
 _o.sort_values_stable.register("ADInplaceOrView", _inplace_or_view(_o.sort_values_stable, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1068
 _o.argsort.register('CompositeImplicitAutograd', _composite_shape.argsort)
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1073
 _o.argsort_stable.register('CompositeImplicitAutograd', _composite_shape.argsort_stable)
 
-# schema/native_functions.yaml:1075
+# schema/native_functions.yaml:1077
 _o.argsort_stable_out.register('CompositeExplicitAutograd', _autogen_out(_o.argsort_stable))
 _o.argsort_stable_out.register("ADInplaceOrView", _inplace_or_view(_o.argsort_stable_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1079
 _o._unique2.register('CPU', _cpu_shape.unique2)
 _o._unique2.register('Meta', _meta_shape.unique2)
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml:1084
 _o._unique2_out.register('CompositeExplicitAutograd', _autogen_out(_o._unique2))
 _o._unique2_out.register("ADInplaceOrView", _inplace_or_view(_o._unique2_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1085
+# schema/native_functions.yaml:1087
 _o.unique_dim.register('CPU', _cpu_shape.unique_dim)
 _o.unique_dim.register('Meta', _meta_shape.unique_dim)
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml:1092
 _o.unique_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_dim))
 _o.unique_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_dim_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1095
 _o.slice_scatter.register('CompositeExplicitAutograd', _common_scatter_views.slice_scatter)
 
-# schema/native_functions.yaml:1097
+# schema/native_functions.yaml:1099
 _o.slice_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.slice_scatter))
 _o.slice_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.slice_scatter_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1101
 _o.select_scatter.register('CompositeExplicitAutograd', _common_scatter_views.select_scatter)
 
-# schema/native_functions.yaml:1103
+# schema/native_functions.yaml:1105
 _o.select_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.select_scatter))
 _o.select_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.select_scatter_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 _o.diagonal_scatter.register('CompositeExplicitAutograd', _common_scatter_views.diagonal_scatter)
 
-# schema/native_functions.yaml:1109
+# schema/native_functions.yaml:1111
 _o.diagonal_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.diagonal_scatter))
 _o.diagonal_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.diagonal_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 _o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_views.as_strided_scatter)
 
-# schema/native_functions.yaml:1115
+# schema/native_functions.yaml:1117
 _o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
 _o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1119
 _o.index_add.register('CPU', _cpu_shape.index_add)
 _o.index_add.register('Meta', _meta_shape.index_add)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml:1124
 _o.index_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_add))
 _o.index_add_out.register("ADInplaceOrView", _inplace_or_view(_o.index_add_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1126
 _o.index_add_.register('CPU', _cpu_shape.index_add_)
 _o.index_add_.register('Meta', _meta_shape.index_add_)
 _o.index_add_.register("ADInplaceOrView", _inplace_or_view(_o.index_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 _o.index_copy.register('CPU', _cpu_shape.index_copy)
 _o.index_copy.register('Meta', _meta_shape.index_copy)
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1137
 _o.index_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_copy))
 _o.index_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1139
 _o.index_copy_.register('CPU', _cpu_shape.index_copy_)
 _o.index_copy_.register('Meta', _meta_shape.index_copy_)
 _o.index_copy_.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 _o.index_fill_int_Scalar.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1147
+# schema/native_functions.yaml:1149
 _o.index_fill_int_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Scalar))
 _o.index_fill_int_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1151
 _o.index_fill_int_Tensor.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1155
 _o.index_fill_int_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Tensor))
 _o.index_fill_int_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1157
 _o.index_fill__int_Scalar.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Scalar.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1163
 _o.index_fill__int_Tensor.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Tensor.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1169
 _o.masked_scatter.register('CompositeExplicitAutograd', _common_scatter_views.masked_scatter)
 
-# schema/native_functions.yaml:1171
+# schema/native_functions.yaml:1173
 _o.masked_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_scatter))
 _o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 _o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
 _o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
 _o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1181
 _o.take.register('CPU', _cpu_shape.take)
 _o.take.register('Meta', _meta_shape.take)
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1186
 _o.take_out.register('CompositeExplicitAutograd', _autogen_out(_o.take))
 _o.take_out.register("ADInplaceOrView", _inplace_or_view(_o.take_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1188
 _o.put.register('CompositeExplicitAutograd', _common_scatter_views.put)
 
-# schema/native_functions.yaml:1190
+# schema/native_functions.yaml:1192
 _o.put_out.register('CompositeExplicitAutograd', _autogen_out(_o.put))
 _o.put_out.register("ADInplaceOrView", _inplace_or_view(_o.put_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1194
 _o.put_.register('CPU', _cpu_shape.put_)
 _o.put_.register('Meta', _meta_shape.put_)
 _o.put_.register("ADInplaceOrView", _inplace_or_view(_o.put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1200
 _o.take_along_dim.register('CompositeImplicitAutograd', _composite_shape.take_along_dim)
 
-# schema/native_functions.yaml:1202
+# schema/native_functions.yaml:1204
 _o.take_along_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.take_along_dim))
 _o.take_along_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.take_along_dim_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1206
 _o.argwhere.register('CompositeImplicitAutograd', _composite_shape.argwhere)
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1211
 _o.fliplr.register('CompositeImplicitAutograd', _composite_shape.fliplr)
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1216
 _o.flipud.register('CompositeImplicitAutograd', _composite_shape.flipud)
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1221
 _o.rot90.register('CompositeImplicitAutograd', _composite_shape.rot90)
 
-# schema/native_functions.yaml:1223
+# schema/native_functions.yaml:1225
 _o.rot90_out.register('CompositeExplicitAutograd', _autogen_out(_o.rot90))
 _o.rot90_out.register("ADInplaceOrView", _inplace_or_view(_o.rot90_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 _o.msort.register('CompositeImplicitAutograd', _composite_shape.msort)
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1231
 _o.msort_out.register('CompositeExplicitAutograd', _autogen_out(_o.msort))
 _o.msort_out.register("ADInplaceOrView", _inplace_or_view(_o.msort_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1233
 _o.unique_consecutive.register('CPU', _cpu_shape.unique_consecutive)
 _o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1238
 _o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
 _o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1239
+# schema/native_functions.yaml:1241
 _o.unfold.register('CompositeExplicitAutograd', _common_views.unfold)
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 _o.swapaxes.register('CompositeImplicitAutograd', _composite_shape.swapaxes)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1252
 _o.swapdims.register('CompositeImplicitAutograd', _composite_shape.swapdims)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 _o.moveaxis_intlist.register('CompositeImplicitAutograd', _composite_shape.moveaxis_intlist)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 _o.moveaxis_int.register('CompositeImplicitAutograd', _composite_shape.moveaxis)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1267
 _o.ravel.register('CompositeImplicitAutograd', _composite_shape.ravel)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 _o.narrow_copy.register('CompositeImplicitAutograd', _composite_shape.narrow_copy)
 
-# schema/native_functions.yaml:1274
+# schema/native_functions.yaml:1276
 _o.narrow_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.narrow_copy))
 _o.narrow_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.narrow_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 _o.tensor_split_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_sections)
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml:1283
 _o.tensor_split_indices.register('CompositeImplicitAutograd', _composite_shape.tensor_split_indices)
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1288
 _o.tensor_split_tensor_indices_or_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_tensor)
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 _o.hsplit_int.register('CompositeImplicitAutograd', _composite_shape.hsplit_int)
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1298
 _o.hsplit_array.register('CompositeImplicitAutograd', _composite_shape.hsplit_array)
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 _o.vsplit_int.register('CompositeImplicitAutograd', _composite_shape.vsplit_int)
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 _o.vsplit_array.register('CompositeImplicitAutograd', _composite_shape.vsplit_array)
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1313
 _o.dsplit_int.register('CompositeImplicitAutograd', _composite_shape.dsplit_int)
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 _o.dsplit_array.register('CompositeImplicitAutograd', _composite_shape.dsplit_array)
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml:1323
 _o.atleast_1d.register('CompositeImplicitAutograd', _composite_shape.atleast_1d)
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml:1328
 _o.atleast_1d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_1d_sequence)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml:1333
 _o.atleast_2d.register('CompositeImplicitAutograd', _composite_shape.atleast_2d)
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml:1338
 _o.atleast_2d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_2d_sequence)
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml:1343
 _o.atleast_3d.register('CompositeImplicitAutograd', _composite_shape.atleast_3d)
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:1348
 _o.atleast_3d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_3d_sequence)
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml:1353
 _o.hstack.register('CompositeImplicitAutograd', _composite_shape.hstack)
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:1356
 _o.hstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.hstack))
 _o.hstack_out.register("ADInplaceOrView", _inplace_or_view(_o.hstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1358
 _o.vstack.register('CompositeImplicitAutograd', _composite_shape.vstack)
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml:1361
 _o.vstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.vstack))
 _o.vstack_out.register("ADInplaceOrView", _inplace_or_view(_o.vstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1363
 _o.row_stack.register('CompositeImplicitAutograd', _composite_shape.row_stack)
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:1366
 _o.row_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.row_stack))
 _o.row_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.row_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1368
 _o.dstack.register('CompositeImplicitAutograd', _composite_shape.dstack)
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml:1371
 _o.dstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.dstack))
 _o.dstack_out.register("ADInplaceOrView", _inplace_or_view(_o.dstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1373
 _o.column_stack.register('CompositeImplicitAutograd', _composite_shape.column_stack)
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml:1376
 _o.column_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.column_stack))
 _o.column_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.column_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1378
 _o.diag_embed.register('CompositeImplicitAutograd', _composite_shape.diag_embed)
 
-# schema/native_functions.yaml:1380
+# schema/native_functions.yaml:1382
 _o.diag_embed_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag_embed))
 _o.diag_embed_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_embed_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 _o.diag.register('CompositeImplicitAutograd', _composite_shape.diag)
 
-# schema/native_functions.yaml:1386
+# schema/native_functions.yaml:1388
 _o.diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag))
 _o.diag_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1390
 _o.diagflat.register('CompositeImplicitAutograd', _composite_shape.diagflat)
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml:1395
 _o.repeat_interleave_Tensor.register('CPU', _cpu_shape.repeat_interleave_tensor)
 _o.repeat_interleave_Tensor.register('Meta', _meta_shape.repeat_interleave_tensor)
 
-# schema/native_functions.yaml:1397
+# schema/native_functions.yaml:1399
 _o.repeat_interleave_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat_interleave_Tensor))
 _o.repeat_interleave_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_interleave_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 _o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_tensor)
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1407
 _o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml:1412
 _o.searchsorted_Tensor.register('CPU', _cpu_shape.searchsorted)
 _o.searchsorted_Tensor.register('Meta', _meta_shape.searchsorted)
 
-# schema/native_functions.yaml:1414
+# schema/native_functions.yaml:1416
 _o.searchsorted_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Tensor))
 _o.searchsorted_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Tensor_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1418
 _o.searchsorted_Scalar.register('CPU', _cpu_shape.searchsorted_scalar)
 _o.searchsorted_Scalar.register('Meta', _meta_shape.searchsorted_scalar)
 
-# schema/native_functions.yaml:1420
+# schema/native_functions.yaml:1422
 _o.searchsorted_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Scalar))
 _o.searchsorted_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Scalar_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1422
+# schema/native_functions.yaml:1424
 _o.bucketize_Tensor.register('CPU', _cpu_shape.bucketize)
 _o.bucketize_Tensor.register('Meta', _meta_shape.bucketize)
 
-# schema/native_functions.yaml:1426
+# schema/native_functions.yaml:1428
 _o.bucketize_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Tensor))
 _o.bucketize_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1428
+# schema/native_functions.yaml:1430
 _o.bucketize_Scalar.register('CPU', _cpu_shape.bucketize_scalar)
 _o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
 
-# schema/native_functions.yaml:1432
+# schema/native_functions.yaml:1434
 _o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
 _o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:1438
 _o.tril_indices.register('CPU', _cpu_shape.tril_indices)
 _o.tril_indices.register('Meta', _meta_shape.tril_indices)
 _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:1444
 _o.triu_indices.register('CPU', _cpu_shape.triu_indices)
 _o.triu_indices.register('Meta', _meta_shape.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:1450
 _o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
 
-# schema/native_functions.yaml:1452
+# schema/native_functions.yaml:1454
 _o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)
 
-# schema/native_functions.yaml:1456
+# schema/native_functions.yaml:1458
 _o.broadcast_to.register('CompositeImplicitAutograd', _composite_shape.broadcast_to)
 
-# schema/native_functions.yaml:1461
+# schema/native_functions.yaml:1463
 _o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broadcast_tensors)
 
-# schema/native_functions.yaml:1465
+# schema/native_functions.yaml:1467
 _o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1471
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:1476
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1489
+# schema/native_functions.yaml:1491
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1501
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:1506
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:1516
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1519
+# schema/native_functions.yaml:1521
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1524
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:1536
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:1546
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml:1551
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:1566
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:1576
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1579
+# schema/native_functions.yaml:1581
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:1584
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1591
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1594
+# schema/native_functions.yaml:1596
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1606
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1609
+# schema/native_functions.yaml:1611
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1614
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:1621
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1624
+# schema/native_functions.yaml:1626
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1634
+# schema/native_functions.yaml:1636
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml:1641
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1642
+# schema/native_functions.yaml:1644
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1656
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1657
+# schema/native_functions.yaml:1659
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1669
+# schema/native_functions.yaml:1671
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml:1674
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml:1686
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1687
+# schema/native_functions.yaml:1689
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1699
+# schema/native_functions.yaml:1701
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1702
+# schema/native_functions.yaml:1704
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1709
+# schema/native_functions.yaml:1711
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1714
+# schema/native_functions.yaml:1716
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:1729
+# schema/native_functions.yaml:1731
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1732
+# schema/native_functions.yaml:1734
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:1744
+# schema/native_functions.yaml:1746
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1747
+# schema/native_functions.yaml:1749
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:1759
+# schema/native_functions.yaml:1761
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1769
+# schema/native_functions.yaml:1771
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:1774
+# schema/native_functions.yaml:1776
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:1782
+# schema/native_functions.yaml:1784
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1785
+# schema/native_functions.yaml:1787
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1799
+# schema/native_functions.yaml:1801
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:1804
+# schema/native_functions.yaml:1806
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1807
+# schema/native_functions.yaml:1809
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1814
+# schema/native_functions.yaml:1816
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:1819
+# schema/native_functions.yaml:1821
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1829
+# schema/native_functions.yaml:1831
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:1834
+# schema/native_functions.yaml:1836
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1837
+# schema/native_functions.yaml:1839
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1844
+# schema/native_functions.yaml:1846
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1849
+# schema/native_functions.yaml:1851
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1854
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1859
+# schema/native_functions.yaml:1861
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:1864
+# schema/native_functions.yaml:1866
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml:1869
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1874
+# schema/native_functions.yaml:1876
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1879
+# schema/native_functions.yaml:1881
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1887
+# schema/native_functions.yaml:1889
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1899
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:1902
+# schema/native_functions.yaml:1904
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1905
+# schema/native_functions.yaml:1907
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:1910
+# schema/native_functions.yaml:1912
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1920
+# schema/native_functions.yaml:1922
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:1924
+# schema/native_functions.yaml:1926
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1929
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1935
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml:1939
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1943
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:1947
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1951
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:1955
+# schema/native_functions.yaml:1957
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:1960
+# schema/native_functions.yaml:1962
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1966
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1970
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1973
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:1976
+# schema/native_functions.yaml:1978
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:1980
+# schema/native_functions.yaml:1982
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1985
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1989
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml:1991
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:1995
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml:1999
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2001
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:2003
+# schema/native_functions.yaml:2005
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:2007
+# schema/native_functions.yaml:2009
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2010
+# schema/native_functions.yaml:2012
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2016
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2018
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2023
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:2026
+# schema/native_functions.yaml:2028
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2030
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:2033
+# schema/native_functions.yaml:2035
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2037
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:2040
+# schema/native_functions.yaml:2042
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2046
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml:2051
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2051
+# schema/native_functions.yaml:2053
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml:2059
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2063
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2067
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2070
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml:2074
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2075
+# schema/native_functions.yaml:2077
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml:2081
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2081
+# schema/native_functions.yaml:2083
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:2085
+# schema/native_functions.yaml:2087
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml:2089
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2094
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2096
+# schema/native_functions.yaml:2098
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2100
+# schema/native_functions.yaml:2102
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml:2104
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2109
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2110
+# schema/native_functions.yaml:2112
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2115
+# schema/native_functions.yaml:2117
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2123
+# schema/native_functions.yaml:2125
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2126
+# schema/native_functions.yaml:2128
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2131
+# schema/native_functions.yaml:2133
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2136
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2141
+# schema/native_functions.yaml:2143
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2153
+# schema/native_functions.yaml:2155
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2156
+# schema/native_functions.yaml:2158
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2161
+# schema/native_functions.yaml:2163
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2164
+# schema/native_functions.yaml:2166
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml:2171
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2174
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2181
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2186
+# schema/native_functions.yaml:2188
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2191
+# schema/native_functions.yaml:2193
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2194
+# schema/native_functions.yaml:2196
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml:2201
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2204
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2209
+# schema/native_functions.yaml:2211
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:2218
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:2221
+# schema/native_functions.yaml:2223
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:2226
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml:2231
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2234
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml:2239
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2240
+# schema/native_functions.yaml:2242
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2247
+# schema/native_functions.yaml:2249
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml:2254
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2255
+# schema/native_functions.yaml:2257
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2262
+# schema/native_functions.yaml:2264
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml:2269
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2270
+# schema/native_functions.yaml:2272
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2277
+# schema/native_functions.yaml:2279
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml:2284
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2285
+# schema/native_functions.yaml:2287
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2294
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2297
+# schema/native_functions.yaml:2299
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2300
+# schema/native_functions.yaml:2302
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2305
+# schema/native_functions.yaml:2307
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2308
+# schema/native_functions.yaml:2310
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2313
+# schema/native_functions.yaml:2315
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2318
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2323
+# schema/native_functions.yaml:2325
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml:2337
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2338
+# schema/native_functions.yaml:2340
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml:2345
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2348
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2351
+# schema/native_functions.yaml:2353
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2356
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2363
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2373
+# schema/native_functions.yaml:2375
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2376
+# schema/native_functions.yaml:2378
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2381
+# schema/native_functions.yaml:2383
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2386
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2389
+# schema/native_functions.yaml:2391
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2392
+# schema/native_functions.yaml:2394
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2399
+# schema/native_functions.yaml:2401
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml:2408
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2411
+# schema/native_functions.yaml:2413
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:2416
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:2421
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2422
+# schema/native_functions.yaml:2424
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2431
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2438
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2443
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:2446
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml:2453
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:2456
+# schema/native_functions.yaml:2458
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2461
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2466
+# schema/native_functions.yaml:2468
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:2471
+# schema/native_functions.yaml:2473
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml:2476
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:2479
+# schema/native_functions.yaml:2481
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2482
+# schema/native_functions.yaml:2484
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml:2489
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2490
+# schema/native_functions.yaml:2492
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2497
+# schema/native_functions.yaml:2499
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:2506
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2513
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml:2520
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2525
+# schema/native_functions.yaml:2527
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2532
+# schema/native_functions.yaml:2534
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2539
+# schema/native_functions.yaml:2541
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2548
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2555
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2560
+# schema/native_functions.yaml:2562
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2569
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2574
+# schema/native_functions.yaml:2576
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2581
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2582
+# schema/native_functions.yaml:2584
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:2591
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2596
+# schema/native_functions.yaml:2598
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml:2605
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:2608
+# schema/native_functions.yaml:2610
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:2613
+# schema/native_functions.yaml:2615
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:2618
+# schema/native_functions.yaml:2620
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:2623
+# schema/native_functions.yaml:2625
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2626
+# schema/native_functions.yaml:2628
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2632
+# schema/native_functions.yaml:2634
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:2639
+# schema/native_functions.yaml:2641
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2646
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml:2649
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2656
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:2661
+# schema/native_functions.yaml:2663
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2668
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2669
+# schema/native_functions.yaml:2671
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2677
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:2680
+# schema/native_functions.yaml:2682
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2683
+# schema/native_functions.yaml:2685
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2692
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2698
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml:2703
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2706
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2713
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:2717
+# schema/native_functions.yaml:2719
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2724
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2725
+# schema/native_functions.yaml:2727
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2732
+# schema/native_functions.yaml:2734
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2740
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:2743
+# schema/native_functions.yaml:2745
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2748
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2752
+# schema/native_functions.yaml:2754
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:2759
+# schema/native_functions.yaml:2761
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2768
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:2771
+# schema/native_functions.yaml:2773
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2776
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:2779
+# schema/native_functions.yaml:2781
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml:2784
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2789
+# schema/native_functions.yaml:2791
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2798
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:2801
+# schema/native_functions.yaml:2803
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2806
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:2809
+# schema/native_functions.yaml:2811
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2814
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2821
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2828
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2835
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2838
+# schema/native_functions.yaml:2840
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2844
+# schema/native_functions.yaml:2846
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2851
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2854
+# schema/native_functions.yaml:2856
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:2859
+# schema/native_functions.yaml:2861
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2864
+# schema/native_functions.yaml:2866
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2869
+# schema/native_functions.yaml:2871
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml:2877
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2883
+_o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
+
+# schema/native_functions.yaml:2888
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+_o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:2892
+_o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
+
+# schema/native_functions.yaml:2897
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+_o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:2901
+_o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
+
+# schema/native_functions.yaml:2904
+_o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
+_o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2906
+_o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
+
+# schema/native_functions.yaml:2910
+_o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
+
+# schema/native_functions.yaml:2914
+_o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
+
+# schema/native_functions.yaml:2917
+_o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
+_o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2919
+_o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
+
+# schema/native_functions.yaml:2923
+_o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
+_o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
+
+# schema/native_functions.yaml:2927
+_o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
+_o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2929
+_o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
+
+# schema/native_functions.yaml:2934
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+_o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2938
+_o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
+
+# schema/native_functions.yaml:2941
+_o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
+_o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2943
+_o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
+
+# schema/native_functions.yaml:2947
+_o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
+_o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:2950
+_o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
+
+# schema/native_functions.yaml:2954
+_o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
+_o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:2957
+_o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
+
+# schema/native_functions.yaml:2961
+_o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
+
+# schema/native_functions.yaml:2966
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+_o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:2970
+_o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
+
+# schema/native_functions.yaml:2974
+_o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
+_o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
+
+# schema/native_functions.yaml:2976
+_o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
+
+# schema/native_functions.yaml:2980
+_o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
+
+# schema/native_functions.yaml:2985
+_o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
+_o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
+
+# schema/native_functions.yaml:2990
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+_o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:2994
+_o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
+_o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
+
+# schema/native_functions.yaml:2999
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+_o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:3003
+_o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
+
+# schema/native_functions.yaml:3006
+_o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
+_o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3008
+_o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:3013
+_o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3017
+_o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('Meta', _meta_reduction.prod)
+
+# schema/native_functions.yaml:3022
+_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
+_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3025
+_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
+
+# schema/native_functions.yaml:3030
+_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
+_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3033
+_o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('Meta', _meta_reduction.amin)
+
+# schema/native_functions.yaml:3038
+_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
+_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3041
+_o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('Meta', _meta_reduction.max_all)
+
+# schema/native_functions.yaml:3049
+_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
+_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3054
+_o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('Meta', _meta_reduction.max_dim)
+
+# schema/native_functions.yaml:3061
+_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:3066
+_o.max_other.register('CPU', _cpu_reduction.max_other)
+_o.max_other.register('Meta', _meta_reduction.max_other)
+
+# schema/native_functions.yaml:3071
+_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
+_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3073
+_o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('Meta', _meta_reduction.min_all)
+
+# schema/native_functions.yaml:3081
+_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
+_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3086
+_o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('Meta', _meta_reduction.min_dim)
+
+# schema/native_functions.yaml:3093
+_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:3098
+_o.min_other.register('CPU', _cpu_reduction.min_other)
+_o.min_other.register('Meta', _meta_reduction.min_other)
+
+# schema/native_functions.yaml:3103
+_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
+_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3105
+_o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('Meta', _meta_reduction.argmin)
+
+# schema/native_functions.yaml:3110
+_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
+_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3113
+_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
+
+# schema/native_functions.yaml:3118
+_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
+
+# schema/native_functions.yaml:3122
+_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
+_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3124
+_o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('Meta', _meta_reduction.var_correction)
+
+# schema/native_functions.yaml:3129
+_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
+_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3132
+_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
+
+# schema/native_functions.yaml:3137
+_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
+
+# schema/native_functions.yaml:3141
+_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
+_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3143
+_o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('Meta', _meta_reduction.std_correction)
+
+# schema/native_functions.yaml:3148
+_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
+_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3151
+_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
+
+# schema/native_functions.yaml:3155
+_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
+
+# schema/native_functions.yaml:3159
+_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
+
+# schema/native_functions.yaml:3163
+_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
+_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:3166
+_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
+
+# schema/native_functions.yaml:3170
+_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
+
+# schema/native_functions.yaml:3174
+_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
+
+# schema/native_functions.yaml:3178
+_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
+_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:3181
+_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
+
+# schema/native_functions.yaml:3186
+_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
+_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3189
+_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
+
+# schema/native_functions.yaml:3193
+_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
+_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3196
+_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
+
+# schema/native_functions.yaml:3201
+_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
+_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3203
+_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
+
+# schema/native_functions.yaml:3208
+_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
+_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3210
+_o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:3217
+_o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3224
+_o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3232
+_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3237
+_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3242
+_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
+_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3247
+_o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:3254
+_o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3261
+_o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3269
+_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3274
+_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3279
+_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
+_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3284
+_o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:3289
+_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
+_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3292
+_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
+_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3298
+_o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:3303
+_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
+_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3305
+_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
+_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3311
+_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:3316
+_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
+_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3318
+_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:3323
+_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
+_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)

@@ -10,8 +10,7 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
-from ember.return_types import out_tuple as _out_tuple  # noqa: F401
-from ember.return_types import return_type as _rt  # noqa: F401
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d,
     _entry__adaptive_avg_pool2d_backward,
@@ -52,13 +51,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_start,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
     _entry_argsort,
     _entry_argsort_stable,
     _entry_argsort_stable_out,
@@ -87,6 +102,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_batch_norm,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -168,6 +190,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cosh,
     _entry_cosh_,
     _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -268,6 +301,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -306,6 +341,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -323,7 +360,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -350,6 +390,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
     _entry_lt_Scalar_out,
     _entry_lt_Tensor,
@@ -368,9 +410,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select,
     _entry_masked_select_out,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
     _entry_max_pool2d,
     _entry_max_pool2d_with_indices,
     _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
     _entry_maximum,
     _entry_maximum_out,
     _entry_mean,
@@ -378,6 +427,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean_out,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
     _entry_mm,
@@ -386,6 +441,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
     _entry_msort,
     _entry_msort_out,
     _entry_mul_Scalar,
@@ -402,6 +459,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
     _entry_ne_Scalar,
     _entry_ne_Scalar_out,
     _entry_ne_Tensor,
@@ -416,8 +481,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_full,
     _entry_new_ones,
     _entry_new_zeros,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -433,6 +515,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
     _entry_put,
     _entry_put_,
     _entry_put_out,
@@ -483,6 +569,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scaled_dot_product_attention,
     _entry_scatter__reduce,
     _entry_scatter__src,
     _entry_scatter__value,
@@ -552,6 +639,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -611,6 +707,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
@@ -627,9 +732,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros,
     _entry_zeros_like,
 )
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -639,7 +752,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1732
+# schema/native_functions.yaml:1734
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -649,7 +762,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1649
+# schema/native_functions.yaml:1651
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -659,7 +772,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1657
+# schema/native_functions.yaml:1659
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -689,7 +802,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml:2453
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -699,7 +812,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2461
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -709,7 +822,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2438
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -719,7 +832,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml:2446
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -739,7 +852,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:725
+# schema/native_functions.yaml:727
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -749,7 +862,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:842
+# schema/native_functions.yaml:844
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -757,6 +870,65 @@ def alias(self):
         if r is not _NO:
             return r
     return _entry_alias(self)
+
+
+# schema/native_functions.yaml:3210
+def _m0_all(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_all(self):
+    return _entry_all(self)
+
+
+# schema/native_functions.yaml:3217
+def _m1_all(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_all(self, dim, keepdim):
+    return _entry_all_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3224
+def _m2_all(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_all(self, dim, keepdim):
+    return _entry_all_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(())),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
 # schema/native_functions.yaml:623
@@ -769,6 +941,75 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
+# schema/native_functions.yaml:3033
+def amin(self, dim=(), keepdim=False):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_amin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3247
+def _m0_any(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_any(self):
+    return _entry_any(self)
+
+
+# schema/native_functions.yaml:3254
+def _m1_any(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_any(self, dim, keepdim):
+    return _entry_any_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3261
+def _m2_any(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_any(self, dim, keepdim):
+    return _entry_any_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(())),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+
+
 # schema/native_functions.yaml:631
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
@@ -779,7 +1020,17 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:3105
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_argmin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1068
 def _m0_argsort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -790,7 +1041,7 @@ def _c0_argsort(self, dim, descending):
     return _entry_argsort(self, dim, descending)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml:1073
 def _m1_argsort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -824,7 +1075,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1206
 def argwhere(self):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -834,7 +1085,7 @@ def argwhere(self):
     return _entry_argwhere(self)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml:703
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -844,7 +1095,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1113
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -854,7 +1105,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1634
+# schema/native_functions.yaml:1636
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -864,7 +1115,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1642
+# schema/native_functions.yaml:1644
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -874,7 +1125,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1664
+# schema/native_functions.yaml:1666
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -884,7 +1135,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2232
+# schema/native_functions.yaml:2234
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -894,7 +1145,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2240
+# schema/native_functions.yaml:2242
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -904,7 +1155,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml:1674
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -914,7 +1165,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2046
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -924,7 +1175,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2051
+# schema/native_functions.yaml:2053
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -934,7 +1185,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2294
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -944,7 +1195,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2318
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -954,7 +1205,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1859
+# schema/native_functions.yaml:1861
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -964,7 +1215,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml:1869
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -974,7 +1225,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -984,7 +1235,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2356
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -994,7 +1245,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1004,7 +1255,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2392
+# schema/native_functions.yaml:2394
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1024,7 +1275,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1456
+# schema/native_functions.yaml:1458
 def broadcast_to(self, *size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     size = _ivar(size)
@@ -1035,7 +1286,7 @@ def broadcast_to(self, *size):
     return _entry_broadcast_to(self, size)
 
 
-# schema/native_functions.yaml:1754
+# schema/native_functions.yaml:1756
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1045,7 +1296,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1764
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1055,7 +1306,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:805
+# schema/native_functions.yaml:807
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1110,7 +1361,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2828
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1155,7 +1406,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2806
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1166,7 +1417,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2798
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1200,7 +1451,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2821
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1211,7 +1462,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2814
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1245,7 +1496,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2776
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1256,7 +1507,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2768
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1290,7 +1541,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2789
+# schema/native_functions.yaml:2791
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1301,7 +1552,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml:2784
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1365,7 +1616,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1604
+# schema/native_functions.yaml:1606
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1375,7 +1626,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1614
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1385,7 +1636,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1694
+# schema/native_functions.yaml:1696
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1395,7 +1646,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1702
+# schema/native_functions.yaml:1704
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1405,7 +1656,93 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml:3311
+def _m0_count_nonzero(self, *dim):
+    dim = _ivar(dim)
+    if _F['Tensor'](self) and _F['int[]'](dim):
+        return (self, dim)
+    return None
+
+
+def _c0_count_nonzero(self, dim):
+    return _entry_count_nonzero_dim_IntList(self, dim)
+
+
+# schema/native_functions.yaml:3318
+def _m1_count_nonzero(self, dim=None):
+    if _F['Tensor'](self) and _F['int?'](dim):
+        return (self, dim)
+    return None
+
+
+def _c1_count_nonzero(self, dim):
+    return _entry_count_nonzero(self, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(())),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim',))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:3298
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3305
+def cumprod_(self, dim, *, dtype=None):
+    """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3284
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3292
+def cumsum_(self, dim, *, dtype=None):
+    """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:838
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1415,7 +1752,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1384
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -1425,7 +1762,7 @@ def diag(self, diagonal=0):
     return _entry_diag(self, diagonal)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1378
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -1435,7 +1772,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return _entry_diag_embed(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1390
 def diagflat(self, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -1445,7 +1782,7 @@ def diagflat(self, offset=0):
     return _entry_diagflat(self, offset)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml:784
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1455,7 +1792,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1107
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -1487,7 +1824,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2574
+# schema/native_functions.yaml:2576
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1546,7 +1883,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:2591
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1583,7 +1920,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2021
+# schema/native_functions.yaml:2023
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1593,7 +1930,7 @@ def dot(self, tensor):
     return _entry_dot(self, tensor)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:1313
 def _m0_dsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -1604,7 +1941,7 @@ def _c0_dsplit(self, sections):
     return _entry_dsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:1318
 def _m1_dsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -1649,7 +1986,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2490
+# schema/native_functions.yaml:2492
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1659,7 +1996,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1709
+# schema/native_functions.yaml:1711
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1669,7 +2006,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1717
+# schema/native_functions.yaml:1719
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1689,7 +2026,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1469
+# schema/native_functions.yaml:1471
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1699,7 +2036,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1477
+# schema/native_functions.yaml:1479
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1719,7 +2056,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:754
+# schema/native_functions.yaml:756
 def expand(self, *size, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(size)
@@ -1730,7 +2067,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:760
+# schema/native_functions.yaml:762
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1740,7 +2077,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:1486
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1750,7 +2087,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1492
+# schema/native_functions.yaml:1494
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1805,7 +2142,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:818
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1815,7 +2152,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml:894
 def flip(self, *dims):
     """flip(Tensor self, int[] dims) -> Tensor"""
     dims = _ivar(dims)
@@ -1826,7 +2163,7 @@ def flip(self, *dims):
     return _entry_flip(self, dims)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml:1211
 def fliplr(self):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1836,7 +2173,7 @@ def fliplr(self):
     return _entry_fliplr(self)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml:1216
 def flipud(self):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1846,7 +2183,7 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:1739
+# schema/native_functions.yaml:1741
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1856,7 +2193,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1747
+# schema/native_functions.yaml:1749
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1866,7 +2203,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1877,7 +2214,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2126
+# schema/native_functions.yaml:2128
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1911,7 +2248,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2136
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1921,7 +2258,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2186
+# schema/native_functions.yaml:2188
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1931,7 +2268,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2204
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1941,7 +2278,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1814
+# schema/native_functions.yaml:1816
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1951,7 +2288,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1822
+# schema/native_functions.yaml:1824
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1961,7 +2298,7 @@ def frac_(self):
     return _entry_frac_(self)
 
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:941
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -1981,7 +2318,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2560
+# schema/native_functions.yaml:2562
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1989,6 +2326,16 @@ def ge_(self, other):
         if r is not _NO:
             return r
     return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:3008
+def ger(self, vec2):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_ger(self, vec2)
 
 
 # schema/native_functions.yaml:409
@@ -2001,7 +2348,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2548
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2011,7 +2358,7 @@ def gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml:1293
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -2022,7 +2369,7 @@ def _c0_hsplit(self, sections):
     return _entry_hsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml:1298
 def _m1_hsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -2057,7 +2404,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:860
+# schema/native_functions.yaml:862
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -2067,7 +2414,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1119
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2077,7 +2424,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return _entry_index_add(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1126
 def index_add_(self, dim, index, source, *, alpha=1):
     """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2087,7 +2434,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _entry_index_add_(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1130
+# schema/native_functions.yaml:1132
 def index_copy(self, dim, index, source):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -2097,7 +2444,7 @@ def index_copy(self, dim, index, source):
     return _entry_index_copy(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1139
 def index_copy_(self, dim, index, source):
     """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -2107,7 +2454,7 @@ def index_copy_(self, dim, index, source):
     return _entry_index_copy_(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1151
 def _m0_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -2118,7 +2465,7 @@ def _c0_index_fill(self, dim, index, value):
     return _entry_index_fill_int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1145
 def _m1_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -2152,7 +2499,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:1161
+# schema/native_functions.yaml:1163
 def _m0_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -2163,7 +2510,7 @@ def _c0_index_fill_(self, dim, index, value):
     return _entry_index_fill__int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1157
 def _m1_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -2197,7 +2544,7 @@ def index_fill_(*args, **kwargs):
     return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
-# schema/native_functions.yaml:874
+# schema/native_functions.yaml:876
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -2207,7 +2554,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:868
+# schema/native_functions.yaml:870
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2217,7 +2564,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:932
+# schema/native_functions.yaml:934
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -2227,7 +2574,7 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:1890
+# schema/native_functions.yaml:1892
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2237,7 +2584,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1882
+# schema/native_functions.yaml:1884
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2247,7 +2594,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1874
+# schema/native_functions.yaml:1876
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2267,7 +2614,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2532
+# schema/native_functions.yaml:2534
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2277,7 +2624,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:2416
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2287,7 +2634,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2431
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -2307,7 +2654,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:1516
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2317,7 +2664,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1524
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2327,7 +2674,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1529
+# schema/native_functions.yaml:1531
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2337,7 +2684,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1537
+# schema/native_functions.yaml:1539
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2347,7 +2694,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1499
+# schema/native_functions.yaml:1501
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2357,7 +2704,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml:1509
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2377,7 +2724,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:2081
+# schema/native_functions.yaml:2083
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2387,7 +2734,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2247
+# schema/native_functions.yaml:2249
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2397,7 +2744,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2255
+# schema/native_functions.yaml:2257
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2407,7 +2754,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:1844
+# schema/native_functions.yaml:1846
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2417,7 +2764,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1854
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2427,7 +2774,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2262
+# schema/native_functions.yaml:2264
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2437,7 +2784,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2270
+# schema/native_functions.yaml:2272
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2447,7 +2794,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2277
+# schema/native_functions.yaml:2279
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2457,7 +2804,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2285
+# schema/native_functions.yaml:2287
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2465,6 +2812,16 @@ def logical_xor_(self, other):
         if r is not _NO:
             return r
     return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:3181
+def logsumexp(self, dim, keepdim=False):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_logsumexp(self, dim, keepdim)
 
 
 # schema/native_functions.yaml:385
@@ -2477,7 +2834,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml:2520
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2507,7 +2864,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:1167
+# schema/native_functions.yaml:1169
 def masked_scatter(self, mask, source):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -2517,7 +2874,7 @@ def masked_scatter(self, mask, source):
     return _entry_masked_scatter(self, mask, source)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1175
 def masked_scatter_(self, mask, source):
     """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -2527,7 +2884,7 @@ def masked_scatter_(self, mask, source):
     return _entry_masked_scatter_(self, mask, source)
 
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1026
 def masked_select(self, mask):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -2547,7 +2904,66 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:3041
+def _m0_max(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_max(self):
+    return _entry_max(self)
+
+
+# schema/native_functions.yaml:3054
+def _m1_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:3066
+def _m2_max(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_max(self, other):
+    return _entry_max_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(())),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_max, _c2_max, 2, frozenset(('other',))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:2218
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2602,7 +3018,66 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:3073
+def _m0_min(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_min(self):
+    return _entry_min(self)
+
+
+# schema/native_functions.yaml:3086
+def _m1_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:3098
+def _m2_min(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_min(self, other):
+    return _entry_min_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(())),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_min, _c2_min, 2, frozenset(('other',))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:2226
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2622,7 +3097,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml:1257
 def _m0_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -2633,7 +3108,7 @@ def _c0_moveaxis(self, source, destination):
     return _entry_moveaxis_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml:1262
 def _m1_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -2667,7 +3142,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:828
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -2678,7 +3153,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml:833
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -2712,7 +3187,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1227
 def msort(self):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2742,7 +3217,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2030
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -2752,7 +3227,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1905
+# schema/native_functions.yaml:1907
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -2762,7 +3237,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1913
+# schema/native_functions.yaml:1915
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2772,7 +3247,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:777
+# schema/native_functions.yaml:779
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -2782,7 +3257,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml:1272
 def narrow_copy(self, dim, start, length):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -2802,7 +3277,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:2506
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2890,7 +3365,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1032
+# schema/native_functions.yaml:1034
 def nonzero(self):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2900,7 +3375,7 @@ def nonzero(self):
     return _entry_nonzero(self)
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2037
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2910,7 +3385,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:707
+# schema/native_functions.yaml:709
 def permute(self, *dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(dims)
@@ -2941,7 +3416,52 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:3017
+def _m0_prod(self, *, dtype=None):
+    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+        return (self, dtype)
+    return None
+
+
+def _c0_prod(self, dtype):
+    return _entry_prod(self, dtype)
+
+
+# schema/native_functions.yaml:3025
+def _m1_prod(self, dim, keepdim=False, *, dtype=None):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (self, dim, keepdim, dtype)
+    return None
+
+
+def _c1_prod(self, dim, keepdim, dtype):
+    return _entry_prod_dim_int(self, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype',))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:1188
 def put(self, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -2951,7 +3471,7 @@ def put(self, index, source, accumulate=False):
     return _entry_put(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1194
 def put_(self, index, source, accumulate=False):
     """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2961,7 +3481,7 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1267
 def ravel(self):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2971,7 +3491,7 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:1576
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2981,7 +3501,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:1584
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3011,7 +3531,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3021,7 +3541,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2174
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3031,7 +3551,7 @@ def remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:880
+# schema/native_functions.yaml:882
 def repeat(self, *repeats):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
     repeats = _ivar(repeats)
@@ -3042,7 +3562,7 @@ def repeat(self, *repeats):
     return _entry_repeat(self, repeats)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:1402
 def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -3053,7 +3573,7 @@ def _c0_repeat_interleave(self, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml:1407
 def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -3087,7 +3607,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:688
 def reshape(self, *shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(shape)
@@ -3098,7 +3618,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml:698
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -3108,7 +3628,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:901
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -3118,7 +3638,7 @@ def roll(self, shifts, dims=()):
     return _entry_roll(self, shifts, dims)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml:1221
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -3128,7 +3648,7 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:1769
+# schema/native_functions.yaml:1771
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3139,7 +3659,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml:1779
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -3173,7 +3693,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1785
+# schema/native_functions.yaml:1787
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3184,7 +3704,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1792
+# schema/native_functions.yaml:1794
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -3218,7 +3738,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml:1561
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3228,7 +3748,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1567
+# schema/native_functions.yaml:1569
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3238,7 +3758,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:948
 def _m0_scatter(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -3249,7 +3769,7 @@ def _c0_scatter(self, dim, index, src):
     return _entry_scatter_src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:962
 def _m1_scatter(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -3260,7 +3780,7 @@ def _c1_scatter(self, dim, index, src, reduce):
     return _entry_scatter_reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:955
 def _m2_scatter(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3271,7 +3791,7 @@ def _c2_scatter(self, dim, index, value):
     return _entry_scatter_value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:969
 def _m3_scatter(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -3311,7 +3831,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:974
+# schema/native_functions.yaml:976
 def _m0_scatter_(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -3322,7 +3842,7 @@ def _c0_scatter_(self, dim, index, src):
     return _entry_scatter__src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:986
+# schema/native_functions.yaml:988
 def _m1_scatter_(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -3333,7 +3853,7 @@ def _c1_scatter_(self, dim, index, src, reduce):
     return _entry_scatter__reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:980
+# schema/native_functions.yaml:982
 def _m2_scatter_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3344,7 +3864,7 @@ def _c2_scatter_(self, dim, index, value):
     return _entry_scatter__value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:992
+# schema/native_functions.yaml:994
 def _m3_scatter_(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -3384,7 +3904,7 @@ def scatter_(*args, **kwargs):
     return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
 
 
-# schema/native_functions.yaml:998
+# schema/native_functions.yaml:1000
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -3394,7 +3914,7 @@ def scatter_add(self, dim, index, src):
     return _entry_scatter_add(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1007
 def scatter_add_(self, dim, index, src):
     """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
     if _tf[0]:
@@ -3404,7 +3924,7 @@ def scatter_add_(self, dim, index, src):
     return _entry_scatter_add_(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1011
+# schema/native_functions.yaml:1013
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -3414,7 +3934,7 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1020
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
     if _tf[0]:
@@ -3424,7 +3944,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:771
+# schema/native_functions.yaml:773
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -3434,7 +3954,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1101
 def select_scatter(self, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -3464,7 +3984,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1829
+# schema/native_functions.yaml:1831
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3474,7 +3994,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1837
+# schema/native_functions.yaml:1839
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3484,7 +4004,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1899
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3494,7 +4014,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:1589
+# schema/native_functions.yaml:1591
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3504,7 +4024,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1599
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3514,7 +4034,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml:1681
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3524,7 +4044,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1687
+# schema/native_functions.yaml:1689
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3534,7 +4054,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml:767
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -3544,7 +4064,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1095
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -3554,7 +4074,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2075
+# schema/native_functions.yaml:2077
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3564,7 +4084,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1054
 def _m0_sort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -3572,10 +4092,10 @@ def _m0_sort(self, dim=-1, descending=False):
 
 
 def _c0_sort(self, dim, descending):
-    return _rt('sort', ('values', 'indices'))._make(_entry_sort(self, dim, descending))
+    return _rt_sort._make(_entry_sort(self, dim, descending))
 
 
-# schema/native_functions.yaml:1059
+# schema/native_functions.yaml:1061
 def _m1_sort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -3583,7 +4103,7 @@ def _m1_sort(self, *, stable, dim=-1, descending=False):
 
 
 def _c1_sort(self, stable, dim, descending):
-    return _rt('sort', ('values', 'indices'))._make(_entry_sort_stable(self, stable, dim, descending))
+    return _rt_sort._make(_entry_sort_stable(self, stable, dim, descending))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -3609,7 +4129,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:788
+# schema/native_functions.yaml:790
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -3620,7 +4140,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:794
+# schema/native_functions.yaml:796
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -3654,7 +4174,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml:801
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -3664,7 +4184,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:1546
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3674,7 +4194,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1552
+# schema/native_functions.yaml:1554
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3684,7 +4204,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:736
+# schema/native_functions.yaml:738
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3695,7 +4215,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:742
+# schema/native_functions.yaml:744
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -3706,7 +4226,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:748
+# schema/native_functions.yaml:750
 def _m2_squeeze(self, *dim):
     dim = _ivar(dim)
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -3742,6 +4262,65 @@ def squeeze(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+
+
+# schema/native_functions.yaml:3132
+def _m0_std(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_std(self, unbiased):
+    return _entry_std(self, unbiased)
+
+
+# schema/native_functions.yaml:3137
+def _m1_std(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std(self, dim, unbiased, keepdim):
+    return _entry_std_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3143
+def _m2_std(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_std(self, dim, correction, keepdim):
+    return _entry_std_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('unbiased',))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
 # schema/native_functions.yaml:233
@@ -3809,7 +4388,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1245
+# schema/native_functions.yaml:1247
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -3819,7 +4398,7 @@ def swapaxes(self, axis0, axis1):
     return _entry_swapaxes(self, axis0, axis1)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml:1252
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -3829,7 +4408,7 @@ def swapdims(self, dim0, dim1):
     return _entry_swapdims(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:719
+# schema/native_functions.yaml:721
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -3839,7 +4418,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1179
+# schema/native_functions.yaml:1181
 def take(self, index):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -3849,7 +4428,7 @@ def take(self, index):
     return _entry_take(self, index)
 
 
-# schema/native_functions.yaml:1198
+# schema/native_functions.yaml:1200
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -3859,7 +4438,7 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:1621
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3869,7 +4448,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:1629
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3899,7 +4478,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1278
 def _m0_tensor_split(self, sections, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
         return (self, sections, dim)
@@ -3910,7 +4489,7 @@ def _c0_tensor_split(self, sections, dim):
     return _entry_tensor_split_sections(self, sections, dim)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml:1283
 def _m1_tensor_split(self, indices, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (self, indices, dim)
@@ -3921,7 +4500,7 @@ def _c1_tensor_split(self, indices, dim):
     return _entry_tensor_split_indices(self, indices, dim)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml:1288
 def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
@@ -3958,7 +4537,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:889
 def tile(self, *dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     dims = _ivar(dims)
@@ -3969,17 +4548,17 @@ def tile(self, *dims):
     return _entry_tile(self, dims)
 
 
-# schema/native_functions.yaml:1045
+# schema/native_functions.yaml:1047
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
         r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
         if r is not _NO:
             return r
-    return _rt('topk', ('values', 'indices'))._make(_entry_topk(self, k, dim, largest, sorted))
+    return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
 
 
-# schema/native_functions.yaml:713
+# schema/native_functions.yaml:715
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -3989,7 +4568,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:908
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -3999,7 +4578,7 @@ def tril(self, diagonal=0):
     return _entry_tril(self, diagonal)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:915
 def tril_(self, diagonal=0):
     """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -4009,7 +4588,7 @@ def tril_(self, diagonal=0):
     return _entry_tril_(self, diagonal)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:921
 def triu(self, diagonal=0):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -4019,7 +4598,7 @@ def triu(self, diagonal=0):
     return _entry_triu(self, diagonal)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:928
 def triu_(self, diagonal=0):
     """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -4029,7 +4608,7 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:1799
+# schema/native_functions.yaml:1801
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4039,7 +4618,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1807
+# schema/native_functions.yaml:1809
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4049,7 +4628,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml:812
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -4059,7 +4638,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:823
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -4069,7 +4648,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1239
+# schema/native_functions.yaml:1241
 def unfold(self, dimension, size, step):
     """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
     if _tf[0]:
@@ -4079,7 +4658,7 @@ def unfold(self, dimension, size, step):
     return _entry_unfold(self, dimension, size, step)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml:732
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -4089,7 +4668,66 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:674
+# schema/native_functions.yaml:3113
+def _m0_var(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_var(self, unbiased):
+    return _entry_var(self, unbiased)
+
+
+# schema/native_functions.yaml:3118
+def _m1_var(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var(self, dim, unbiased, keepdim):
+    return _entry_var_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3124
+def _m2_var(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_var(self, dim, correction, keepdim):
+    return _entry_var_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('unbiased',))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:676
 def _m0_view(self, *size):
     size = _ivar(size)
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -4101,7 +4739,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:680
+# schema/native_functions.yaml:682
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -4135,7 +4773,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:693
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -4145,7 +4783,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml:1303
 def _m0_vsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -4156,7 +4794,7 @@ def _c0_vsplit(self, sections):
     return _entry_vsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:1308
 def _m1_vsplit(self, *indices):
     indices = _ivar(indices)
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -4202,7 +4840,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:2608
+# schema/native_functions.yaml:2610
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -4246,7 +4884,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1724
+# schema/native_functions.yaml:1726
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4266,7 +4904,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2294
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4288,7 +4926,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4328,7 +4966,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2318
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4338,7 +4976,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2136
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4348,7 +4986,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2172
+# schema/native_functions.yaml:2174
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4368,7 +5006,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1859
+# schema/native_functions.yaml:1861
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4378,7 +5016,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml:2356
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4418,7 +5056,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2392
+# schema/native_functions.yaml:2394
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4458,7 +5096,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4500,7 +5138,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4530,7 +5168,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2292
+# schema/native_functions.yaml:2294
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4540,7 +5178,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2120
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4560,7 +5198,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2150
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4580,7 +5218,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2332
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4620,7 +5258,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4650,7 +5288,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2370
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4674,8 +5312,12 @@ METHODS = {
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
+    'all': all,
     'amax': amax,
+    'amin': amin,
+    'any': any,
     'argmax': argmax,
+    'argmin': argmin,
     'argsort': argsort,
     'argwhere': argwhere,
     'as_strided': as_strided,
@@ -4714,6 +5356,11 @@ METHODS = {
     'cos_': cos_,
     'cosh': cosh,
     'cosh_': cosh_,
+    'count_nonzero': count_nonzero,
+    'cumprod': cumprod,
+    'cumprod_': cumprod_,
+    'cumsum': cumsum,
+    'cumsum_': cumsum_,
     'detach': detach,
     'diag': diag,
     'diag_embed': diag_embed,
@@ -4752,6 +5399,7 @@ METHODS = {
     'gather': gather,
     'ge': ge,
     'ge_': ge_,
+    'ger': ger,
     'gt': gt,
     'gt_': gt_,
     'hsplit': hsplit,
@@ -4789,6 +5437,7 @@ METHODS = {
     'logical_or_': logical_or_,
     'logical_xor': logical_xor,
     'logical_xor_': logical_xor_,
+    'logsumexp': logsumexp,
     'lt': lt,
     'lt_': lt_,
     'masked_fill': masked_fill,
@@ -4797,8 +5446,10 @@ METHODS = {
     'masked_scatter_': masked_scatter_,
     'masked_select': masked_select,
     'matmul': matmul,
+    'max': max,
     'maximum': maximum,
     'mean': mean,
+    'min': min,
     'minimum': minimum,
     'mm': mm,
     'moveaxis': moveaxis,
@@ -4825,6 +5476,7 @@ METHODS = {
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'prod': prod,
     'put': put,
     'put_': put_,
     'ravel': ravel,
@@ -4870,6 +5522,7 @@ METHODS = {
     'sqrt': sqrt,
     'sqrt_': sqrt_,
     'squeeze': squeeze,
+    'std': std,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
@@ -4896,6 +5549,7 @@ METHODS = {
     'unflatten': unflatten,
     'unfold': unfold,
     'unsqueeze': unsqueeze,
+    'var': var,
     'view': view,
     'view_as': view_as,
     'vsplit': vsplit,

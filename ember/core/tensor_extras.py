@@ -62,6 +62,10 @@ Tensor.cpu = _cpu
 from ember.kernels.composite.conversions import tensor_to
 
 Tensor.to = tensor_to
+# torch.functional.norm is Python too (p="fro", dim=None, ...); norm.* have manual bindings
+from ember.kernels.composite.reduction import python_norm
+
+Tensor.norm = python_norm
 Tensor.type = _type
 
 

@@ -11,3 +11,41 @@ from ember.core.outputs import copy_to_out
 def softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
     return copy_to_out(_ops._entry__softmax_backward_data(grad_output, output, dim, input_dtype),
                        grad_input)
+
+
+def nll_loss_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    out, tw = _ops._entry_nll_loss_forward(self, target, weight, reduction, ignore_index)
+    return copy_to_out(out, output), copy_to_out(tw, total_weight)
+
+
+def nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index,
+                                 total_weight, grad_input):
+    return copy_to_out(_ops._entry_nll_loss_backward(grad_output, self, target, weight,
+                                                     reduction, ignore_index, total_weight),
+                       grad_input)
+
+
+def binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, reduction,
+                                             grad_input):
+    return copy_to_out(_ops._entry_binary_cross_entropy_backward(grad_output, self, target,
+                                                                 weight, reduction), grad_input)
+
+
+def native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum,
+                          eps, out, save_mean, save_invstd):
+    results = _ops._entry_native_batch_norm(input, weight, bias, running_mean, running_var,
+                                            training, momentum, eps)
+    return tuple(copy_to_out(r, o) for r, o in zip(results, (out, save_mean, save_invstd)))
+
+
+def nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output,
+                              total_weight):
+    out, tw = _ops._entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index)
+    return copy_to_out(out, output), copy_to_out(tw, total_weight)
+
+
+def nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index,
+                                   total_weight, grad_input):
+    return copy_to_out(_ops._entry_nll_loss2d_backward(grad_output, self, target, weight,
+                                                       reduction, ignore_index, total_weight),
+                       grad_input)

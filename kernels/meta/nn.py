@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
-from ember.core.shapes import wrap_dim
+from ember.core.factory_args import format_strides, like_strides
+from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.kernels.common._errors import not_implemented_for
 
 from .linalg import CPP_NAMES, _check_expands
 
@@ -135,3 +137,260 @@ def log_softmax_forward(self, dim, half_to_float):
 def softmax_backward_data(grad_output, output, dim, input_dtype):
     check_softmax_backward(grad_output, output, dim, input_dtype)
     return empty_meta(grad_output._shape, grad_output._dtype)
+
+
+# --------------------------------------------------------------------------- losses
+def check_nll(self, target, weight):
+    """nll_loss_forward's shape checks (torch's order and messages)."""
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not (no_batch or self._shape[0] == target._shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
+                           f"{list(target._shape)})")
+    n_classes = self._shape[-1]
+    if weight is not None and not (weight.dim() == 1 and weight.numel() == n_classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight._shape)}")
+
+
+def check_nll_dtypes(self, target, weight, *others):
+    if target._dtype is not D.int64 and target._dtype is not D.uint8:
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target._dtype.scalar_name}")
+    for t in (weight, *others):
+        if t is not None and t._dtype is not self._dtype:
+            raise RuntimeError(f"expected scalar type {self._dtype.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    check_nll(self, target, weight)
+    check_nll_dtypes(self, target, weight)
+    shape = (self._shape[0],) if reduction == 0 and self.dim() == 2 else ()
+    return empty_meta(shape, self._dtype), empty_meta((), self._dtype)
+
+
+def check_nll_backward(grad_output, self, target, weight, reduction, total_weight):
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not (no_batch or self._shape[0] == target._shape[0]):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
+                           f"{list(target._shape)})")
+    if total_weight.numel() != 1:
+        raise RuntimeError("expected total_weight to be a  single element tensor, got: "
+                           f"{list(total_weight._shape)} ({total_weight.numel()} elements)")
+    if weight is not None and weight.numel() != self._shape[-1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if reduction == 0 and self.dim() == 2:
+        n = self._shape[0]
+        if grad_output.dim() == 0:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        if grad_output.dim() != 1 or grad_output._shape[0] != n:
+            raise RuntimeError(f"Expected a tensor of dimension 1 and tensor.size[0] == {n} but "
+                               f"got: dimension {grad_output.dim()} and tensor.size[0] = "
+                               f"{grad_output._shape[0]}")
+    elif grad_output.dim() > 1 or grad_output.numel() != 1:
+        raise RuntimeError("Expected a single element grad_output tensor, but got: "
+                           f"{list(grad_output._shape)}")
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    return empty_meta(self._shape, self._dtype)
+
+
+def check_bce(self, target, weight, grad_output=None):
+    """binary_cross_entropy(_backward)'s dtype checks; the loss is laid out like self."""
+    if grad_output is not None and self._dtype is not grad_output._dtype:
+        raise RuntimeError(f"Found dtype {self._dtype.scalar_name} but expected "
+                           f"{grad_output._dtype.scalar_name}")
+    if target._dtype is not self._dtype:
+        raise RuntimeError(f"Found dtype {target._dtype.scalar_name} but expected "
+                           f"{self._dtype.scalar_name}")
+    broadcast_shapes(self._shape, target._shape)
+    if weight is not None:
+        shape = broadcast_shapes(self._shape, weight._shape)
+        if shape != tuple(self._shape):
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+
+
+def bce_layout(self):
+    return like_strides(self._shape, self.stride(), None)
+
+
+def binary_cross_entropy(self, target, weight, reduction):
+    check_bce(self, target, weight)
+    if reduction in (1, 2):
+        return empty_meta((), self._dtype)
+    return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    check_bce(self, target, weight, grad_output)
+    return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+# --------------------------------------------------------------------------- normalisation
+_REDUCED = (D.float16, D.bfloat16)
+
+
+def check_param_dtypes(input, *params):
+    """torch's mixed-dtype rule for the norm kernels: half inputs may take float32
+    parameters (the statistics are then float32), otherwise every parameter has the
+    input's dtype. Returns the statistics' dtype."""
+    params = [p for p in params if p is not None]
+    if input._dtype in _REDUCED and params and all(p._dtype is D.float32 for p in params):
+        return D.float32
+    if any(p._dtype is not input._dtype for p in params):
+        if input._dtype in (D.float32, *_REDUCED):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return input._dtype
+
+
+def check_layer_norm(input, normalized_shape, weight, bias):
+    """(axis, stats shape) of layer norm over the trailing `normalized_shape` dims."""
+    ns = [int(n) for n in normalized_shape]
+    if len(ns) < 1:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           f"containing at least one element, but got normalized_shape = {ns}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and list(p._shape) != ns:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(p._shape)} and normalized_shape = {ns}")
+    shape = list(input._shape)
+    if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
+        raise RuntimeError(f"Given normalized_shape={ns}, expected input with shape "
+                           f"[*{''.join(f', {n}' for n in ns)}], but got input of size{shape}")
+    axis = len(shape) - len(ns)
+    return axis, tuple(shape[:axis]) + (1,) * len(ns)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    _, stats = check_layer_norm(input, normalized_shape, weight, bias)
+    sdt = check_param_dtypes(input, weight, bias)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
+    return (empty_meta(input._shape, input._dtype), empty_meta(stats, sdt),
+            empty_meta(stats, sdt))
+
+
+def check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask):
+    for t in (grad_out, mean, rstd):
+        if t._dtype is not input._dtype and not (input._dtype in _REDUCED
+                                                 and t._dtype is D.float32):
+            raise RuntimeError(f"expected scalar type {input._dtype.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
+    if (output_mask[1] and weight is None) or (output_mask[2] and bias is None):
+        raise RuntimeError("tensor does not have a device")
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    check_layer_norm(input, normalized_shape, weight, bias)
+    check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+    return (empty_meta(input._shape, input._dtype) if output_mask[0] else None,
+            empty_meta(weight._shape, weight._dtype) if output_mask[1] else None,
+            empty_meta(bias._shape, bias._dtype) if output_mask[2] else None)
+
+
+def check_batch_norm(input, weight, bias, running_mean, running_var, training):
+    """The statistics' dtype, after torch's checks."""
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be "
+                         "None")
+    wrap_dim(1, input.dim())
+    if input.numel() == 0:
+        raise RuntimeError("input tensor must have at least one element, but got input_sizes = "
+                           f"{list(input._shape)}")
+    if not training and running_mean is None:
+        raise RuntimeError("running_mean must be defined in evaluation mode")
+    return check_param_dtypes(input, weight, bias, running_mean, running_var)
+
+
+def batch_norm_strides(input):
+    """channels-last inputs keep their layout, others give contiguous results."""
+    return format_strides(input._shape, input.suggest_memory_format())
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    sdt = check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm", input._dtype)
+    n = input._shape[1] if training else 0
+    return (empty_meta(input._shape, input._dtype, batch_norm_strides(input)),
+            empty_meta((n,), sdt), empty_meta((n,), sdt))
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
+    c = input._shape[1]
+    wdt = weight._dtype if weight is not None else input._dtype
+    return (empty_meta(input._shape, input._dtype, batch_norm_strides(input))
+            if output_mask[0] else None,
+            empty_meta((c,), wdt) if output_mask[1] else None,
+            empty_meta((c,), wdt) if output_mask[2] else None)
+
+
+def check_nll2d(self, target, weight):
+    if target.dim() != 3:
+        raise RuntimeError("only batches of spatial targets supported (3D tensors) but got "
+                           f"targets of dimension: {target.dim()}")
+    if self.dim() != 4:
+        raise RuntimeError("only batches of spatial inputs supported (4D tensors), but got "
+                           f"input of dimension: {self.dim()}")
+    if weight is not None and weight.numel() != self._shape[1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    n, _, h, w = self._shape
+    if tuple(target._shape) != (n, h, w):
+        raise RuntimeError(f"size mismatch (got input: {list(self._shape)} , target: "
+                           f"{list(target._shape)}")
+
+
+def check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight):
+    check_nll2d(self, target, weight)
+    if reduction == 0:
+        if grad_output.dim() != 3:
+            raise RuntimeError("grad_output must have same dimension as target (3) but got "
+                               f"dimension: {list(grad_output._shape)}")
+        if tuple(grad_output._shape) != tuple(target._shape):
+            raise RuntimeError(f"grad_output sizes don't match target sizes: target "
+                               f"{list(target._shape)}, grad_output {list(grad_output._shape)}")
+    elif grad_output.dim() > 1 or grad_output.numel() != 1:
+        raise RuntimeError("Expected a single element grad_output tensor, but got: "
+                           f"{list(grad_output._shape)}")
+    if total_weight.numel() != 1:
+        raise RuntimeError("expected total_weight to be a single element tensor, got: "
+                           f"{list(total_weight._shape)} ({total_weight.numel()} elements)")
+    if self.suggest_memory_format().name == "channels_last":
+        raise RuntimeError("grad_input must be contiguous")
+
+
+def check_nll2d_target(target):
+    if target._dtype is D.uint8:
+        raise RuntimeError("expected scalar type Long but found Byte")
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    check_nll2d(self, target, weight)
+    check_nll_dtypes(self, target, weight)
+    check_nll2d_target(target)
+    shape = tuple(target._shape) if reduction == 0 else ()
+    return empty_meta(shape, self._dtype), empty_meta((), self._dtype)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index,
+                        total_weight):
+    check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight)
+    check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    check_nll2d_target(target)
+    return empty_meta(self._shape, self._dtype)
