@@ -14602,3 +14602,4 @@ _o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=T
 _o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
 _o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
 _o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)
+_o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)

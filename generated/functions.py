@@ -135,6 +135,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor_Tensor_out,
     _entry_bitwise_xor__Scalar,
     _entry_bitwise_xor__Tensor,
+    _entry_block_diag,
+    _entry_block_diag_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -172,6 +174,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_combinations,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -782,6 +785,7 @@ __all__ = [
     'bitwise_not',
     'bitwise_or',
     'bitwise_xor',
+    'block_diag',
     'bmm',
     'broadcast_tensors',
     'broadcast_to',
@@ -799,6 +803,7 @@ __all__ = [
     'clamp_min_',
     'clone',
     'column_stack',
+    'combinations',
     'constant_pad_nd',
     'conv1d',
     'conv2d',
@@ -2019,6 +2024,18 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
+# schema/native_functions.yaml:3325
+def block_diag(tensors, *, out=None):
+    """block_diag(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(block_diag, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_block_diag(tensors)
+    return _entry_block_diag_out(tensors, out)
+
+
 # schema/native_functions.yaml:648
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
@@ -2458,6 +2475,16 @@ def column_stack(tensors, *, out=None):
     if out is None:
         return _entry_column_stack(tensors)
     return _entry_column_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:3330
+def combinations(input, r=2, with_replacement=False):
+    """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(combinations, (input,), (input, r, with_replacement), {})
+        if r is not _NO:
+            return r
+    return _entry_combinations(input, r, with_replacement)
 
 
 # schema/native_functions.yaml:1995

@@ -20866,3 +20866,89 @@ def _entry_count_nonzero_out(self, dim, out):
 count_nonzero_out._bind = _bind_count_nonzero_out
 count_nonzero_out._entry = _entry_count_nonzero_out
 _aten._packet('count_nonzero')._add(count_nonzero_out)
+
+
+# schema/native_functions.yaml:3325
+block_diag = _Op("aten", 'block_diag', 'default',
+    'block_diag(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_block_diag = block_diag._cache
+
+
+def _bind_block_diag(tensors):
+    return (tensors,)
+
+
+def _entry_block_diag(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag, (tensors,)) from None
+    _k = _c_block_diag.get(ks)
+    if _k is None:
+        _k = block_diag._fill(ks)
+    return _k(tensors)
+
+
+block_diag._bind = _bind_block_diag
+block_diag._entry = _entry_block_diag
+_aten._packet('block_diag')._add(block_diag)
+
+
+# schema/native_functions.yaml:3328
+block_diag_out = _Op("aten", 'block_diag', 'out',
+    'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_block_diag_out = block_diag_out._cache
+
+
+def _bind_block_diag_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_block_diag_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_block_diag_out.get(ks)
+    if _k is None:
+        _k = block_diag_out._fill(ks)
+    return _k(tensors, out)
+
+
+block_diag_out._bind = _bind_block_diag_out
+block_diag_out._entry = _entry_block_diag_out
+_aten._packet('block_diag')._add(block_diag_out)
+
+
+# schema/native_functions.yaml:3330
+combinations = _Op("aten", 'combinations', 'default',
+    'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
+    ('self', 'r', 'with_replacement'), 3, tags=())
+_c_combinations = combinations._cache
+
+
+def _bind_combinations(self, r=2, with_replacement=False):
+    return (self, r, with_replacement)
+
+
+def _entry_combinations(self, r, with_replacement):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(combinations, (self, r, with_replacement)) from None
+    _k = _c_combinations.get(ks)
+    if _k is None:
+        _k = combinations._fill(ks)
+    return _k(self, r, with_replacement)
+
+
+combinations._bind = _bind_combinations
+combinations._entry = _entry_combinations
+_aten._packet('combinations')._add(combinations)

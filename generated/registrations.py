@@ -2908,3 +2908,13 @@ _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 # schema/native_functions.yaml:3323
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3325
+_o.block_diag.register('CompositeImplicitAutograd', _composite_shape.block_diag)
+
+# schema/native_functions.yaml:3328
+_o.block_diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.block_diag))
+_o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3330
+_o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
